@@ -1,0 +1,127 @@
+//! `registry bench-shard`: sizes, ratios, load time and memory of a shard
+//! built from a dump. Prints figures; asserts nothing.
+
+use std::path::Path;
+use std::time::Instant;
+
+use registry_core::Registry;
+use registry_core::shard::SectionKind;
+
+use crate::args::Args;
+use crate::{alloc, build, load, parse_level};
+
+fn pct(part: usize, whole: usize) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
+}
+
+pub fn cmd_bench_shard(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &["--level", "--runs"], &[])?;
+    let [dump] = a.exactly(&["<dump>"])? else {
+        unreachable!()
+    };
+    let level = parse_level(&a)?;
+    let runs: usize = a
+        .opt("--runs")
+        .unwrap_or("5")
+        .parse()
+        .map_err(|_| "--runs must be a number")?;
+    let path = Path::new(dump);
+    let input = load::read(path)?;
+    let gz_input = if input.starts_with(&[0x1f, 0x8b]) {
+        input.len()
+    } else {
+        0
+    };
+
+    let t = Instant::now();
+    let imported = build::import_with_progress(&input, Default::default(), true)?;
+    let import_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let built = build::build_shard(&imported.records, &build::release_from_path(path), level)?;
+    let build_s = t.elapsed().as_secs_f64();
+    let full = built.full_file();
+
+    println!(
+        "input: {} ({} bytes{}), {} records",
+        path.display(),
+        input.len(),
+        if gz_input > 0 { ", gzip" } else { "" },
+        imported.records.len()
+    );
+    println!(
+        "import {:.2} s, build (zstd level {level}) {:.2} s",
+        import_s, build_s
+    );
+    println!(
+        "\n{:<10} {:>12} {:>12} {:>8}",
+        "section", "raw bytes", "stored", "ratio"
+    );
+    let mut search_summary = 0;
+    for s in &built.sections {
+        let e = &s.entry;
+        println!(
+            "{:<10} {:>12} {:>12} {:>7.1}%",
+            e.kind.name(),
+            e.raw_len,
+            e.stored_len,
+            pct(e.stored_len as usize, e.raw_len as usize)
+        );
+        if e.kind != SectionKind::Records {
+            search_summary += e.stored_len as usize;
+        }
+    }
+    println!("{:<10} {:>12} {:>12}", "total file", "", full.len());
+    let reference = if gz_input > 0 { gz_input } else { input.len() };
+    let what = if gz_input > 0 {
+        "gzipped input"
+    } else {
+        "input"
+    };
+    println!(
+        "\ntotal shard / {what}:            {:>6.1}%  (target ≤ 50%)",
+        pct(full.len(), reference)
+    );
+    println!(
+        "search+summary sections / {what}: {:>6.1}%  (target ≤ 20%; names {} + summary {} bytes)",
+        pct(search_summary, reference),
+        built
+            .sections
+            .iter()
+            .find(|s| s.entry.kind == SectionKind::Names)
+            .map_or(0, |s| s.entry.stored_len),
+        built
+            .sections
+            .iter()
+            .find(|s| s.entry.kind == SectionKind::Summary)
+            .map_or(0, |s| s.entry.stored_len)
+    );
+
+    drop(imported);
+    let typeahead: Vec<u8> = built.file(&[SectionKind::Summary, SectionKind::Names]);
+    for (label, bytes) in [("full shard", &full), ("summary+names only", &typeahead)] {
+        let mut times = Vec::new();
+        let mut peak = 0;
+        let mut held = 0;
+        for _ in 0..runs.max(1) {
+            let before = alloc::current();
+            alloc::reset_peak();
+            let t = Instant::now();
+            let registry = Registry::from_bytes(bytes).map_err(|e| e.to_string())?;
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            peak = alloc::peak() - before;
+            held = alloc::current() - before;
+            std::hint::black_box(&registry);
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "\nload {label}: decode+ready median {:.1} ms (min {:.1}, max {:.1}, {} runs); heap peak {:.1} MB, held {:.1} MB",
+            times[times.len() / 2],
+            times[0],
+            times[times.len() - 1],
+            times.len(),
+            peak as f64 / 1e6,
+            held as f64 / 1e6
+        );
+    }
+    Ok(())
+}

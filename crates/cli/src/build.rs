@@ -1,0 +1,178 @@
+//! `registry build`: dump → shard files + manifest.json.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use registry_core::import::{ImportOptions, Imported, import_dump};
+use registry_core::model::Record;
+use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind};
+use sha2::{Digest, Sha256};
+
+/// zstd at a given level (native C library; the core only decodes).
+pub struct Zstd(pub i32);
+
+impl Compressor for Zstd {
+    fn codec(&self) -> Codec {
+        Codec::Zstd
+    }
+    fn compress(&self, raw: &[u8]) -> Vec<u8> {
+        zstd::bulk::compress(raw, self.0).expect("zstd compression of an in-memory buffer")
+    }
+}
+
+/// Default compression level: slow to build (seconds), smallest to ship.
+pub const DEFAULT_LEVEL: i32 = 19;
+
+/// Hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A release name from a dump file name: `v1.58-2025-01-01-ror-data.zip` → `v1.58-2025-01-01`.
+pub fn release_from_path(path: &Path) -> String {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for suffix in [".gz", ".zip", ".json", "_schema_v2", "-ror-data"] {
+        if let Some(s) = name.strip_suffix(suffix) {
+            name = s.to_string();
+        }
+    }
+    if name.is_empty() {
+        "unnamed".into()
+    } else {
+        name
+    }
+}
+
+/// Build time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
+pub fn build_time() -> u64 {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        })
+}
+
+/// Imports a dump with progress on stderr.
+pub fn import_with_progress(
+    bytes: &[u8],
+    options: ImportOptions,
+    quiet: bool,
+) -> Result<Imported, String> {
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let imported = import_dump(bytes, options, &mut |done, total| {
+        if !quiet && (last.elapsed().as_millis() > 500 || done == total) {
+            eprint!("\rimporting: {done}/{total} records");
+            last = Instant::now();
+        }
+    })
+    .map_err(|e| {
+        if !quiet {
+            eprintln!();
+        }
+        e.to_string()
+    })?;
+    if !quiet {
+        eprintln!(" ({:.1} s)", started.elapsed().as_secs_f64());
+        for p in &imported.skipped {
+            eprintln!("skipped {p}");
+        }
+        if !imported.skipped.is_empty() {
+            eprintln!(
+                "{} record(s) skipped (--skip-invalid)",
+                imported.skipped.len()
+            );
+        }
+    }
+    Ok(imported)
+}
+
+/// One written file.
+pub struct OutFile {
+    /// File name (content-hashed).
+    pub name: String,
+    /// Sections it holds.
+    pub sections: Vec<SectionKind>,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+/// The full shard plus one file per section, with content-hashed names.
+pub fn shard_files(built: &BuiltShard) -> Vec<OutFile> {
+    let mut layouts = vec![("registry", SectionKind::ALL.to_vec())];
+    layouts.extend(SectionKind::ALL.iter().map(|k| (k.name(), vec![*k])));
+    layouts
+        .into_iter()
+        .map(|(stem, sections)| {
+            let bytes = built.file(&sections);
+            let name = format!("{stem}.{}.shard", &sha256_hex(&bytes)[..16]);
+            OutFile {
+                name,
+                sections,
+                bytes,
+            }
+        })
+        .collect()
+}
+
+/// manifest.json content.
+pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> serde_json::Value {
+    let mut schemas: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in records {
+        *schemas
+            .entry(r.admin.last_modified.schema_version.as_str())
+            .or_default() += 1;
+    }
+    serde_json::json!({
+        "format": "registry-shard",
+        "format_version": built.info.format_version,
+        "release": built.info.release,
+        "schema": "v2",
+        "schema_versions": schemas,
+        "record_count": built.info.record_count,
+        "build_time": built.info.build_time,
+        "build_id": format!("{:016x}", built.info.build_id),
+        "files": files.iter().map(|f| serde_json::json!({
+            "name": f.name,
+            "sections": f.sections.iter().map(|s| s.name()).collect::<Vec<_>>(),
+            "bytes": f.bytes.len(),
+            "sha256": sha256_hex(&f.bytes),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Writes the files and the manifest (manifest last, via rename, so a reader
+/// never sees a manifest naming files that are not there yet).
+pub fn write_output(
+    dir: &Path,
+    files: &[OutFile],
+    manifest: &serde_json::Value,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for f in files {
+        let path = dir.join(&f.name);
+        std::fs::write(&path, &f.bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let tmp = dir.join("manifest.json.tmp");
+    let text = serde_json::to_string_pretty(manifest).unwrap_or_default() + "\n";
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, dir.join("manifest.json"))
+        .map_err(|e| format!("cannot write manifest.json: {e}"))
+}
+
+/// Builds a shard from dump bytes.
+pub fn build_shard(records: &[Record], release: &str, level: i32) -> Result<BuiltShard, String> {
+    shard::build(records, release, build_time(), &Zstd(level))
+}

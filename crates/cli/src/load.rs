@@ -1,0 +1,61 @@
+//! Loading registry data from what the user points at: a shard file, a build
+//! directory (its manifest.json), a manifest, or a dump (built in memory).
+
+use std::path::{Path, PathBuf};
+
+use registry_core::shard::{self, ShardError};
+use registry_core::{Registry, import};
+
+/// Reads a file with a message that names it.
+pub fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// The files a manifest lists for the per-section layout, else the full file.
+fn manifest_files(manifest: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = read(manifest)?;
+    let m: serde_json::Value = serde_json::from_slice(&text)
+        .map_err(|e| format!("{} is not valid JSON: {e}", manifest.display()))?;
+    let dir = manifest.parent().unwrap_or(Path::new("."));
+    let files = m["files"]
+        .as_array()
+        .ok_or_else(|| format!("{} has no \"files\" list", manifest.display()))?;
+    let full = files
+        .iter()
+        .find(|f| f["sections"].as_array().is_some_and(|s| s.len() == 3));
+    let name = full
+        .and_then(|f| f["name"].as_str())
+        .ok_or_else(|| format!("{} lists no full shard file", manifest.display()))?;
+    Ok(vec![dir.join(name)])
+}
+
+/// Loads a registry from a shard, a build directory, a manifest or a dump.
+pub fn load(path: &Path, quiet: bool) -> Result<Registry, String> {
+    let files = if path.is_dir() {
+        manifest_files(&path.join("manifest.json"))?
+    } else if path.file_name().is_some_and(|n| n == "manifest.json") {
+        manifest_files(path)?
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let bytes: Vec<Vec<u8>> = files.iter().map(|f| read(f)).collect::<Result<_, _>>()?;
+    let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+    match Registry::from_files(&slices) {
+        Ok(r) => Ok(r),
+        Err(ShardError::NotAShard {
+            looks_like: Some(kind),
+        }) if !kind.starts_with("HTML") && files.len() == 1 => {
+            if !quiet {
+                eprintln!(
+                    "{} is a dump, not a shard: building an in-memory shard…",
+                    path.display()
+                );
+            }
+            let imported = import::import_dump(&bytes[0], Default::default(), &mut |_, _| {})
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let built = shard::build(&imported.records, "unnamed", 0, &shard::Stored)?;
+            Registry::from_bytes(&built.full_file()).map_err(|e| e.to_string())
+        }
+        Err(e) => Err(format!("{}: {e}", files[0].display())),
+    }
+}

@@ -1,0 +1,197 @@
+//! `registry`: build, inspect and query registry shards.
+
+mod alloc;
+mod args;
+mod bench;
+mod build;
+mod load;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use args::Args;
+use registry_core::import::ImportOptions;
+use registry_core::{RecordId, RecordV1, shard};
+
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting;
+
+const HELP: &str = "\
+registry — a research-organization registry that runs anywhere
+
+USAGE:
+    registry <COMMAND> [ARGS] [OPTIONS]
+
+COMMANDS:
+    build <dump> -o <dir>     Import a dump and write shard files + manifest.json
+        <dump>                  JSON array of v2 records (upstream or spec spelling),
+                                plain, .gz, or a release .zip (the v2 JSON inside is used)
+        -o, --out <dir>         Output directory (created if missing)
+        --release <name>        Data release name stored in the shard
+                                (default: derived from the dump's file name)
+        --skip-invalid          Import the valid records and list the invalid ones,
+                                instead of failing on the first report
+        --level <1-22>          zstd level (default 19: smallest files, a few seconds)
+        -q, --quiet             No progress output
+    info <shard>              Print the shard header: release, records, sections, sizes
+    get <shard> <id>          Print one record as JSON (v2 unless --v1)
+        --v1                    Print the v1 shape
+        <id>                    Any form: https://ror.org/X, ror.org/X, or X
+    bench-shard <dump>        Build in memory and print sizes, ratios, load time, memory
+        --level <1-22>          zstd level (default 19)
+        --runs <n>              Load-time repetitions (default 5)
+    help                      This text
+
+<shard> may be a .shard file, a build directory (its manifest.json is read),
+a manifest.json, or a dump (built in memory first).
+
+EXAMPLES:
+    registry build data/demo/registry-demo.json -o target/site/data --release demo
+    registry info target/site/data
+    registry get target/site/data 0bsd6jb11 --v1
+";
+
+fn main() -> ExitCode {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = raw.split_first() else {
+        eprint!("{HELP}");
+        return ExitCode::from(2);
+    };
+    let result = match command.as_str() {
+        "build" => cmd_build(rest),
+        "info" => cmd_info(rest),
+        "get" => cmd_get(rest),
+        "bench-shard" => bench::cmd_bench_shard(rest),
+        "help" | "--help" | "-h" => {
+            print!("{HELP}");
+            Ok(())
+        }
+        other => Err(format!("unknown command '{other}' (see `registry help`)")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_level(a: &Args) -> Result<i32, String> {
+    match a.opt("--level") {
+        None => Ok(build::DEFAULT_LEVEL),
+        Some(v) => v
+            .parse()
+            .ok()
+            .filter(|l| (1..=22).contains(l))
+            .ok_or_else(|| format!("--level must be 1–22, not '{v}'")),
+    }
+}
+
+fn cmd_build(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(
+        rest,
+        &["-o", "--out", "--release", "--level"],
+        &["--skip-invalid", "-q", "--quiet"],
+    )?;
+    let [dump] = a.exactly(&["<dump>"])? else {
+        unreachable!()
+    };
+    let out = a
+        .opt("-o")
+        .or(a.opt("--out"))
+        .ok_or("build needs an output directory: -o <dir>")?;
+    let quiet = a.flag("-q") || a.flag("--quiet");
+    let level = parse_level(&a)?;
+    let dump_path = Path::new(dump);
+    let release = a
+        .opt("--release")
+        .map(str::to_string)
+        .unwrap_or_else(|| build::release_from_path(dump_path));
+    let bytes = load::read(dump_path)?;
+    let options = ImportOptions {
+        skip_invalid: a.flag("--skip-invalid"),
+    };
+    let imported = build::import_with_progress(&bytes, options, quiet)?;
+    let started = Instant::now();
+    let built = build::build_shard(&imported.records, &release, level)?;
+    let files = build::shard_files(&built);
+    let manifest = build::manifest(&built, &imported.records, &files);
+    build::write_output(Path::new(out), &files, &manifest)?;
+    if !quiet {
+        eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
+        for f in &files {
+            eprintln!(
+                "  {:>10} bytes  {}",
+                f.bytes.len(),
+                PathBuf::from(out).join(&f.name).display()
+            );
+        }
+        eprintln!(
+            "  manifest: {}",
+            PathBuf::from(out).join("manifest.json").display()
+        );
+        eprintln!("{} records, release '{release}'", built.info.record_count);
+    }
+    Ok(())
+}
+
+fn cmd_info(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &[], &[])?;
+    let [path] = a.exactly(&["<shard>"])? else {
+        unreachable!()
+    };
+    let path = Path::new(path);
+    let file = if path.is_dir() {
+        path.join("manifest.json")
+    } else {
+        path.to_path_buf()
+    };
+    if file.file_name().is_some_and(|n| n == "manifest.json") {
+        let m: serde_json::Value =
+            serde_json::from_slice(&load::read(&file)?).map_err(|e| e.to_string())?;
+        println!("{}", serde_json::to_string_pretty(&m).unwrap_or_default());
+        return Ok(());
+    }
+    let bytes = load::read(&file)?;
+    let (info, entries, _) =
+        shard::read_header(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+    shard::read_file(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+    let sections: Vec<_> = entries
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "section": e.kind.name(), "codec": format!("{:?}", e.codec).to_lowercase(),
+                "raw_bytes": e.raw_len, "stored_bytes": e.stored_len,
+            })
+        })
+        .collect();
+    let out = serde_json::json!({
+        "file": file.display().to_string(), "bytes": bytes.len(), "format_version": info.format_version,
+        "release": info.release, "record_count": info.record_count, "build_time": info.build_time,
+        "build_id": format!("{:016x}", info.build_id), "sections": sections, "checksums": "ok",
+    });
+    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    Ok(())
+}
+
+fn cmd_get(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &[], &["--v1"])?;
+    let [path, id] = a.exactly(&["<shard>", "<id>"])? else {
+        unreachable!()
+    };
+    let registry = load::load(Path::new(path), false)?;
+    let rid = RecordId::parse(id).map_err(|e| e.to_string())?;
+    let i = registry
+        .index_of(rid)
+        .ok_or_else(|| format!("no record with id {rid} in this shard"))?;
+    let record = registry.record(i).map_err(|e| e.to_string())?;
+    let json = if a.flag("--v1") {
+        serde_json::to_string_pretty(&RecordV1::from_v2(&record))
+    } else {
+        serde_json::to_string_pretty(&record)
+    };
+    println!("{}", json.map_err(|e| e.to_string())?);
+    Ok(())
+}

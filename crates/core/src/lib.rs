@@ -1,0 +1,45 @@
+//! Research-organization registry core: record model, dump import, shard
+//! format and (in later modules) search — pure Rust, no I/O, no wasm-bindgen,
+//! so the same code runs natively and in the browser.
+//!
+//! The host supplies bytes (a dump, shard files) and gets values back:
+//!
+//! ```
+//! use registry_core::{import, shard, Registry};
+//! let dump = br#"[{"admin":{"created":{"date":"2020-01-01","schema_version":"2.1"},
+//!   "last_modified":{"date":"2024-05-01","schema_version":"2.1"}},"domains":[],
+//!   "established":1901,"external_ids":[],"id":"https://ror.org/02mhbdp94","links":[],
+//!   "locations":[],"names":[{"lang":"en","types":["ror_display","label"],
+//!   "value":"Example University"}],"relationships":[],"status":"active",
+//!   "types":["education"]}]"#;
+//! let imported = import::import_dump(dump, Default::default(), &mut |_, _| {}).unwrap();
+//! let built = shard::build(&imported.records, "demo", 0, &shard::Stored).unwrap();
+//! let registry = Registry::from_bytes(&built.full_file()).unwrap();
+//! assert_eq!(registry.display_name(0), "Example University");
+//! assert_eq!(registry.record(0).unwrap(), imported.records[0]);
+//! ```
+//!
+//! # Quirks
+//!
+//! * Unknown JSON members in a dump are ignored (not stored, not reported).
+//! * Arrays keep the dump's order; upstream's API re-sorts names, links and
+//!   ids on output, we do not.
+//! * Identifiers are accepted in more forms than upstream accepts (upper
+//!   case, surrounding spaces, `www.`, a trailing slash), but the checksum is
+//!   always verified.
+#![deny(missing_docs)]
+
+pub mod container;
+mod crc32;
+pub mod id;
+pub mod import;
+pub mod model;
+pub mod registry;
+pub mod shard;
+pub mod v1;
+
+pub use id::{IdError, RecordId};
+pub use model::Record;
+pub use registry::Registry;
+pub use shard::{ShardError, ShardInfo};
+pub use v1::RecordV1;

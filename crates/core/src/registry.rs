@@ -1,0 +1,296 @@
+//! A loaded registry: the decoded summary and names sections, and optionally
+//! the records section (full records on demand).
+//!
+//! Records are addressed by *index*: their position in identifier order.
+
+use serde::Serialize;
+
+use crate::id::RecordId;
+use crate::model::{Record, STATUSES};
+use crate::shard::sections::{self, Names, RecordsSection, Summary, flags};
+use crate::shard::{SectionKind, ShardError, ShardInfo, read_file};
+
+/// The registry data in memory.
+#[derive(Debug)]
+pub struct Registry {
+    info: ShardInfo,
+    summary: Summary,
+    names: Names,
+    records: Option<RecordsSection>,
+}
+
+/// A borrowed view of one name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameRef<'a> {
+    /// The name.
+    pub value: &'a str,
+    /// Its language code.
+    pub lang: Option<&'a str>,
+    flags: u8,
+}
+
+impl NameRef<'_> {
+    /// Typed `registry_display`.
+    pub fn is_display(&self) -> bool {
+        self.flags & flags::DISPLAY != 0
+    }
+    /// Typed `label`.
+    pub fn is_label(&self) -> bool {
+        self.flags & flags::LABEL != 0
+    }
+    /// Typed `alias`.
+    pub fn is_alias(&self) -> bool {
+        self.flags & flags::ALIAS != 0
+    }
+    /// Typed `acronym`.
+    pub fn is_acronym(&self) -> bool {
+        self.flags & flags::ACRONYM != 0
+    }
+}
+
+/// A borrowed view of one location's place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaceRef<'a> {
+    /// Place (city) name.
+    pub city: &'a str,
+    /// ISO country code.
+    pub country_code: &'a str,
+    /// Country name.
+    pub country_name: &'a str,
+    /// Continent code (schema 2.1 records).
+    pub continent_code: Option<&'a str>,
+    /// Continent name (schema 2.1 records).
+    pub continent_name: Option<&'a str>,
+}
+
+/// What a typeahead row shows, without the full record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RecordSummary {
+    /// Identifier URL.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Acronyms.
+    pub acronyms: Vec<String>,
+    /// City of the first location.
+    pub city: Option<String>,
+    /// Country code of the first location.
+    pub country_code: Option<String>,
+    /// Country name of the first location.
+    pub country_name: Option<String>,
+    /// Types.
+    pub types: Vec<String>,
+    /// Status.
+    pub status: String,
+    /// Identifier URLs of successor records.
+    pub successors: Vec<String>,
+}
+
+fn flatten(v: &Option<Option<String>>) -> Option<&str> {
+    v.as_ref().and_then(|x| x.as_deref())
+}
+
+impl Registry {
+    /// Loads a shard from one file holding at least the summary and names
+    /// sections (the full shard holds all three).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Registry, ShardError> {
+        Registry::from_files(&[bytes])
+    }
+
+    /// Loads a shard from several files of one build (e.g. the per-section
+    /// files listed in a manifest). Summary and names are required.
+    pub fn from_files(files: &[&[u8]]) -> Result<Registry, ShardError> {
+        let mut info: Option<ShardInfo> = None;
+        let mut raw: Vec<(SectionKind, Vec<u8>)> = Vec::new();
+        for bytes in files {
+            let file = read_file(bytes)?;
+            check_same_build(&mut info, &file.info)?;
+            for (kind, data) in file.sections {
+                if raw.iter().any(|(k, _)| *k == kind) {
+                    return Err(ShardError::DuplicateSection { section: kind });
+                }
+                raw.push((kind, data));
+            }
+        }
+        let info = info.ok_or(ShardError::MissingSection {
+            section: SectionKind::Summary,
+        })?;
+        let mut take = |kind| {
+            raw.iter()
+                .position(|(k, _)| *k == kind)
+                .map(|p| raw.swap_remove(p).1)
+        };
+        let summary_bytes = take(SectionKind::Summary).ok_or(ShardError::MissingSection {
+            section: SectionKind::Summary,
+        })?;
+        let names_bytes = take(SectionKind::Names).ok_or(ShardError::MissingSection {
+            section: SectionKind::Names,
+        })?;
+        let records_bytes = take(SectionKind::Records);
+        let summary = sections::decode_summary(&summary_bytes, info.record_count)?;
+        let names = sections::decode_names(&names_bytes, info.record_count)?;
+        let mut registry = Registry {
+            info,
+            summary,
+            names,
+            records: None,
+        };
+        if let Some(bytes) = records_bytes {
+            registry.records = Some(sections::decode_records(bytes, &registry.summary)?);
+        }
+        Ok(registry)
+    }
+
+    /// Adds the records section from a file of the same build (lazy mode).
+    pub fn add_records_file(&mut self, bytes: &[u8]) -> Result<(), ShardError> {
+        let file = read_file(bytes)?;
+        check_same_build(&mut Some(self.info.clone()), &file.info)?;
+        for (kind, data) in file.sections {
+            if kind != SectionKind::Records {
+                continue;
+            }
+            if self.records.is_some() {
+                return Err(ShardError::DuplicateSection { section: kind });
+            }
+            self.records = Some(sections::decode_records(data, &self.summary)?);
+        }
+        if self.records.is_none() {
+            return Err(ShardError::MissingSection {
+                section: SectionKind::Records,
+            });
+        }
+        Ok(())
+    }
+
+    /// Header facts.
+    pub fn info(&self) -> &ShardInfo {
+        &self.info
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.summary.ids.len()
+    }
+
+    /// True when there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.summary.ids.is_empty()
+    }
+
+    /// True when full records are available.
+    pub fn has_records(&self) -> bool {
+        self.records.is_some()
+    }
+
+    /// Index of a record, if present.
+    pub fn index_of(&self, id: RecordId) -> Option<usize> {
+        self.summary.ids.binary_search(&id.number()).ok()
+    }
+
+    /// Identifier of record `i`.
+    pub fn id(&self, i: usize) -> RecordId {
+        RecordId::from_number(self.summary.ids[i])
+            .unwrap_or(RecordId::from_number(0).expect("0 is valid"))
+    }
+
+    /// Status of record `i` (`active`, `inactive`, `withdrawn`).
+    pub fn status(&self, i: usize) -> &'static str {
+        STATUSES[self.summary.status[i] as usize]
+    }
+
+    /// Types of record `i`.
+    pub fn types(&self, i: usize) -> impl Iterator<Item = &str> + '_ {
+        let s = &self.summary;
+        s.types[s.type_start[i] as usize..s.type_start[i + 1] as usize]
+            .iter()
+            .map(|&t| s.type_table[t as usize].as_str())
+    }
+
+    /// Names of record `i`, in source order.
+    pub fn names(&self, i: usize) -> impl Iterator<Item = NameRef<'_>> + '_ {
+        let n = &self.names;
+        n.entries[n.start[i] as usize..n.start[i + 1] as usize]
+            .iter()
+            .map(move |e| NameRef {
+                value: &n.text[e.start as usize..(e.start + e.len) as usize],
+                lang: (e.lang > 0).then(|| n.langs[e.lang as usize - 1].as_str()),
+                flags: e.flags,
+            })
+    }
+
+    /// Display name of record `i`.
+    pub fn display_name(&self, i: usize) -> &str {
+        self.names(i)
+            .find(NameRef::is_display)
+            .map(|n| n.value)
+            .unwrap_or_default()
+    }
+
+    /// Places of record `i`, first location first.
+    pub fn places(&self, i: usize) -> impl Iterator<Item = PlaceRef<'_>> + '_ {
+        let s = &self.summary;
+        s.places[s.place_start[i] as usize..s.place_start[i + 1] as usize]
+            .iter()
+            .map(move |p| {
+                let (code, name) = &s.countries[p.country as usize];
+                let (k_code, k_name) = &s.continents[p.continent as usize];
+                PlaceRef {
+                    city: &s.cities[p.city as usize],
+                    country_code: code,
+                    country_name: name,
+                    continent_code: flatten(k_code),
+                    continent_name: flatten(k_name),
+                }
+            })
+    }
+
+    /// Successor identifiers of record `i`.
+    pub fn successors(&self, i: usize) -> impl Iterator<Item = RecordId> + '_ {
+        let s = &self.summary;
+        s.successors[s.succ_start[i] as usize..s.succ_start[i + 1] as usize]
+            .iter()
+            .filter_map(|&n| RecordId::from_number(n))
+    }
+
+    /// The typeahead summary of record `i`.
+    pub fn summary(&self, i: usize) -> RecordSummary {
+        let first = self.places(i).next();
+        RecordSummary {
+            id: self.id(i).url(),
+            name: self.display_name(i).to_string(),
+            acronyms: self
+                .names(i)
+                .filter(NameRef::is_acronym)
+                .map(|n| n.value.to_string())
+                .collect(),
+            city: first.map(|p| p.city.to_string()),
+            country_code: first.map(|p| p.country_code.to_string()),
+            country_name: first.map(|p| p.country_name.to_string()),
+            types: self.types(i).map(str::to_string).collect(),
+            status: self.status(i).to_string(),
+            successors: self.successors(i).map(RecordId::url).collect(),
+        }
+    }
+
+    /// The full v2 record `i` (needs the records section).
+    pub fn record(&self, i: usize) -> Result<Record, ShardError> {
+        let rec = self.records.as_ref().ok_or(ShardError::MissingSection {
+            section: SectionKind::Records,
+        })?;
+        sections::assemble(i, &self.summary, &self.names, rec)
+    }
+}
+
+fn check_same_build(first: &mut Option<ShardInfo>, other: &ShardInfo) -> Result<(), ShardError> {
+    match first {
+        None => {
+            *first = Some(other.clone());
+            Ok(())
+        }
+        Some(f) if f.build_id == other.build_id && f.release == other.release => Ok(()),
+        Some(f) => Err(ShardError::MixedBuilds {
+            first: format!("{} build {:016x}", f.release, f.build_id),
+            other: format!("{} build {:016x}", other.release, other.build_id),
+        }),
+    }
+}

@@ -1,0 +1,653 @@
+//! The shard: a versioned, checksummed binary container of registry data.
+//!
+//! # Layout (format version 1)
+//!
+//! ```text
+//! magic            8 bytes   89 'O' 'R' 'G' 'R' 'E' 'G' 0A
+//! format version   u16 LE
+//! header length    u32 LE    (n)
+//! header           n bytes   release, build time, record count, build id, section table
+//! header CRC-32    u32 LE    over every byte before it
+//! sections         stored bytes of each section, in table order
+//! ```
+//!
+//! Each section-table entry holds the section kind, codec (stored or zstd),
+//! raw and stored lengths and the CRC-32 of both, so a damaged section is
+//! detected before it is decompressed and again after.
+//!
+//! Sections (see [`SectionKind`]) are independent: a typeahead client needs
+//! only [`SectionKind::Summary`] and [`SectionKind::Names`]; full records come
+//! from [`SectionKind::Records`] on demand. `registry build` writes one file
+//! holding every section and also one file per section (each a complete
+//! container with a single section); files of one build share a build id, and
+//! loading refuses to mix builds.
+//!
+//! The magic's first byte is non-ASCII and its last is a newline, so text-mode
+//! transfers and "this is actually HTML/JSON" mistakes are caught at once.
+
+mod bytes;
+pub(crate) mod sections;
+
+use std::fmt;
+use std::io::Read;
+
+use crate::crc32::crc32;
+use crate::model::Record;
+use bytes::{Reader, Writer};
+
+/// First eight bytes of every shard file.
+pub const MAGIC: [u8; 8] = [0x89, b'O', b'R', b'G', b'R', b'E', b'G', b'\n'];
+/// The format version this build writes.
+pub const FORMAT_VERSION: u16 = 1;
+/// The oldest format version this build reads.
+pub const OLDEST_READABLE_VERSION: u16 = 1;
+/// Largest decompressed section accepted (guards against decompression bombs).
+pub const MAX_SECTION_BYTES: u64 = 1 << 31;
+
+/// The kinds of section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SectionKind {
+    /// Ids, statuses, types, places and successors: what lists, filters,
+    /// facets and typeahead rows need besides names.
+    Summary,
+    /// Every name of every record (the search text).
+    Names,
+    /// Everything else of the full records.
+    Records,
+}
+
+impl SectionKind {
+    /// All kinds, in file order.
+    pub const ALL: [SectionKind; 3] = [
+        SectionKind::Summary,
+        SectionKind::Names,
+        SectionKind::Records,
+    ];
+
+    fn code(self) -> u8 {
+        match self {
+            SectionKind::Summary => 1,
+            SectionKind::Names => 2,
+            SectionKind::Records => 3,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<SectionKind> {
+        SectionKind::ALL.into_iter().find(|k| k.code() == c)
+    }
+
+    /// Lowercase name, used in file names and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::Summary => "summary",
+            SectionKind::Names => "names",
+            SectionKind::Records => "records",
+        }
+    }
+}
+
+impl fmt::Display for SectionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a section's bytes are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codec {
+    /// Not compressed.
+    Stored,
+    /// Zstandard.
+    Zstd,
+}
+
+impl Codec {
+    fn code(self) -> u8 {
+        match self {
+            Codec::Stored => 0,
+            Codec::Zstd => 1,
+        }
+    }
+}
+
+/// Compresses section bytes when a shard is built. The core decodes every
+/// codec but encodes none (encoders are native code; see the CLI).
+pub trait Compressor {
+    /// The codec this compressor produces.
+    fn codec(&self) -> Codec;
+    /// Compresses one section.
+    fn compress(&self, raw: &[u8]) -> Vec<u8>;
+}
+
+/// No compression.
+pub struct Stored;
+
+impl Compressor for Stored {
+    fn codec(&self) -> Codec {
+        Codec::Stored
+    }
+    fn compress(&self, raw: &[u8]) -> Vec<u8> {
+        raw.to_vec()
+    }
+}
+
+/// Why shard bytes cannot be used. Every variant says what to do about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShardError {
+    /// The bytes do not start with the shard magic.
+    NotAShard {
+        /// What the file looks like instead, when recognisable.
+        looks_like: Option<&'static str>,
+    },
+    /// The format version is not one this build reads.
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u16,
+        /// Oldest version this build reads.
+        oldest: u16,
+        /// Newest version this build reads.
+        newest: u16,
+    },
+    /// The file ends early.
+    Truncated {
+        /// Bytes the header promises.
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// Extra bytes after the last section.
+    TrailingBytes {
+        /// How many.
+        extra: u64,
+    },
+    /// The header checksum does not match.
+    HeaderChecksum {
+        /// Stored CRC-32.
+        expected: u32,
+        /// Computed CRC-32.
+        found: u32,
+    },
+    /// A section's checksum does not match.
+    SectionChecksum {
+        /// The damaged section.
+        section: SectionKind,
+        /// Stored CRC-32.
+        expected: u32,
+        /// Computed CRC-32.
+        found: u32,
+    },
+    /// A section cannot be decompressed.
+    Decompress {
+        /// The section.
+        section: SectionKind,
+        /// The decoder's message.
+        reason: String,
+    },
+    /// Structurally invalid content (a bug in the writer, or crafted input).
+    Malformed {
+        /// The section.
+        section: SectionKind,
+        /// Byte offset inside the decompressed section.
+        offset: usize,
+        /// What was wrong there.
+        what: String,
+    },
+    /// Files from different builds were combined.
+    MixedBuilds {
+        /// Build id and release of the first file.
+        first: String,
+        /// Build id and release of the other file.
+        other: String,
+    },
+    /// A section needed for the operation is not loaded.
+    MissingSection {
+        /// The section.
+        section: SectionKind,
+    },
+    /// The same section was given twice.
+    DuplicateSection {
+        /// The section.
+        section: SectionKind,
+    },
+    /// The header itself is inconsistent.
+    BadHeader {
+        /// What was wrong.
+        what: String,
+    },
+}
+
+const REBUILD: &str = "rebuild it with `registry build`, or download it again";
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::NotAShard { looks_like } => {
+                write!(f, "not a registry shard (wrong magic bytes")?;
+                if let Some(kind) = looks_like {
+                    write!(f, "; it looks like {kind}")?;
+                }
+                write!(
+                    f,
+                    "): build a shard from a dump with `registry build <dump> -o <dir>`"
+                )
+            }
+            ShardError::UnsupportedVersion {
+                found,
+                oldest,
+                newest,
+            } if found > newest => write!(
+                f,
+                "shard format version {found} is newer than this build reads ({oldest}–{newest}): update the app or the `registry` tool, or build the shard with this version"
+            ),
+            ShardError::UnsupportedVersion {
+                found,
+                oldest,
+                newest,
+            } => write!(
+                f,
+                "shard format version {found} is older than this build reads ({oldest}–{newest}): rebuild the shard from the dump with this version's `registry build`"
+            ),
+            ShardError::Truncated { expected, found } => {
+                write!(
+                    f,
+                    "shard is truncated: {found} of {expected} bytes present; {REBUILD}"
+                )
+            }
+            ShardError::TrailingBytes { extra } => {
+                write!(
+                    f,
+                    "shard has {extra} unexpected bytes after its last section; {REBUILD}"
+                )
+            }
+            ShardError::HeaderChecksum { expected, found } => write!(
+                f,
+                "shard header is corrupted (CRC-32 {found:08x}, expected {expected:08x}); {REBUILD}"
+            ),
+            ShardError::SectionChecksum {
+                section,
+                expected,
+                found,
+            } => write!(
+                f,
+                "shard section '{section}' is corrupted (CRC-32 {found:08x}, expected {expected:08x}); {REBUILD}"
+            ),
+            ShardError::Decompress { section, reason } => {
+                write!(
+                    f,
+                    "shard section '{section}' cannot be decompressed ({reason}); {REBUILD}"
+                )
+            }
+            ShardError::Malformed {
+                section,
+                offset,
+                what,
+            } => write!(
+                f,
+                "shard section '{section}' is malformed at byte {offset}: {what}; {REBUILD}"
+            ),
+            ShardError::MixedBuilds { first, other } => write!(
+                f,
+                "shard files come from different builds ({first} vs {other}): use the files listed in one manifest.json"
+            ),
+            ShardError::MissingSection { section } => write!(
+                f,
+                "the '{section}' section is not loaded: load the full shard or the '{section}' file from the manifest"
+            ),
+            ShardError::DuplicateSection { section } => {
+                write!(f, "the '{section}' section was given twice")
+            }
+            ShardError::BadHeader { what } => {
+                write!(f, "shard header is invalid: {what}; {REBUILD}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
+/// Facts stored in every shard header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardInfo {
+    /// Format version of the file.
+    pub format_version: u16,
+    /// Name of the data release (e.g. `v1.58-2025-01-01` or `demo`).
+    pub release: String,
+    /// Build time, seconds since the Unix epoch.
+    pub build_time: u64,
+    /// Number of records.
+    pub record_count: u32,
+    /// Identifies one build; every file of it carries the same value.
+    pub build_id: u64,
+}
+
+/// One section's entry in the header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SectionEntry {
+    /// Kind.
+    pub kind: SectionKind,
+    /// Codec.
+    pub codec: Codec,
+    /// Decompressed length.
+    pub raw_len: u64,
+    /// Stored (compressed) length.
+    pub stored_len: u64,
+    /// CRC-32 of the stored bytes.
+    pub stored_crc: u32,
+    /// CRC-32 of the decompressed bytes.
+    pub raw_crc: u32,
+}
+
+/// A built section: raw and stored bytes.
+#[derive(Clone, Debug)]
+pub struct BuiltSection {
+    /// Header entry.
+    pub entry: SectionEntry,
+    /// Stored bytes.
+    pub stored: Vec<u8>,
+}
+
+/// The product of [`build`]: header facts and every section.
+#[derive(Clone, Debug)]
+pub struct BuiltShard {
+    /// Header facts.
+    pub info: ShardInfo,
+    /// Sections in file order.
+    pub sections: Vec<BuiltSection>,
+}
+
+impl BuiltShard {
+    /// One file holding the given sections (all of them for the full shard).
+    pub fn file(&self, kinds: &[SectionKind]) -> Vec<u8> {
+        let chosen: Vec<&BuiltSection> = self
+            .sections
+            .iter()
+            .filter(|s| kinds.contains(&s.entry.kind))
+            .collect();
+        let mut h = Writer::default();
+        h.str(&self.info.release);
+        h.varint(self.info.build_time);
+        h.varint(self.info.record_count as u64);
+        h.buf.extend_from_slice(&self.info.build_id.to_le_bytes());
+        h.usize(chosen.len());
+        for s in &chosen {
+            let e = &s.entry;
+            h.u8(e.kind.code());
+            h.u8(e.codec.code());
+            h.varint(e.raw_len);
+            h.varint(e.stored_len);
+            h.u32_le(e.stored_crc);
+            h.u32_le(e.raw_crc);
+        }
+        let mut out = Vec::with_capacity(
+            h.buf.len() + chosen.iter().map(|s| s.stored.len()).sum::<usize>() + 18,
+        );
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&self.info.format_version.to_le_bytes());
+        out.extend_from_slice(&(h.buf.len() as u32).to_le_bytes());
+        out.extend_from_slice(&h.buf);
+        out.extend_from_slice(&crc32(&out).to_le_bytes());
+        for s in chosen {
+            out.extend_from_slice(&s.stored);
+        }
+        out
+    }
+
+    /// The file with every section.
+    pub fn full_file(&self) -> Vec<u8> {
+        self.file(&SectionKind::ALL)
+    }
+}
+
+/// Builds a shard from imported records (any order; the shard sorts by id).
+pub fn build(
+    records: &[Record],
+    release: &str,
+    build_time: u64,
+    compressor: &dyn Compressor,
+) -> Result<BuiltShard, String> {
+    let raw = sections::encode(records)?;
+    let mut build_id_input = Vec::new();
+    let mut built = Vec::new();
+    for (kind, bytes) in raw {
+        let stored = compressor.compress(&bytes);
+        let entry = SectionEntry {
+            kind,
+            codec: compressor.codec(),
+            raw_len: bytes.len() as u64,
+            stored_len: stored.len() as u64,
+            stored_crc: crc32(&stored),
+            raw_crc: crc32(&bytes),
+        };
+        build_id_input.extend_from_slice(&entry.raw_crc.to_le_bytes());
+        built.push(BuiltSection { entry, stored });
+    }
+    build_id_input.extend_from_slice(release.as_bytes());
+    build_id_input.extend_from_slice(&build_time.to_le_bytes());
+    let build_id = (crc32(&build_id_input) as u64) << 32 | crc32(&build_id_input[4..]) as u64;
+    let info = ShardInfo {
+        format_version: FORMAT_VERSION,
+        release: release.to_string(),
+        build_time,
+        record_count: records.len() as u32,
+        build_id,
+    };
+    Ok(BuiltShard {
+        info,
+        sections: built,
+    })
+}
+
+/// A parsed, verified file: header facts and decompressed sections.
+#[derive(Debug)]
+pub struct ShardFile {
+    /// Header facts.
+    pub info: ShardInfo,
+    /// Section table.
+    pub entries: Vec<SectionEntry>,
+    /// Decompressed sections in table order.
+    pub sections: Vec<(SectionKind, Vec<u8>)>,
+}
+
+fn sniff(bytes: &[u8]) -> Option<&'static str> {
+    let text = bytes
+        .iter()
+        .skip_while(|b| b.is_ascii_whitespace())
+        .copied()
+        .next();
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        Some("a gzip file (a dump?)")
+    } else if bytes.starts_with(b"PK") {
+        Some("a zip file (a release archive?)")
+    } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Some("a bare zstd stream")
+    } else if text == Some(b'<') {
+        Some("HTML or XML (an error page from the server?)")
+    } else if matches!(text, Some(b'[') | Some(b'{')) {
+        Some("JSON (a dump or manifest?)")
+    } else {
+        None
+    }
+}
+
+/// Reads only the header: cheap, for `info`-style questions.
+pub fn read_header(bytes: &[u8]) -> Result<(ShardInfo, Vec<SectionEntry>, usize), ShardError> {
+    if bytes.len() < 8 || bytes[..8] != MAGIC {
+        if bytes.len() < 8 && MAGIC.starts_with(bytes) && !bytes.is_empty() {
+            return Err(ShardError::Truncated {
+                expected: 18,
+                found: bytes.len() as u64,
+            });
+        }
+        return Err(ShardError::NotAShard {
+            looks_like: sniff(bytes),
+        });
+    }
+    if bytes.len() < 14 {
+        return Err(ShardError::Truncated {
+            expected: 18,
+            found: bytes.len() as u64,
+        });
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
+        return Err(ShardError::UnsupportedVersion {
+            found: version,
+            oldest: OLDEST_READABLE_VERSION,
+            newest: FORMAT_VERSION,
+        });
+    }
+    let header_len = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as u64;
+    let header_end = 14 + header_len;
+    if (bytes.len() as u64) < header_end + 4 {
+        return Err(ShardError::Truncated {
+            expected: header_end + 4,
+            found: bytes.len() as u64,
+        });
+    }
+    let header_end = header_end as usize;
+    let expected = u32::from_le_bytes(
+        bytes[header_end..header_end + 4]
+            .try_into()
+            .unwrap_or_default(),
+    );
+    let found = crc32(&bytes[..header_end]);
+    if expected != found {
+        return Err(ShardError::HeaderChecksum { expected, found });
+    }
+    let bad = |e: ShardError| ShardError::BadHeader {
+        what: e.to_string(),
+    };
+    let mut r = Reader::new(&bytes[14..header_end], SectionKind::Summary);
+    let release = r.str().map_err(bad)?.to_string();
+    let build_time = r.varint().map_err(bad)?;
+    let record_count = r
+        .usize_max(u32::MAX as usize, "record count")
+        .map_err(bad)? as u32;
+    let build_id = u64::from_le_bytes(r.bytes(8).map_err(bad)?.try_into().unwrap_or_default());
+    let n = r.count("section count").map_err(bad)?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let kind_code = r.u8().map_err(bad)?;
+        let codec = match r.u8().map_err(bad)? {
+            0 => Codec::Stored,
+            1 => Codec::Zstd,
+            c => {
+                return Err(ShardError::BadHeader {
+                    what: format!("unknown codec {c}"),
+                });
+            }
+        };
+        let raw_len = r.varint().map_err(bad)?;
+        let stored_len = r.varint().map_err(bad)?;
+        let stored_crc = r.u32_le().map_err(bad)?;
+        let raw_crc = r.u32_le().map_err(bad)?;
+        if raw_len > MAX_SECTION_BYTES {
+            return Err(ShardError::BadHeader {
+                what: format!("section of {raw_len} bytes is too large"),
+            });
+        }
+        // A kind this build does not know means a newer writer: say so.
+        let kind = SectionKind::from_code(kind_code).ok_or_else(|| ShardError::BadHeader {
+            what: format!(
+                "unknown section kind {kind_code} (written by a newer build? update the app)"
+            ),
+        })?;
+        if entries.iter().any(|e: &SectionEntry| e.kind == kind) {
+            return Err(ShardError::DuplicateSection { section: kind });
+        }
+        entries.push(SectionEntry {
+            kind,
+            codec,
+            raw_len,
+            stored_len,
+            stored_crc,
+            raw_crc,
+        });
+    }
+    if !r.at_end() {
+        return Err(ShardError::BadHeader {
+            what: "unexpected bytes after the section table".into(),
+        });
+    }
+    let info = ShardInfo {
+        format_version: version,
+        release,
+        build_time,
+        record_count,
+        build_id,
+    };
+    Ok((info, entries, header_end + 4))
+}
+
+/// Parses and verifies a file: header, checksums, decompression.
+pub fn read_file(bytes: &[u8]) -> Result<ShardFile, ShardError> {
+    let (info, entries, mut pos) = read_header(bytes)?;
+    let total: u64 = pos as u64 + entries.iter().map(|e| e.stored_len).sum::<u64>();
+    if (bytes.len() as u64) < total {
+        return Err(ShardError::Truncated {
+            expected: total,
+            found: bytes.len() as u64,
+        });
+    }
+    if bytes.len() as u64 > total {
+        return Err(ShardError::TrailingBytes {
+            extra: bytes.len() as u64 - total,
+        });
+    }
+    let mut sections = Vec::new();
+    for e in &entries {
+        let stored = &bytes[pos..pos + e.stored_len as usize];
+        pos += e.stored_len as usize;
+        let found = crc32(stored);
+        if found != e.stored_crc {
+            return Err(ShardError::SectionChecksum {
+                section: e.kind,
+                expected: e.stored_crc,
+                found,
+            });
+        }
+        let raw = decompress(e, stored)?;
+        let found = crc32(&raw);
+        if found != e.raw_crc {
+            return Err(ShardError::SectionChecksum {
+                section: e.kind,
+                expected: e.raw_crc,
+                found,
+            });
+        }
+        sections.push((e.kind, raw));
+    }
+    Ok(ShardFile {
+        info,
+        entries,
+        sections,
+    })
+}
+
+fn decompress(e: &SectionEntry, stored: &[u8]) -> Result<Vec<u8>, ShardError> {
+    let fail = |reason: String| ShardError::Decompress {
+        section: e.kind,
+        reason,
+    };
+    match e.codec {
+        Codec::Stored => Ok(stored.to_vec()),
+        Codec::Zstd => {
+            let mut input = stored;
+            let decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
+                .map_err(|x| fail(x.to_string()))?;
+            let mut out = Vec::with_capacity(e.raw_len as usize);
+            decoder
+                .take(e.raw_len + 1)
+                .read_to_end(&mut out)
+                .map_err(|x| fail(x.to_string()))?;
+            if out.len() as u64 != e.raw_len {
+                return Err(fail(format!(
+                    "{} bytes instead of {}",
+                    out.len(),
+                    e.raw_len
+                )));
+            }
+            Ok(out)
+        }
+    }
+}
