@@ -748,7 +748,7 @@ fn read_rest(
             id,
         });
     }
-    let check = r.count("type count")?;
+    let check = r.usize_max(u16::MAX as usize, "type count")?;
     if check != types {
         return Err(r.malformed("records and summary sections disagree (different builds?)"));
     }

@@ -1,0 +1,98 @@
+//! Import → shard → record gives back exactly the input JSON (after the
+//! spec's renames), for the sample, the demo data and the full dump.
+
+mod common;
+
+use registry_core::model::rename_upstream_json;
+use registry_core::{RecordId, Registry};
+use serde_json::Value;
+
+fn check_round_trip(dump_json: &[u8], registry: &Registry) -> usize {
+    let input: Vec<Value> = serde_json::from_slice(dump_json).unwrap();
+    assert_eq!(input.len(), registry.len());
+    for mut want in input {
+        rename_upstream_json(&mut want);
+        let id = RecordId::parse(want["id"].as_str().unwrap()).unwrap();
+        let i = registry
+            .index_of(id)
+            .unwrap_or_else(|| panic!("{id} missing"));
+        let got = serde_json::to_value(registry.record(i).unwrap()).unwrap();
+        assert_eq!(got, want, "record {id} differs after the round trip");
+    }
+    registry.len()
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    registry_core::container::gunzip(bytes).unwrap()
+}
+
+#[test]
+fn sample_round_trips_exactly() {
+    let Some(path) = common::shared("data/registry-v2-sample.json") else {
+        return;
+    };
+    let bytes = std::fs::read(path).unwrap();
+    let records = common::import_file(&common::shared("data/registry-v2-sample.json").unwrap());
+    let n = check_round_trip(&bytes, &common::registry(&records));
+    assert_eq!(n, 312);
+    // Stored (uncompressed) sections give the same records.
+    let stored =
+        registry_core::shard::build(&records, "t", 0, &registry_core::shard::Stored).unwrap();
+    check_round_trip(&bytes, &Registry::from_bytes(&stored.full_file()).unwrap());
+}
+
+#[test]
+fn demo_round_trips_exactly() {
+    let path = common::demo_path();
+    let bytes = std::fs::read(&path).unwrap();
+    let records = common::import_file(&path);
+    assert!(
+        records.len() >= 30,
+        "the demo dataset has {} records",
+        records.len()
+    );
+    check_round_trip(&bytes, &common::registry(&records));
+}
+
+#[test]
+fn full_dump_round_trips_exactly() {
+    let Some(path) = common::shared("data/registry-v2.json.gz") else {
+        return;
+    };
+    let json = gunzip(&std::fs::read(&path).unwrap());
+    let records = common::import_file(&path);
+    assert_eq!(records.len(), 35_990);
+    let n = check_round_trip(&json, &common::registry(&records));
+    assert_eq!(n, 35_990);
+}
+
+#[test]
+fn summary_and_names_alone_serve_typeahead_data() {
+    let records = common::import_file(&common::demo_path());
+    let built = registry_core::shard::build(&records, "t", 0, &common::Zstd).unwrap();
+    use registry_core::shard::SectionKind::*;
+    let light = Registry::from_bytes(&built.file(&[Summary, Names])).unwrap();
+    assert!(!light.has_records());
+    let full = Registry::from_bytes(&built.full_file()).unwrap();
+    for i in 0..light.len() {
+        assert_eq!(light.summary(i), full.summary(i));
+        let r = full.record(i).unwrap();
+        assert_eq!(light.display_name(i), r.display_name().unwrap());
+    }
+    assert!(matches!(
+        light.record(0),
+        Err(registry_core::ShardError::MissingSection { .. })
+    ));
+    // Lazy mode: add the records file later.
+    let mut lazy = light;
+    lazy.add_records_file(&built.file(&[Records])).unwrap();
+    assert_eq!(lazy.record(3).unwrap(), full.record(3).unwrap());
+    // A file of another build is refused.
+    let other = registry_core::shard::build(&records[1..], "t", 0, &common::Zstd).unwrap();
+    let mut mixed = Registry::from_bytes(&built.file(&[Summary, Names])).unwrap();
+    let err = mixed.add_records_file(&other.file(&[Records])).unwrap_err();
+    assert!(
+        matches!(err, registry_core::ShardError::MixedBuilds { .. }),
+        "{err}"
+    );
+}
