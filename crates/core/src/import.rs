@@ -250,7 +250,7 @@ mod tests {
             rec("https://ror.org/02mhbdp94", "active"),
             rec("https://ror.org/02mhbdp95", "active"),
             rec("https://ror.org/02mhbdp94", "active"),
-            rec("https://ror.org/0w7hudk23", "dormant"),
+            rec("https://ror.org/0abcdef23", "dormant"),
         );
         let err =
             import_dump(dump.as_bytes(), ImportOptions::default(), &mut |_, _| {}).unwrap_err();
