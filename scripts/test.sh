@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# Runs every check and test. The last line is the test runner's summary.
+# Runs every check and test: format, lint, native tests, wasm tests in headless
+# Chromium, the site build, and the browser end-to-end tests. The last line
+# sums every runner: "N passed, N failed, N skipped".
 set -euo pipefail
 started=$(date +%s)
 cd "$(dirname "$0")/.."
-export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PWD/node_modules/.bin:$PATH"
 bash scripts/setup.sh
+mkdir -p target
+log=target/test-output.txt
+: > "$log"
 
 echo "== format"
 cargo fmt --all --check
 echo "== lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== core compiles for the browser (wasm32, no std I/O)"
-if rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
-  cargo build -p registry-core --target wasm32-unknown-unknown --locked
-else
-  echo "wasm32 target not installed: skipped (CI installs it)"
-fi
-echo "== tests (native; ../shared data used when present)"
-cargo test --workspace --locked 2>&1 | tee target/test-output.txt
+cargo clippy -p registry-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+
+echo "== native tests (../shared data used when present)"
+cargo test --workspace --locked 2>&1 | tee -a "$log"
+
+echo "== wasm tests in headless Chromium"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=/usr/bin/chromedriver \
+  cargo test -p registry-wasm --target wasm32-unknown-unknown --locked 2>&1 | tee -a "$log"
+
+echo "== site build"
+bash scripts/build-web.sh
+
+echo "== browser end-to-end tests"
+node --test tests/ 2>&1 | tee -a "$log"
+
 echo "== done in $(( $(date +%s) - started )) s"
-# One closing line for the whole run, counted over every test binary.
-awk '/^test result:/ { p += $4; f += $6; s += $8 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' target/test-output.txt
+awk '/^test result:/ { p += $4; f += $6; s += $8 }
+     /^# pass / { p += $3 } /^# fail / { f += $3 } /^# skipped / { s += $3 }
+     END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' "$log"

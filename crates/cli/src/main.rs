@@ -3,8 +3,10 @@
 mod alloc;
 mod args;
 mod bench;
+mod bench_search;
 mod build;
 mod load;
+mod serve;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,9 +43,27 @@ COMMANDS:
     bench-shard <dump>        Build in memory and print sizes, ratios, load time, memory
         --level <1-22>          zstd level (default 19)
         --runs <n>              Load-time repetitions (default 5)
+    serve                     Serve the API (v1, v2) and static files on 127.0.0.1
+        --data <data>           Registry data (default: data/demo/registry-demo.json)
+        --port <n>              Port (default 8080; 0 = any free port, printed on start)
+        --root <dir>            Serve static files from <dir> (e.g. the built UI)
+        --threads <n>           Worker threads (default 2)
+        -q, --quiet             No log output
+    query <data> <request>    Answer one API request and print the JSON, e.g.
+                                '/v2/organizations?query=oxford&filter=types:education'
+                                (exit status 1 when the HTTP status is not 200)
+        --suggest               Treat <request> as typeahead text: print suggest() hits
+        --filter <filters>      Filters for --suggest (filter syntax, v2 keys)
+        -k <n>                  Number of suggestions (default 10)
+    bench-search <data>       Relevance (suggest success@k, keystrokes to top-1; E2
+                              recall@k) and latency (p50/p99 of suggest and E2), index
+                              build time and heap, over a query set derived from the data
+        --targets <n>           Number of target records (default 1000)
+        --latency               Latency only (faster)
+        --relevance             Relevance only
     help                      This text
 
-<shard> may be a .shard file, a build directory (its manifest.json is read),
+<shard> and <data> may be a .shard file, a build directory (its manifest.json is read),
 a manifest.json, or a dump (built in memory first).
 
 EXAMPLES:
@@ -63,6 +83,9 @@ fn main() -> ExitCode {
         "info" => cmd_info(rest),
         "get" => cmd_get(rest),
         "bench-shard" => bench::cmd_bench_shard(rest),
+        "serve" => serve::cmd_serve(rest),
+        "query" => cmd_query(rest),
+        "bench-search" => bench_search::cmd_bench_search(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())
@@ -194,4 +217,38 @@ fn cmd_get(rest: &[String]) -> Result<(), String> {
     };
     println!("{}", json.map_err(|e| e.to_string())?);
     Ok(())
+}
+
+fn cmd_query(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &["--filter", "-k"], &["--suggest"])?;
+    let [path, request] = a.exactly(&["<data>", "<request>"])? else {
+        unreachable!()
+    };
+    let engine = registry_core::search::Engine::new(load::load(Path::new(path), true)?);
+    if a.flag("--suggest") {
+        let filters = engine
+            .parse_filters(
+                a.opt("--filter").unwrap_or(""),
+                registry_core::search::Version::V2,
+            )
+            .map_err(|e| e.join("; "))?;
+        let k: usize = a
+            .opt("-k")
+            .unwrap_or("10")
+            .parse()
+            .map_err(|_| "-k must be a number")?;
+        let hits = engine.suggest(request, &filters, k);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&hits).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    let r = engine.handle(request);
+    println!("{}", r.json);
+    if r.status == 200 {
+        Ok(())
+    } else {
+        Err(format!("HTTP status {}", r.status))
+    }
 }

@@ -29,13 +29,18 @@
 //!   always verified.
 #![deny(missing_docs)]
 
+pub mod advanced;
 pub mod container;
 mod crc32;
 pub mod id;
 pub mod import;
+pub mod index;
 pub mod model;
 pub mod registry;
+pub mod router;
+pub mod search;
 pub mod shard;
+pub mod text;
 pub mod v1;
 
 pub use id::{IdError, RecordId};

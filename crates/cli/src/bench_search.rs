@@ -1,0 +1,437 @@
+//! `registry bench-search <data>`: relevance and latency of `suggest` and
+//! E2 over a query set derived deterministically from the data. Prints
+//! figures; asserts nothing.
+//!
+//! Query set (targets = every `step`-th record, so the set is the same on
+//! every run):
+//!
+//! * **prefix**: the display name typed keystroke by keystroke;
+//! * **words-first**: the display name with its rarest word moved to the
+//!   front, typed keystroke by keystroke (what a user who knows the
+//!   distinctive word types — order-insensitive matching allows it);
+//! * **acronym**: each record's first acronym (2+ characters), typed fully;
+//! * **accent-stripped**: display names with non-ASCII Latin letters,
+//!   folded to ASCII (`Universite de Montreal`);
+//! * **non-Latin**: the first name in a non-Latin script (CJK, Cyrillic,
+//!   Arabic, Greek, Hebrew, Devanagari, Thai, Hangul…).
+//!
+//! A target "succeeds at k" when its record is among the first k results.
+
+use std::path::Path;
+use std::time::Instant;
+
+use registry_core::search::{Engine, Filters, query};
+use registry_core::text;
+
+use crate::alloc;
+use crate::args::Args;
+use crate::load;
+
+fn pct_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i]
+}
+
+thread_local! {
+    static SLOWEST: std::cell::RefCell<Vec<(f64, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn rank_of(engine: &Engine, q: &str, target: usize, k: usize, lat: &mut Vec<f64>) -> Option<usize> {
+    let t = Instant::now();
+    let hits = engine.suggest(q, &Filters::default(), k);
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    lat.push(ms);
+    SLOWEST.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < 5 || ms > s[s.len() - 1].0 {
+            s.push((ms, q.to_string()));
+            s.sort_by(|a, b| b.0.total_cmp(&a.0));
+            s.truncate(5);
+        }
+    });
+    hits.iter().position(|h| h.index == target)
+}
+
+/// Keystroke-by-keystroke statistics of one query family.
+#[derive(Default)]
+struct Typing {
+    targets: usize,
+    at1: Vec<usize>, // per keystroke n (index n-1): targets at rank 1
+    at5: Vec<usize>,
+    by6_at5: usize,
+    keys_to_top1: Vec<usize>,
+    full_at1: usize,
+    full_at5: usize,
+}
+
+impl Typing {
+    fn run(&mut self, engine: &Engine, text: &str, target: usize, lat: &mut Vec<f64>) {
+        self.targets += 1;
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut top1_at = None;
+        let mut by6 = false;
+        let mut last = None;
+        for n in 1..=chars.len() {
+            let end = chars.get(n).map_or(text.len(), |c| c.0);
+            let q = &text[..end];
+            let r = rank_of(engine, q, target, 5, lat);
+            if self.at1.len() < n {
+                self.at1.resize(n, 0);
+                self.at5.resize(n, 0);
+            }
+            if r == Some(0) {
+                self.at1[n - 1] += 1;
+                top1_at.get_or_insert(n);
+            }
+            if r.is_some() {
+                self.at5[n - 1] += 1;
+                if n <= 6 {
+                    by6 = true;
+                }
+            }
+            last = r;
+            if n == chars.len() {
+                self.full_at1 += usize::from(r == Some(0));
+                self.full_at5 += usize::from(r.is_some());
+            }
+        }
+        // Past the end of a short text the user has typed it all.
+        for m in chars.len() + 1..=12 {
+            if self.at1.len() < m {
+                self.at1.resize(m, 0);
+                self.at5.resize(m, 0);
+            }
+            self.at1[m - 1] += usize::from(last == Some(0));
+            self.at5[m - 1] += usize::from(last.is_some());
+            by6 |= m <= 6 && last.is_some();
+        }
+        self.by6_at5 += usize::from(by6);
+        if let Some(n) = top1_at {
+            self.keys_to_top1.push(n);
+        }
+    }
+
+    fn print(&self, name: &str) {
+        let t = self.targets.max(1) as f64;
+        let at = |v: &Vec<usize>, n: usize| v.get(n - 1).copied().unwrap_or(0) as f64 / t;
+        println!(
+            "  {name:<16} targets {:>5}  success@1/@5 at keystroke 3: {:.3}/{:.3}  6: {:.3}/{:.3}  10: {:.3}/{:.3}  full text: {:.3}/{:.3}",
+            self.targets,
+            at(&self.at1, 3),
+            at(&self.at5, 3),
+            at(&self.at1, 6),
+            at(&self.at5, 6),
+            at(&self.at1, 10),
+            at(&self.at5, 10),
+            self.full_at1 as f64 / t,
+            self.full_at5 as f64 / t
+        );
+        let reached = self.keys_to_top1.len();
+        let mean = self.keys_to_top1.iter().sum::<usize>() as f64 / reached.max(1) as f64;
+        println!(
+            "  {:<16} success@5 by the 6th keystroke {:.3}; mean keystrokes to top-1 {:.2} (top-1 reached for {:.3})",
+            "",
+            self.by6_at5 as f64 / t,
+            mean,
+            reached as f64 / t
+        );
+    }
+}
+
+fn is_non_latin(s: &str) -> bool {
+    s.chars()
+        .filter(|c| c.is_alphabetic())
+        .any(|c| !(c as u32 <= 0x024F || (0x1E00..=0x1EFF).contains(&(c as u32))))
+}
+
+pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &["--targets"], &["--latency", "--relevance"])?;
+    let [data] = a.exactly(&["<data>"])? else {
+        unreachable!()
+    };
+    let want_targets: usize = a
+        .opt("--targets")
+        .unwrap_or("1000")
+        .parse()
+        .map_err(|_| "--targets must be a number")?;
+    let (only_lat, only_rel) = (a.flag("--latency"), a.flag("--relevance"));
+    let registry = load::load(Path::new(data), true)?;
+    let n = registry.len();
+    let before = alloc::current();
+    alloc::reset_peak();
+    let t = Instant::now();
+    let engine = Engine::new(registry);
+    let build_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let held = alloc::current() - before;
+    let peak = alloc::peak() - before;
+    let ix = engine.index();
+    // Repeat the build to see through machine noise.
+    let mut times: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            let again = registry_core::index::Index::build(engine.registry());
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            std::hint::black_box(&again);
+            ms
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let before = alloc::current();
+    let t = Instant::now();
+    ix.warm(engine.registry());
+    let ext_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let ext_held = alloc::current() - before;
+    println!("data: {data}, {n} records, {} names", ix.entries());
+    println!(
+        "index (names, filters, facets): built in {build_ms:.1} ms (5 more builds: min {:.1}, median {:.1} ms); heap {:.1} MB held, {:.1} MB peak during build; {} names, {} terms",
+        times[0],
+        times[2],
+        held as f64 / 1e6,
+        peak as f64 / 1e6,
+        ix.entries(),
+        ix.term_count(),
+    );
+    println!(
+        "external-id maps (lazy, first id-like query or warm()): built in {ext_ms:.1} ms; heap {:.1} MB; {} ids",
+        ext_held as f64 / 1e6,
+        ix.external(engine.registry()).len()
+    );
+    let reg = engine.registry();
+    let step = (n / want_targets.max(1)).max(1);
+    let targets: Vec<usize> = (0..n).step_by(step).collect();
+
+    let mut suggest_lat: Vec<f64> = Vec::new();
+    let all = Filters {
+        all_status: true,
+        ..Filters::default()
+    };
+    let mut e2_queries: Vec<String> = Vec::new();
+    if !only_lat {
+        println!(
+            "\nsuggest (k = 5), {} targets (every {step}th record):",
+            targets.len()
+        );
+        let mut prefix = Typing::default();
+        let mut words_first = Typing::default();
+        let mut accent = Typing::default();
+        let mut non_latin = Typing::default();
+        let (mut acr_n, mut acr1, mut acr5) = (0, 0, 0);
+        let (mut e2_n, mut e2_1, mut e2_5) = (0, 0, 0);
+        let mut e2_fam: Vec<(&str, usize, usize, usize)> = Vec::new();
+        let e2_rank = |q: &str, target: usize| -> Option<usize> {
+            let hits = engine.search(&query::escape(q), &all).ok()?;
+            hits.records
+                .iter()
+                .take(5)
+                .position(|&r| r as usize == target)
+        };
+        let (mut ea_n, mut ea1, mut ea5) = (0, 0, 0);
+        let (mut en_n, mut en1, mut en5) = (0, 0, 0);
+        let (mut eacr_n, mut eacr1, mut eacr5) = (0, 0, 0);
+        for &i in &targets {
+            let name = reg.display_name(i).to_string();
+            prefix.run(&engine, &name, i, &mut suggest_lat);
+            // Rarest word first.
+            let words: Vec<&str> = name.split_whitespace().collect();
+            if words.len() > 1 {
+                let rarest = words
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, w)| {
+                        text::tokens(w)
+                            .first()
+                            .and_then(|t| ix.term_id(&t.text))
+                            .map_or(usize::MAX, |t| ix.postings(t).len())
+                    })
+                    .map_or(0, |(k, _)| k);
+                let mut reordered = vec![words[rarest]];
+                reordered.extend(
+                    words
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| *k != rarest)
+                        .map(|(_, w)| *w),
+                );
+                words_first.run(&engine, &reordered.join(" "), i, &mut suggest_lat);
+            } else {
+                words_first.run(&engine, &name, i, &mut suggest_lat);
+            }
+            let r = e2_rank(&name, i);
+            e2_n += 1;
+            e2_1 += usize::from(r == Some(0));
+            e2_5 += usize::from(r.is_some());
+            e2_queries.push(name.clone());
+            if let Some(acr) = reg
+                .names(i)
+                .find(|x| x.is_acronym() && x.value.chars().count() >= 2)
+            {
+                let acr = acr.value.to_string();
+                let r = rank_of(&engine, &acr, i, 5, &mut suggest_lat);
+                acr_n += 1;
+                acr1 += usize::from(r == Some(0));
+                acr5 += usize::from(r.is_some());
+                let r = e2_rank(&acr, i);
+                eacr_n += 1;
+                eacr1 += usize::from(r == Some(0));
+                eacr5 += usize::from(r.is_some());
+            }
+            if !name.is_ascii() && !is_non_latin(&name) {
+                let stripped: String = name
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii() {
+                            c.to_string()
+                        } else {
+                            let f = text::fold(&c.to_string());
+                            if f.is_ascii() { f } else { c.to_string() }
+                        }
+                    })
+                    .collect();
+                accent.run(&engine, &stripped, i, &mut suggest_lat);
+                let r = e2_rank(&stripped, i);
+                ea_n += 1;
+                ea1 += usize::from(r == Some(0));
+                ea5 += usize::from(r.is_some());
+            }
+            if let Some(nl) = reg.names(i).find(|x| is_non_latin(x.value)) {
+                let nl = nl.value.to_string();
+                non_latin.run(&engine, &nl, i, &mut suggest_lat);
+                let r = e2_rank(&nl, i);
+                en_n += 1;
+                en1 += usize::from(r == Some(0));
+                en5 += usize::from(r.is_some());
+            }
+        }
+        prefix.print("prefix");
+        // What any ranking could reach: records sharing the first n folded
+        // characters of their display name compete for the same k slots.
+        let folded: Vec<Vec<char>> = (0..n)
+            .map(|i| text::fold(reg.display_name(i)).chars().collect())
+            .collect();
+        let mut bounds = Vec::new();
+        for keys in [3usize, 6, 10] {
+            let mut groups: std::collections::HashMap<String, usize> = Default::default();
+            for f in &folded {
+                *groups.entry(f.iter().take(keys).collect()).or_default() += 1;
+            }
+            let at5: usize = groups.values().map(|&g| g.min(5)).sum();
+            bounds.push(format!(
+                "{keys}: {:.3}/{:.3}",
+                groups.len() as f64 / n as f64,
+                at5 as f64 / n as f64
+            ));
+        }
+        println!(
+            "  {:<16} oracle bound (best possible ranking; all {n} records) success@1/@5 at keystroke {}",
+            "",
+            bounds.join("  ")
+        );
+        words_first.print("words-first");
+        accent.print("accent-stripped");
+        non_latin.print("non-Latin");
+        let f = |a: usize, b: usize| a as f64 / b.max(1) as f64;
+        println!(
+            "  {:<16} targets {acr_n:>5}  success@1 {:.3}  success@5 {:.3} (acronym typed fully; acronyms are shared, so @1 is bounded)",
+            "acronym",
+            f(acr1, acr_n),
+            f(acr5, acr_n)
+        );
+        e2_fam.push(("full display name", e2_n, e2_1, e2_5));
+        e2_fam.push(("acronym", eacr_n, eacr1, eacr5));
+        e2_fam.push(("accent-stripped", ea_n, ea1, ea5));
+        e2_fam.push(("non-Latin name", en_n, en1, en5));
+        println!("\nE2 query (escaped, all_status), recall@1 / recall@5:");
+        for (name, n, r1, r5) in e2_fam {
+            println!(
+                "  {name:<18} queries {n:>5}  recall@1 {:.3}  recall@5 {:.3}",
+                f(r1, n),
+                f(r5, n)
+            );
+        }
+    } else {
+        for &i in &targets {
+            let name = reg.display_name(i).to_string();
+            let mut p = Typing::default();
+            p.run(&engine, &name, i, &mut suggest_lat);
+            e2_queries.push(name);
+        }
+    }
+    if !only_rel {
+        // E2 latency through the router (parsing, search, facets, 20 records, JSON).
+        let mut e2_lat: Vec<f64> = Vec::new();
+        let mut paths: Vec<String> = Vec::new();
+        for (k, q) in e2_queries.iter().enumerate() {
+            let esc = pct_encode(&query::escape(q));
+            paths.push(format!("/v2/organizations?query={esc}"));
+            if let Some(first) = q.split_whitespace().next() {
+                paths.push(format!(
+                    "/v2/organizations?query={}&all_status",
+                    pct_encode(&query::escape(first))
+                ));
+            }
+            if k % 10 == 0 {
+                paths.push(format!(
+                    "/v1/organizations?query={esc}&filter=types:education,status:active"
+                ));
+            }
+        }
+        for broad in [
+            "university",
+            "institute",
+            "hospital",
+            "national",
+            "research",
+            "of",
+            "a",
+        ] {
+            paths.push(format!("/v2/organizations?query={broad}"));
+        }
+        paths.push("/v2/organizations".to_string());
+        paths.push("/v2/organizations?filter=types:education&page=3".to_string());
+        let mut bad = 0;
+        for p in &paths {
+            let t = Instant::now();
+            let r = engine.handle(p);
+            e2_lat.push(t.elapsed().as_secs_f64() * 1000.0);
+            bad += usize::from(r.status != 200);
+        }
+        let mut s = suggest_lat.clone();
+        let mut e = e2_lat.clone();
+        println!(
+            "\nlatency (native, this build):\n  suggest  {} calls: p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms",
+            s.len(),
+            percentile(&mut s, 0.5),
+            percentile(&mut s, 0.99),
+            s.last().copied().unwrap_or(0.0)
+        );
+        SLOWEST.with(|s| {
+            let s = s.borrow();
+            let list: Vec<String> = s.iter().map(|(ms, q)| format!("{q:?} {ms:.2} ms")).collect();
+            println!("  slowest suggest calls: {}", list.join(", "));
+        });
+        println!(
+            "  E2+facets {} requests via handle(): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms ({bad} non-200)",
+            e.len(),
+            percentile(&mut e, 0.5),
+            percentile(&mut e, 0.99),
+            e.last().copied().unwrap_or(0.0)
+        );
+    }
+    Ok(())
+}

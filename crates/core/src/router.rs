@@ -1,0 +1,393 @@
+//! The API router: one [`Engine::handle`] that every front end calls (wasm,
+//! service worker, `registry serve`, tests). Input: the request's path and
+//! query string as sent (`/v2/organizations?query=…`); output: a status
+//! code and a JSON body.
+//!
+//! Routes (`<ver>` = `v1` or `v2`; no prefix = v2, as upstream since 2025):
+//!
+//! | path | answer |
+//! |---|---|
+//! | `/`, `/<ver>` | 200, the routes |
+//! | `/heartbeat`, `/<ver>/heartbeat` | 200 `{"status":"OK"}` |
+//! | `/<ver>/organizations` | list/search (E2), filters, facets, paging |
+//! | `/<ver>/organizations/<id>` | one record (E1), any id form, any status |
+//! | anything else | 404 JSON |
+//!
+//! Parameters (list): `query` (`query.name`/`query.names` are aliases;
+//! upstream redirects them), `filter`, `page` (1–500, 20 items per page),
+//! `all_status` (no value, `true` or `false`), `query.advanced` and
+//! `affiliation` (validated, then 501: not implemented in this build),
+//! `format=json`. A repeated parameter: the last value counts (upstream).
+//!
+//! Errors are `{"errors": [...]}` with upstream's wording, but with HTTP 400
+//! (upstream answers validation errors with 200 and syntax errors with an
+//! HTML 500 page) and 404 for unknown ids and routes.
+
+use serde::Serialize;
+
+use crate::id::{IdError, RecordId, percent_decode};
+use crate::model::Record;
+use crate::search::facets::{self, Meta};
+use crate::search::{Engine, Filters, Hits, Version};
+use crate::v1::RecordV1;
+
+/// Items per page.
+pub const PAGE_SIZE: usize = 20;
+/// Deepest page.
+pub const MAX_PAGE: usize = 500;
+
+/// An HTTP answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status code.
+    pub status: u16,
+    /// The JSON body.
+    pub json: String,
+}
+
+impl Response {
+    fn errors(status: u16, errors: &[String]) -> Response {
+        Response {
+            status,
+            json: serde_json::json!({ "errors": errors }).to_string(),
+        }
+    }
+
+    fn error(status: u16, message: impl Into<String>) -> Response {
+        Response::errors(status, &[message.into()])
+    }
+
+    fn ok<T: Serialize>(value: &T) -> Response {
+        match serde_json::to_string(value) {
+            Ok(json) => Response { status: 200, json },
+            Err(e) => Response::error(500, format!("cannot serialise the response: {e}")),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Envelope<T> {
+    items: Vec<T>,
+    meta: Meta,
+    number_of_results: usize,
+    time_taken: u64,
+}
+
+/// Decodes `application/x-www-form-urlencoded` text (`+` = space).
+pub fn form_decode(s: &str) -> String {
+    if !s.contains(['%', '+']) {
+        return s.to_string();
+    }
+    percent_decode(&s.replace('+', " "))
+}
+
+/// Splits a query string into decoded `(key, value)` pairs, in order;
+/// `None` for a key without `=`.
+pub fn parse_query_string(qs: &str) -> Vec<(String, Option<String>)> {
+    qs.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (form_decode(k), Some(form_decode(v))),
+            None => (form_decode(p), None),
+        })
+        .collect()
+}
+
+const ALLOWED: [&str; 9] = [
+    "query",
+    "page",
+    "filter",
+    "query.advanced",
+    "all_status",
+    "affiliation",
+    "format",
+    "query.name",
+    "query.names",
+];
+
+/// The last value of each parameter (upstream keeps only the last one).
+struct Params(Vec<(String, Option<String>)>);
+
+impl Params {
+    fn get(&self, key: &str) -> Option<Option<&str>> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_deref())
+    }
+    fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+    fn value(&self, key: &str) -> Option<&str> {
+        self.get(key).map(|v| v.unwrap_or(""))
+    }
+}
+
+/// Parses `page` like upstream (surrounding whitespace and a leading `+`
+/// allowed) and checks the range.
+fn parse_page(raw: &str) -> Result<usize, String> {
+    let t = raw.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let well_formed = !body.is_empty()
+        && body.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+        && !body.starts_with('_')
+        && !body.ends_with('_')
+        && !body.contains("__");
+    if !well_formed {
+        return Err(format!("page '{raw}' is not an integer"));
+    }
+    let clean: String = body.chars().filter(|c| *c != '_').collect();
+    let magnitude = match clean.trim_start_matches('0') {
+        "" => "0",
+        m => m,
+    };
+    if !neg
+        && let Ok(p) = magnitude.parse::<usize>()
+        && (1..=MAX_PAGE).contains(&p)
+    {
+        return Ok(p);
+    }
+    let shown = if neg && magnitude != "0" {
+        format!("-{magnitude}")
+    } else {
+        magnitude.to_string()
+    };
+    Err(format!("page '{shown}' outside of range 1-{MAX_PAGE}"))
+}
+
+impl Engine {
+    /// Answers one GET request: `path_and_query` is the request target
+    /// (`/v2/organizations?query=x`), as sent (percent-encoded).
+    pub fn handle(&self, path_and_query: &str) -> Response {
+        let started = self.now_ms();
+        let target = path_and_query.split('#').next().unwrap_or("");
+        let (path, qs) = target.split_once('?').unwrap_or((target, ""));
+        let trimmed = path.trim_start_matches('/');
+        let (version, rest) = match trimmed.split_once('/') {
+            Some(("v1", r)) => (Some(Version::V1), r),
+            Some(("v2", r)) => (Some(Version::V2), r),
+            None if trimmed == "v1" => (Some(Version::V1), ""),
+            None if trimmed == "v2" => (Some(Version::V2), ""),
+            _ => (None, trimmed),
+        };
+        let explicit = version.is_some();
+        let version = version.unwrap_or(Version::V2);
+        if rest.is_empty() {
+            return Response::ok(&serde_json::json!({
+                "organizations": {
+                    "v1": "/v1/organizations",
+                    "v2": "/v2/organizations",
+                    "unversioned": "/organizations (v2)",
+                },
+                "record": "/v2/organizations/<id>",
+            }));
+        }
+        if rest == "heartbeat" {
+            return Response::ok(&serde_json::json!({ "status": "OK" }));
+        }
+        match rest.split_once('/') {
+            None | Some(("organizations", "")) if rest.trim_end_matches('/') == "organizations" => {
+                self.list_route(version, qs, started)
+            }
+            Some(("organizations", id)) => self.retrieve(version, id),
+            _ => {
+                let first = rest.split('/').next().unwrap_or("");
+                let msg = if !explicit
+                    && first.len() > 1
+                    && first.starts_with('v')
+                    && first[1..].bytes().all(|b| b.is_ascii_digit())
+                {
+                    format!("unknown API version '{first}'; use v1 or v2")
+                } else {
+                    format!(
+                        "no such route '{}'; the API serves /v1/organizations and /v2/organizations",
+                        percent_decode(path)
+                    )
+                };
+                Response::error(404, msg)
+            }
+        }
+    }
+
+    fn retrieve(&self, version: Version, raw_id: &str) -> Response {
+        let decoded = percent_decode(raw_id);
+        let id = match RecordId::parse(&decoded) {
+            Ok(id) => id,
+            Err(IdError::Malformed { .. }) => {
+                return Response::error(404, format!("'{decoded}' is not a valid registry ID"));
+            }
+            Err(e @ IdError::BadChecksum { .. }) => return Response::error(404, e.to_string()),
+        };
+        let Some(i) = self.registry().index_of(id) else {
+            return Response::error(404, format!("registry ID '{}' does not exist", id.url()));
+        };
+        match self.registry().record(i) {
+            Ok(rec) => match version {
+                Version::V2 => Response::ok(&rec),
+                Version::V1 => Response::ok(&RecordV1::from_v2(&rec)),
+            },
+            Err(e) => Response::error(503, format!("full records are not loaded: {e}")),
+        }
+    }
+
+    fn list_route(&self, version: Version, qs: &str, started: f64) -> Response {
+        let params = Params(parse_query_string(qs));
+        let mut errors: Vec<String> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (k, _) in &params.0 {
+            if !ALLOWED.contains(&k.as_str()) && !seen.contains(&k.as_str()) {
+                errors.push(format!("query parameter '{k}' is illegal"));
+                seen.push(k);
+            }
+        }
+        let query = params
+            .value("query")
+            .or(params.value("query.names"))
+            .or(params.value("query.name"));
+        if errors.is_empty() {
+            if let Some(v) = params.value("all_status")
+                && !["", "true", "false"].contains(&v.to_lowercase().as_str())
+            {
+                errors.push(
+                    "allowed values for all_status parameter are empty (no value), true or false"
+                        .to_string(),
+                );
+            }
+            if query.is_some() && params.has("query.advanced") {
+                errors.push("query and query.advanced parameters cannot be combined. please use either query OR query.advanced".to_string());
+            }
+            if let Some(f) = params.value("format")
+                && !f.eq_ignore_ascii_case("json")
+            {
+                errors.push(format!(
+                    "format '{f}' is not supported; the only format is json"
+                ));
+            }
+        }
+        let mut filters = Filters {
+            first_location_only: version == Version::V1,
+            ..Filters::default()
+        };
+        if let Some(f) = params.value("filter") {
+            match self.parse_filters(f, version) {
+                Ok(parsed) => filters = parsed,
+                Err(e) => errors.extend(e),
+            }
+        }
+        filters.all_status = params
+            .value("all_status")
+            .is_some_and(|v| v.is_empty() || v.eq_ignore_ascii_case("true"));
+        let mut page = 1;
+        if let Some(p) = params.value("page") {
+            match parse_page(p) {
+                Ok(p) => page = p,
+                Err(e) => errors.push(e),
+            }
+        }
+        if let Some(q) = query {
+            let n = q.chars().count();
+            if n > crate::search::MAX_QUERY_CHARS {
+                errors.push(format!(
+                    "query is too long ({n} characters); the maximum is {}",
+                    crate::search::MAX_QUERY_CHARS
+                ));
+            }
+        }
+        if !errors.is_empty() {
+            return Response::errors(400, &errors);
+        }
+        if params.has("affiliation") {
+            return Response::error(501, "affiliation matching is not implemented in this build");
+        }
+        if params.has("query.advanced") {
+            return Response::error(
+                501,
+                "query.advanced is not implemented in this build; use query and filter",
+            );
+        }
+        let hits = match query {
+            None => self.list(&filters),
+            Some(q) if q.trim().is_empty() => Hits::default(),
+            Some(q) => match self.search(q, &filters) {
+                Ok(h) => h,
+                Err(e) => return Response::error(400, e),
+            },
+        };
+        let meta = facets::compute(self.index(), &hits.records, version);
+        let from = ((page - 1) * crate::router::PAGE_SIZE).min(hits.records.len());
+        let to = (from + PAGE_SIZE).min(hits.records.len());
+        let mut records: Vec<Record> = Vec::with_capacity(to - from);
+        for &r in &hits.records[from..to] {
+            match self.registry().record(r as usize) {
+                Ok(rec) => records.push(rec),
+                Err(e) => return Response::error(503, format!("full records are not loaded: {e}")),
+            }
+        }
+        let time_taken = (self.now_ms() - started).max(0.0).round() as u64;
+        let number_of_results = hits.records.len();
+        match version {
+            Version::V2 => Response::ok(&Envelope {
+                items: records,
+                meta,
+                number_of_results,
+                time_taken,
+            }),
+            Version::V1 => Response::ok(&Envelope {
+                items: records.iter().map(RecordV1::from_v2).collect(),
+                meta,
+                number_of_results,
+                time_taken,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_parse_like_upstream() {
+        assert_eq!(parse_page("5"), Ok(5));
+        assert_eq!(parse_page(" +7 "), Ok(7));
+        assert_eq!(parse_page("5_0"), Ok(50));
+        assert_eq!(
+            parse_page("0"),
+            Err("page '0' outside of range 1-500".into())
+        );
+        assert_eq!(
+            parse_page("-5"),
+            Err("page '-5' outside of range 1-500".into())
+        );
+        assert_eq!(
+            parse_page("501"),
+            Err("page '501' outside of range 1-500".into())
+        );
+        assert_eq!(
+            parse_page("99999999999999999999999"),
+            Err("page '99999999999999999999999' outside of range 1-500".into())
+        );
+        for bad in ["", "third", "1.5", "1e2", "_5", "5__0"] {
+            assert_eq!(
+                parse_page(bad),
+                Err(format!("page '{bad}' is not an integer"))
+            );
+        }
+    }
+
+    #[test]
+    fn query_strings_decode() {
+        assert_eq!(
+            parse_query_string("query=a+b%20c&all_status&filter=x%3Ay"),
+            vec![
+                ("query".into(), Some("a b c".into())),
+                ("all_status".into(), None),
+                ("filter".into(), Some("x:y".into()))
+            ]
+        );
+    }
+}

@@ -1,0 +1,460 @@
+//! Search: the [`Engine`] (registry + index), E2 keyword search, filters,
+//! facets and the typeahead [`Engine::suggest`].
+//!
+//! # E2 ranking
+//!
+//! Each name of a record is scored on its own with BM25 (k1 = 1.2,
+//! b = 0.75; IDF over all names of all records; length = words in the name)
+//! summed over the query's words; a record's score is its best name's
+//! (upstream's nested `score_mode: max`). On top of that:
+//!
+//! * a name whose normalised text equals the query's (case, accents,
+//!   punctuation and `&`/`and` ignored) gets +1000 (display name or label),
+//!   +900 (alias) or +800 (acronym), so a full-name query ranks its record
+//!   first;
+//! * an external id equal to the query (or to one of its whitespace-separated
+//!   pieces), exactly as stored, scores 2000.
+//!
+//! Results are ordered by score, then by record id: a total order, so pages
+//! never overlap or skip. A query that is a record id (any form) returns
+//! that record whatever its status (filters still apply); an identifier URL
+//! with wrong check digits is a 400 that says so.
+
+pub mod facets;
+pub mod filters;
+pub mod query;
+pub mod suggest;
+
+use crate::id::{IdError, RecordId};
+use crate::index::{Index, name_flags};
+use crate::registry::Registry;
+use crate::text::{self, TokenKind};
+
+pub use facets::{FacetEntry, Meta};
+pub use filters::{Filters, Version};
+pub use query::{Clause, ClauseKind, Occur, ParsedQuery};
+pub use suggest::{MatchedName, Suggestion};
+
+/// Score of an external-id match.
+pub const EXTERNAL_ID_SCORE: f32 = 2000.0;
+/// Boost of an exact display-name or label match.
+pub const EXACT_NAME_BOOST: f32 = 1000.0;
+/// Longest accepted `query`, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+/// Most terms and phrases a query may have.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+/// A registry with its search index: what every front end searches.
+pub struct Engine {
+    registry: Registry,
+    index: Index,
+    clock: fn() -> f64,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("records", &self.registry.len())
+            .field("terms", &self.index.term_count())
+            .finish()
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn default_clock() -> f64 {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(target_arch = "wasm32")]
+fn default_clock() -> f64 {
+    0.0
+}
+
+/// Ranked E2 matches, before paging.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hits {
+    /// Matching records, best first (score, then id).
+    pub records: Vec<u32>,
+    /// Their scores (same order; 0 for listings).
+    pub scores: Vec<f32>,
+}
+
+impl Engine {
+    /// Builds the index of `registry` (tens of milliseconds for 36k records).
+    pub fn new(registry: Registry) -> Engine {
+        let index = Index::build(&registry);
+        Engine {
+            registry,
+            index,
+            clock: default_clock,
+        }
+    }
+
+    /// Sets the millisecond clock used for `time_taken` (the default is
+    /// `std::time::Instant` natively and a constant 0 on wasm, where the
+    /// host should pass e.g. `performance.now`).
+    pub fn set_clock(&mut self, clock: fn() -> f64) {
+        self.clock = clock;
+    }
+
+    pub(crate) fn now_ms(&self) -> f64 {
+        (self.clock)()
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The index.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Parses a `filter` value against this engine's data.
+    pub fn parse_filters(&self, raw: &str, version: Version) -> Result<Filters, Vec<String>> {
+        Filters::parse(raw, version, &self.index)
+    }
+
+    /// Every record passing `filters`, in id order (listing without query).
+    pub fn list(&self, filters: &Filters) -> Hits {
+        let records: Vec<u32> = (0..self.index.records() as u32)
+            .filter(|&r| filters.matches(&self.index, r, false))
+            .collect();
+        let scores = vec![0.0; records.len()];
+        Hits { records, scores }
+    }
+
+    /// E2: runs `query` (raw text, URL-decoded) under `filters`. `Err` is a
+    /// 400 message (syntax, length).
+    pub fn search(&self, query: &str, filters: &Filters) -> Result<Hits, String> {
+        let n_chars = query.chars().count();
+        if n_chars > MAX_QUERY_CHARS {
+            return Err(format!(
+                "query is too long ({n_chars} characters); the maximum is {MAX_QUERY_CHARS}"
+            ));
+        }
+        let parsed_id = RecordId::parse(query);
+        if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
+            && query.contains(crate::id::ID_HOST)
+        {
+            // Clearly meant as an identifier (it names the host): say why
+            // it is not one rather than searching for its text.
+            return Err(e.to_string());
+        }
+        if let Ok(id) = parsed_id {
+            let records: Vec<u32> = self
+                .registry
+                .index_of(id)
+                .map(|i| i as u32)
+                .filter(|&r| filters.matches(&self.index, r, true))
+                .into_iter()
+                .collect();
+            let scores = vec![EXTERNAL_ID_SCORE; records.len()];
+            return Ok(Hits { records, scores });
+        }
+        let parsed = query::parse(query)?;
+        let mut scored = self.score(query, &parsed)?;
+        scored.retain(|&(_, r)| filters.matches(&self.index, r, false));
+        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        Ok(Hits {
+            records: scored.iter().map(|s| s.1).collect(),
+            scores: scored.iter().map(|s| s.0).collect(),
+        })
+    }
+
+    fn bm25_norm(&self, e: u32) -> f32 {
+        let len = self.index.entry_terms(e).len().max(1) as f32;
+        (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / self.index.avg_len()))
+    }
+
+    fn idf(&self, df: usize) -> f32 {
+        let n = self.index.entries() as f32;
+        let df = (df as f32).min(n);
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// Term ids a query token stands for.
+    fn token_terms(&self, token: &str, prefix: bool, fuzzy: bool) -> Vec<std::ops::Range<u32>> {
+        if prefix {
+            return vec![self.index.prefix_range(token)];
+        }
+        let mut out: Vec<std::ops::Range<u32>> = self
+            .index
+            .term_id(token)
+            .map(|t| t..t + 1)
+            .into_iter()
+            .collect();
+        if fuzzy {
+            let len = token.chars().count();
+            let max = if len <= 2 {
+                0
+            } else if len <= 5 {
+                1
+            } else {
+                2
+            };
+            if max > 0 {
+                let q: Vec<char> = token.chars().collect();
+                for t in 0..self.index.term_count() as u32 {
+                    if out.len() >= 50 {
+                        break;
+                    }
+                    let term = self.index.term(t);
+                    let tl = term.chars().count();
+                    if tl.abs_diff(len) > max || term == token {
+                        continue;
+                    }
+                    if within_distance(&q, term, max) {
+                        out.push(t..t + 1);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Scores every record the parsed query matches (unfiltered).
+    fn score(&self, raw: &str, q: &ParsedQuery) -> Result<Vec<(f32, u32)>, String> {
+        let ix = &self.index;
+        let n_entries = ix.entries();
+        let n_records = ix.records();
+        let mut entry_score = vec![0f32; n_entries];
+        let mut stamp = vec![u32::MAX; n_entries];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut must_bits: Vec<u64> = Vec::new();
+        let mut must_count = 0u32;
+        let mut excluded: Vec<bool> = Vec::new();
+        let mut ext_hits: Vec<u32> = Vec::new();
+        let mut stamp_no = 0u32;
+        // Query phrase sequence for the exact-name boost.
+        let mut exact_seq: Vec<String> = Vec::new();
+        let mut n_terms = 0usize;
+
+        let ensure_must = |must_bits: &mut Vec<u64>| {
+            if must_bits.is_empty() {
+                must_bits.resize(n_records, 0);
+            }
+        };
+
+        for clause in &q.clauses {
+            let (text, is_phrase, prefix, fuzzy, sloppy) = match &clause.kind {
+                ClauseKind::Term {
+                    text,
+                    prefix,
+                    fuzzy,
+                } => (text.as_str(), false, *prefix, *fuzzy, false),
+                ClauseKind::Phrase { text, sloppy } => (text.as_str(), true, false, false, *sloppy),
+            };
+            // External ids, exactly as stored.
+            let ext = ix.external(&self.registry).exact(text.trim());
+            let toks = text::tokens(text);
+            n_terms += 1;
+            if n_terms > MAX_QUERY_TERMS {
+                return Err(format!(
+                    "query has too many terms (more than {MAX_QUERY_TERMS}); quote a long name as a phrase"
+                ));
+            }
+            if clause.occur != Occur::MustNot && !prefix && !fuzzy {
+                exact_seq.extend(
+                    toks.iter()
+                        .filter(|t| t.kind != TokenKind::Bigram && t.text != "and")
+                        .map(|t| t.text.clone()),
+                );
+            }
+            // Units that must match: one per token for terms (and for sloppy
+            // phrases), one for a whole exact phrase.
+            let mut units: Vec<Vec<u32>> = Vec::new(); // matched entries per unit
+            let mut unit_scores: Vec<(Vec<u32>, f32)> = Vec::new();
+            if is_phrase && !sloppy {
+                let seq: Vec<&str> = toks
+                    .iter()
+                    .filter(|t| t.kind != TokenKind::Bigram)
+                    .map(|t| t.text.as_str())
+                    .collect();
+                let ids: Option<Vec<u32>> = seq.iter().map(|t| ix.term_id(t)).collect();
+                let mut matched = Vec::new();
+                if let Some(ids) = ids.filter(|v| !v.is_empty()) {
+                    let rarest = *ids
+                        .iter()
+                        .min_by_key(|&&t| ix.postings(t).len())
+                        .unwrap_or(&ids[0]);
+                    let idf_sum: f32 = ids.iter().map(|&t| self.idf(ix.postings(t).len())).sum();
+                    for &e in ix.postings(rarest) {
+                        if contains_seq(ix.entry_terms(e), &ids) {
+                            matched.push(e);
+                        }
+                    }
+                    unit_scores.push((matched.clone(), idf_sum));
+                }
+                units.push(matched);
+            } else {
+                let last = toks.len().saturating_sub(1);
+                for (k, t) in toks.iter().enumerate() {
+                    let ranges = self.token_terms(&t.text, prefix && k == last, fuzzy);
+                    let df: usize = ranges.iter().map(|r| ix.range_postings(r)).sum();
+                    let idf = self.idf(df);
+                    let mut matched = Vec::new();
+                    stamp_no += 1;
+                    for r in ranges {
+                        for term in r {
+                            for &e in ix.postings(term) {
+                                if stamp[e as usize] != stamp_no {
+                                    stamp[e as usize] = stamp_no;
+                                    matched.push(e);
+                                }
+                            }
+                        }
+                    }
+                    unit_scores.push((matched.clone(), idf));
+                    units.push(matched);
+                }
+                if toks.is_empty() {
+                    units.push(Vec::new());
+                }
+            }
+            match clause.occur {
+                Occur::MustNot => {
+                    if excluded.is_empty() {
+                        excluded.resize(n_records, false);
+                    }
+                    for unit in &units {
+                        for &e in unit {
+                            excluded[ix.entry_record(e) as usize] = true;
+                        }
+                    }
+                    for &r in &ext {
+                        excluded[r as usize] = true;
+                    }
+                }
+                occur => {
+                    for (matched, idf) in &unit_scores {
+                        for &e in matched {
+                            if entry_score[e as usize] == 0.0 {
+                                touched.push(e);
+                            }
+                            entry_score[e as usize] += idf * self.bm25_norm(e) + 1e-6;
+                        }
+                    }
+                    ext_hits.extend_from_slice(&ext);
+                    if occur == Occur::Must {
+                        ensure_must(&mut must_bits);
+                        // An external-id hit satisfies the whole clause.
+                        let unit_count = if ext.is_empty() { units.len() } else { 1 };
+                        for (k, unit) in units.iter().enumerate().take(unit_count) {
+                            let bit = must_count + k as u32;
+                            if bit >= 64 {
+                                return Err(
+                                    "query has too many required words (more than 64)".to_string()
+                                );
+                            }
+                            for &e in unit {
+                                must_bits[ix.entry_record(e) as usize] |= 1 << bit;
+                            }
+                            if k == 0 {
+                                for &r in &ext {
+                                    for b in 0..units.len() as u32 {
+                                        if must_count + b < 64 {
+                                            must_bits[r as usize] |= 1 << (must_count + b);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        must_count += units.len() as u32;
+                    }
+                }
+            }
+        }
+        // The whole raw query as an external id (an unquoted ISNI with spaces).
+        ext_hits.extend(ix.external(&self.registry).exact(raw.trim()));
+
+        // Exact-name boost.
+        let exact_ids: Option<Vec<u32>> = if exact_seq.is_empty() {
+            None
+        } else {
+            exact_seq.iter().map(|t| ix.term_id(t)).collect()
+        };
+        let and_id = ix.term_id("and");
+        let mut rec_score = vec![0f32; n_records];
+        let mut rec_touched: Vec<u32> = Vec::new();
+        for &e in &touched {
+            let mut s = entry_score[e as usize];
+            if let Some(ids) = &exact_ids {
+                let terms = ix.entry_terms(e);
+                if terms.len() >= ids.len()
+                    && terms.len() <= ids.len() + 4
+                    && terms.iter().filter(|&&t| Some(t) != and_id).eq(ids.iter())
+                {
+                    let f = ix.entry_flags(e);
+                    s += if f & (name_flags::DISPLAY | name_flags::LABEL) != 0 {
+                        EXACT_NAME_BOOST
+                    } else if f & name_flags::ALIAS != 0 {
+                        EXACT_NAME_BOOST - 100.0
+                    } else {
+                        EXACT_NAME_BOOST - 200.0
+                    };
+                }
+            }
+            let r = ix.entry_record(e) as usize;
+            if rec_score[r] == 0.0 {
+                rec_touched.push(r as u32);
+            }
+            if s > rec_score[r] {
+                rec_score[r] = s;
+            }
+        }
+        for &r in &ext_hits {
+            if rec_score[r as usize] == 0.0 {
+                rec_touched.push(r);
+            }
+            rec_score[r as usize] = rec_score[r as usize].max(EXTERNAL_ID_SCORE);
+        }
+        let full_mask: u64 = if must_count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << must_count) - 1
+        };
+        let out = rec_touched
+            .into_iter()
+            .filter(|&r| {
+                (must_count == 0 || must_bits[r as usize] & full_mask == full_mask)
+                    && (excluded.is_empty() || !excluded[r as usize])
+            })
+            .map(|r| (rec_score[r as usize], r))
+            .collect();
+        Ok(out)
+    }
+}
+
+/// True when `hay` contains `needle` contiguously.
+fn contains_seq(hay: &[u32], needle: &[u32]) -> bool {
+    needle.len() <= hay.len() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Levenshtein distance between `a` and `b` is at most `max`.
+fn within_distance(a: &[char], b: &str, max: usize) -> bool {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > max {
+            return false;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()] <= max
+}

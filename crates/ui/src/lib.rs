@@ -1,0 +1,164 @@
+//! The registry's browser UI (Leptos, client-side rendering).
+//!
+//! * [`search_page::App`]: search page with typeahead, results, live facets,
+//!   advanced query and record pages; all state lives in the URL
+//!   ([`url_state`]), so links are shareable and back/forward work, also
+//!   when the site is served under a sub-path.
+//! * [`widget`]: the `<registry-picker>` form widget's mount function (the
+//!   custom element itself is defined by `web/registry-picker.js`).
+//! * [`combobox::Combobox`]: the WAI-ARIA 1.2 combobox both use.
+//!
+//! The registry runs in a Web Worker behind `registry.js`
+//! ([`registry_client`]); record text is only ever rendered as text nodes.
+#![deny(missing_docs)]
+
+pub mod combobox;
+pub mod facets;
+pub mod record_view;
+pub mod registry_client;
+pub mod search_page;
+pub mod url_state;
+pub mod widget;
+
+use leptos::prelude::*;
+use serde::Deserialize;
+
+pub use registry_client::{Hit, Summary};
+
+/// Every user-visible string of the combobox and widget; any can be
+/// overridden (the widget takes a JSON object of camelCase keys).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Strings {
+    /// Shown when nothing matches.
+    pub no_results: String,
+    /// Live-region message; `{n}` is the number of suggestions.
+    pub results: String,
+    /// Live-region message for one suggestion.
+    pub one_result: String,
+    /// Label of the successor option.
+    pub use_successor: String,
+    /// Status names.
+    pub active: String,
+    /// Status names.
+    pub inactive: String,
+    /// Status names.
+    pub withdrawn: String,
+    /// Announced after a pick; `{name}` is the picked name.
+    pub selected: String,
+    /// Note under the widget when the text is free text.
+    pub free_text: String,
+    /// Note under the widget when a record is picked.
+    pub picked: String,
+    /// Clear button label.
+    pub clear: String,
+    /// "Also known as" prefix for a matched alias/label.
+    pub matched_name: String,
+    /// Prefix for a matched acronym.
+    pub matched_acronym: String,
+    /// Shown while the registry loads.
+    pub loading: String,
+    /// Shown when the registry cannot be loaded.
+    pub load_error: String,
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings {
+            no_results: "No matching organization".into(),
+            results: "{n} organizations available, use up and down arrows to choose".into(),
+            one_result: "1 organization available, use up and down arrows to choose".into(),
+            use_successor: "Use its successor:".into(),
+            active: "Active".into(),
+            inactive: "Inactive".into(),
+            withdrawn: "Withdrawn".into(),
+            selected: "{name} selected".into(),
+            free_text: "Not picked from the registry: the text will be sent as typed (free text).".into(),
+            picked: "Picked from the registry.".into(),
+            clear: "Clear".into(),
+            matched_name: "Also known as".into(),
+            matched_acronym: "Acronym".into(),
+            loading: "Loading the registry…".into(),
+            load_error: "The registry could not be loaded".into(),
+        }
+    }
+}
+
+impl Strings {
+    /// The label of a status value.
+    pub fn status(&self, status: &str) -> String {
+        match status {
+            "active" => self.active.clone(),
+            "inactive" => self.inactive.clone(),
+            "withdrawn" => self.withdrawn.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// What a pick hands to the page or form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pick {
+    /// Identifier URL.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Country code.
+    pub country: Option<String>,
+    /// Country name.
+    pub country_name: Option<String>,
+    /// Status.
+    pub status: String,
+}
+
+impl From<&Summary> for Pick {
+    fn from(s: &Summary) -> Pick {
+        Pick {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            country: s.country_code.clone(),
+            country_name: s.country_name.clone(),
+            status: s.status.clone(),
+        }
+    }
+}
+
+/// `text` with the byte `ranges` wrapped in `<mark>`, as text nodes only.
+pub fn highlight(text: &str, ranges: &[(usize, usize)]) -> AnyView {
+    let mut parts: Vec<AnyView> = Vec::new();
+    let mut pos = 0;
+    for &(a, b) in ranges {
+        if a < pos || a >= b || b > text.len() || !text.is_char_boundary(a) || !text.is_char_boundary(b) {
+            continue;
+        }
+        if a > pos {
+            parts.push(text[pos..a].to_string().into_any());
+        }
+        parts.push(view! { <mark>{text[a..b].to_string()}</mark> }.into_any());
+        pos = b;
+    }
+    if pos < text.len() {
+        parts.push(text[pos..].to_string().into_any());
+    }
+    parts.into_any()
+}
+
+/// "education" → "Education".
+pub fn title_case(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// "City, Country" from the parts that exist.
+pub fn place(city: Option<&str>, country: Option<&str>) -> String {
+    [city, country].into_iter().flatten().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ")
+}
+
+/// Mounts the search app into `#app` when the page has one (the widget
+/// script loads the same wasm without it).
+pub fn start() {
+    let Some(el) = document().get_element_by_id("app") else { return };
+    el.set_inner_html("");
+    let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
+    leptos::mount::mount_to(el, search_page::App).forget();
+}

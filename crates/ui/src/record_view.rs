@@ -1,0 +1,311 @@
+//! The record page: every field of the v2 record, readable by a person.
+//! Record text is only rendered as text; links from the data become `<a>`
+//! only when they are http(s) URLs.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+
+use crate::registry_client::{self, bare_id};
+use crate::url_state::State;
+use crate::{place, title_case};
+
+fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
+    v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn arr<'a>(v: &'a Value, k: &str) -> &'a [Value] {
+    v.get(k).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn has_type(name: &Value, t: &str) -> bool {
+    arr(name, "types").iter().any(|x| x.as_str() == Some(t))
+}
+
+fn is_display(name: &Value) -> bool {
+    has_type(name, "ror_display") || has_type(name, "registry_display")
+}
+
+/// The display name of a v2 record.
+pub fn display_name(r: &Value) -> String {
+    let names = arr(r, "names");
+    names.iter().find(|n| is_display(n)).or_else(|| names.first()).and_then(|n| s(n, "value")).unwrap_or("(no name)").to_string()
+}
+
+/// The place details of a location (`geonames_details` or `geo_details`).
+pub fn geo(loc: &Value) -> &Value {
+    loc.get("geonames_details").or_else(|| loc.get("geo_details")).unwrap_or(&Value::Null)
+}
+
+/// "City, Country" of the first location.
+pub fn first_place(r: &Value) -> String {
+    arr(r, "locations").first().map(|l| place(s(geo(l), "name"), s(geo(l), "country_name"))).unwrap_or_default()
+}
+
+/// Acronyms of a record.
+pub fn acronyms(r: &Value) -> Vec<String> {
+    arr(r, "names").iter().filter(|n| has_type(n, "acronym")).filter_map(|n| s(n, "value")).map(String::from).collect()
+}
+
+/// Types as a readable list.
+pub fn types(r: &Value) -> String {
+    arr(r, "types").iter().filter_map(Value::as_str).map(title_case).collect::<Vec<_>>().join(", ")
+}
+
+/// Relationships of one type: (id, label).
+pub fn relations(r: &Value, kind: &str) -> Vec<(String, String)> {
+    arr(r, "relationships")
+        .iter()
+        .filter(|x| s(x, "type").is_some_and(|t| t.eq_ignore_ascii_case(kind)))
+        .map(|x| (s(x, "id").unwrap_or_default().to_string(), s(x, "label").unwrap_or_default().to_string()))
+        .collect()
+}
+
+/// An `<a>` to a URL from the data, or plain text when it is not http(s).
+pub fn ext_link(url: &str, text: &str) -> AnyView {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") || lower.starts_with("http://") {
+        view! { <a href=url.to_string() rel="noopener noreferrer" target="_blank">{text.to_string()}</a> }.into_any()
+    } else {
+        text.to_string().into_any()
+    }
+}
+
+/// A link to another record of this site.
+pub fn record_link(id: &str, label: &str, go: Callback<State>) -> AnyView {
+    let state = State::record(id);
+    let href = state.href();
+    let text = if label.is_empty() { id.to_string() } else { label.to_string() };
+    view! {
+        <a href=href on:click=move |ev: web_sys::MouseEvent| {
+            if ev.ctrl_key() || ev.meta_key() || ev.shift_key() || ev.button() != 0 { return; }
+            ev.prevent_default();
+            go.run(state.clone());
+        }>{text}</a>
+    }
+    .into_any()
+}
+
+fn external_url(kind: &str, value: &str) -> Option<String> {
+    let v = value.trim();
+    Some(match kind.to_ascii_lowercase().as_str() {
+        "isni" => format!("https://isni.org/isni/{}", v.replace(' ', "")),
+        "wikidata" | "open_kb" => format!("https://www.wikidata.org/wiki/{v}"),
+        "fundref" | "funder_registry" => format!("https://doi.org/10.13039/{v}"),
+        "grid" => format!("https://www.grid.ac/institutes/{v}"),
+        _ => return None,
+    })
+}
+
+fn name_type_title(t: &str) -> &'static str {
+    match t {
+        "ror_display" | "registry_display" => "Display name",
+        "label" => "Labels (names in other languages)",
+        "alias" => "Aliases",
+        "acronym" => "Acronyms",
+        _ => "Other names",
+    }
+}
+
+fn copy_text(text: &str) {
+    // navigator.clipboard.writeText, without extra web-sys features.
+    let nav = window().navigator();
+    if let Ok(cb) = js_sys::Reflect::get(&nav, &"clipboard".into())
+        && let Ok(f) = js_sys::Reflect::get(&cb, &"writeText".into())
+    {
+        let f: js_sys::Function = wasm_bindgen::JsCast::unchecked_into(f);
+        let _ = f.call1(&cb, &text.into());
+    }
+}
+
+/// The record page for `id`.
+#[component]
+pub fn RecordView(
+    /// Bare or full id.
+    id: String,
+    /// Navigates to another page state.
+    go: Callback<State>,
+) -> impl IntoView {
+    let record = RwSignal::new(None::<Result<Value, String>>);
+    let raw = RwSignal::new(None::<(u8, String)>);
+    let copied = RwSignal::new(false);
+    let path = format!("/v2/organizations/{}", crate::url_state::encode(&id));
+    spawn_local(async move {
+        let r = match registry_client::request(&path).await {
+            Ok((200, body)) => serde_json::from_str::<Value>(&body).map_err(|e| e.to_string()),
+            Ok((_, body)) => Err(serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v.get("errors").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; ")))
+                .unwrap_or_else(|| "This record could not be loaded.".into())),
+            Err(e) => Err(format!("{e:?}")),
+        };
+        if let Ok(v) = &r {
+            document().set_title(&format!("{} – Organization registry", display_name(v)));
+        }
+        record.set(Some(r));
+        request_animation_frame(|| {
+            if let Some(h) = document().get_element_by_id("record-title") {
+                let h: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(h);
+                let _ = h.focus();
+            }
+        });
+    });
+    let show_raw = move |version: u8, id: String| {
+        if raw.with_untracked(|r| r.as_ref().is_some_and(|(v, _)| *v == version)) {
+            raw.set(None);
+            return;
+        }
+        spawn_local(async move {
+            let path = format!("/v{version}/organizations/{}", bare_id(&id));
+            if let Ok((_, body)) = registry_client::request(&path).await {
+                let pretty = serde_json::from_str::<Value>(&body).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or(body);
+                raw.set(Some((version, pretty)));
+            }
+        });
+    };
+
+    move || match record.get() {
+        None => view! { <p class="loading" role="status">"Loading the record…"</p> }.into_any(),
+        Some(Err(e)) => view! {
+            <section class="record">
+                <h1 id="record-title" tabindex="-1">"Record not found"</h1>
+                <p class="error" role="alert">{e}</p>
+            </section>
+        }
+        .into_any(),
+        Some(Ok(r)) => {
+            let id = s(&r, "id").unwrap_or_default().to_string();
+            let status = s(&r, "status").unwrap_or("active").to_string();
+            let name = display_name(&r);
+            let successors = relations(&r, "successor");
+            let tombstone = (status != "active").then(|| {
+                let links = successors.iter().map(|(i, l)| view! { <li>{record_link(i, l, go)}</li> }).collect_view();
+                let has = !successors.is_empty();
+                view! {
+                    <div class="callout" data-status=status.clone()>
+                        <p><strong>{format!("This organization is {status}.")}</strong>
+                        {if has { " It has been succeeded by:" } else { " No successor is recorded." }}</p>
+                        <ul class="successors">{links}</ul>
+                    </div>
+                }
+            });
+
+            // Names grouped by type, then language.
+            let names = arr(&r, "names");
+            let groups = ["ror_display", "label", "alias", "acronym"].into_iter().filter_map(|t| {
+                let mut ns: Vec<(String, String)> = names
+                    .iter()
+                    .filter(|n| if t == "ror_display" { is_display(n) } else { has_type(n, t) })
+                    .map(|n| (s(n, "lang").unwrap_or("").to_string(), s(n, "value").unwrap_or_default().to_string()))
+                    .collect();
+                if ns.is_empty() {
+                    return None;
+                }
+                ns.sort();
+                let items = ns.into_iter().map(|(lang, value)| {
+                    let lang_attr = (!lang.is_empty()).then(|| lang.clone());
+                    let tag = if lang.is_empty() { "no language".to_string() } else { lang.clone() };
+                    view! { <li><span lang=lang_attr class="name-value">{value}</span>" "<span class="lang">{format!("({tag})")}</span></li> }
+                }).collect_view();
+                Some(view! { <div class="names-group" data-name-type=t><h3>{name_type_title(t)}</h3><ul>{items}</ul></div> })
+            }).collect_view();
+
+            let locations = arr(&r, "locations").iter().map(|l| {
+                let g = geo(l);
+                let geo_id = l.get("geonames_id").or_else(|| l.get("geo_id")).and_then(Value::as_u64);
+                let city = s(g, "name").unwrap_or("").to_string();
+                let sub = match (s(g, "country_subdivision_name"), s(g, "country_subdivision_code")) {
+                    (Some(n), Some(c)) => format!("{n} ({c})"),
+                    (Some(n), None) => n.to_string(),
+                    _ => "—".to_string(),
+                };
+                let country = format!("{} ({})", s(g, "country_name").unwrap_or(""), s(g, "country_code").unwrap_or(""));
+                let continent = match (s(g, "continent_name"), s(g, "continent_code")) {
+                    (Some(n), Some(c)) => format!("{n} ({c})"),
+                    _ => "—".to_string(),
+                };
+                let coords = match (g.get("lat").and_then(Value::as_f64), g.get("lng").and_then(Value::as_f64)) {
+                    (Some(a), Some(b)) => format!("{a}, {b}"),
+                    _ => "—".into(),
+                };
+                let city_cell = match geo_id {
+                    Some(gid) => ext_link(&format!("https://www.geonames.org/{gid}"), &city),
+                    None => city.into_any(),
+                };
+                view! { <tr><td>{city_cell}</td><td>{sub}</td><td>{country}</td><td>{continent}</td><td>{coords}</td></tr> }
+            }).collect_view();
+
+            let ext = arr(&r, "external_ids").iter().map(|e| {
+                let kind = s(e, "type").unwrap_or("").to_string();
+                let preferred = s(e, "preferred").map(String::from);
+                let values = arr(e, "all").iter().filter_map(Value::as_str).map(|v| {
+                    let is_pref = preferred.as_deref() == Some(v);
+                    let shown = match external_url(&kind, v) { Some(u) => ext_link(&u, v), None => v.to_string().into_any() };
+                    view! { <li>{shown}{is_pref.then_some(" (preferred)")}</li> }
+                }).collect_view();
+                view! { <tr><th scope="row">{kind.to_uppercase()}</th><td><ul class="plain">{values}</ul></td></tr> }
+            }).collect_view();
+
+            let links = arr(&r, "links").iter().map(|l| {
+                let kind = title_case(s(l, "type").unwrap_or("link"));
+                let url = s(l, "value").unwrap_or("").to_string();
+                view! { <li>{kind}": "{ext_link(&url, &url)}</li> }
+            }).collect_view();
+            let domains = arr(&r, "domains").iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ");
+
+            let rels = ["successor", "predecessor", "parent", "child", "related"].into_iter().filter_map(|kind| {
+                let list = relations(&r, kind);
+                if list.is_empty() { return None; }
+                let items = list.iter().map(|(i, l)| view! { <li>{record_link(i, l, go)}</li> }).collect_view();
+                Some(view! { <div class="rel" data-rel=kind><h3>{title_case(kind)}</h3><ul>{items}</ul></div> })
+            }).collect_view();
+
+            let admin = r.get("admin").cloned().unwrap_or(Value::Null);
+            let adm = |k: &str| {
+                let a = admin.get(k).cloned().unwrap_or(Value::Null);
+                format!("{} (schema {})", s(&a, "date").unwrap_or("—"), s(&a, "schema_version").unwrap_or("—"))
+            };
+            let (created, modified) = (adm("created"), adm("last_modified"));
+            let established = r.get("established").and_then(Value::as_i64).map(|y| y.to_string()).unwrap_or_else(|| "—".into());
+            let id_copy = id.clone();
+            let id_v1 = id.clone();
+            let id_v2 = id.clone();
+            let badge_status = status.clone();
+            view! {
+                <article class="record" data-status=status.clone()>
+                    <p><button type="button" class="link back" on:click=move |_| {
+                        let _ = window().history().map(|h| h.back());
+                    }>"← Back"</button></p>
+                    <h1 id="record-title" tabindex="-1">{name}" "<span class="badge" data-status=badge_status.clone()>{title_case(&badge_status)}</span></h1>
+                    {tombstone}
+                    <p class="record-id">"ID: "<code id="record-id">{id.clone()}</code>" "
+                        <button type="button" on:click=move |_| { copy_text(&id_copy); copied.set(true); }>"Copy ID"</button>
+                        <span role="status" class="copied">{move || copied.get().then_some(" Copied")}</span>
+                    </p>
+                    <dl class="facts">
+                        <dt>"Types"</dt><dd>{types(&r)}</dd>
+                        <dt>"Established"</dt><dd>{established}</dd>
+                        <dt>"Domains"</dt><dd>{if domains.is_empty() { "—".to_string() } else { domains }}</dd>
+                    </dl>
+                    <section aria-labelledby="h-names"><h2 id="h-names">"Names"</h2>{groups}</section>
+                    <section aria-labelledby="h-loc"><h2 id="h-loc">"Locations"</h2>
+                        <table class="locations"><thead><tr><th scope="col">"City"</th><th scope="col">"Subdivision"</th><th scope="col">"Country"</th><th scope="col">"Continent"</th><th scope="col">"Coordinates"</th></tr></thead>
+                        <tbody>{locations}</tbody></table>
+                    </section>
+                    <section aria-labelledby="h-rel"><h2 id="h-rel">"Relationships"</h2>{rels}</section>
+                    <section aria-labelledby="h-links"><h2 id="h-links">"Links"</h2><ul class="links">{links}</ul></section>
+                    <section aria-labelledby="h-ext"><h2 id="h-ext">"External identifiers"</h2><table class="ext"><tbody>{ext}</tbody></table></section>
+                    <section aria-labelledby="h-admin"><h2 id="h-admin">"Record history"</h2>
+                        <dl class="facts"><dt>"Created"</dt><dd>{created}</dd><dt>"Last modified"</dt><dd>{modified}</dd></dl>
+                    </section>
+                    <section aria-labelledby="h-raw"><h2 id="h-raw">"Raw data"</h2>
+                        <p><button type="button" on:click=move |_| show_raw(2, id_v2.clone())>"View v2 JSON"</button>" "
+                        <button type="button" on:click=move |_| show_raw(1, id_v1.clone())>"View v1 JSON"</button></p>
+                        {move || raw.get().map(|(v, text)| view! { <pre class="raw" data-version=v tabindex="0" aria-label=format!("v{v} JSON")>{text}</pre> })}
+                    </section>
+                </article>
+            }
+            .into_any()
+        }
+    }
+}

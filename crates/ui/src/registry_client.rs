@@ -1,0 +1,181 @@
+//! The registry, as seen from the UI: wasm-bindgen bindings to the promise
+//! API of `registry.js` (which runs the registry in a Web Worker), plus the
+//! typed shapes the UI reads. The UI wasm never contains the registry core.
+
+use std::cell::RefCell;
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen(raw_module = "../registry.js")]
+extern "C" {
+    /// `openRegistry({dataUrl, mode})` → `Promise<RegistryClient>`.
+    #[wasm_bindgen(js_name = openRegistry)]
+    fn open_registry(options: &JsValue) -> js_sys::Promise;
+
+    /// The client object of `registry.js`.
+    pub type RegistryClient;
+
+    #[wasm_bindgen(method)]
+    fn suggest(this: &RegistryClient, text: &str, options: &JsValue) -> js_sys::Promise;
+
+    #[wasm_bindgen(method)]
+    fn request(this: &RegistryClient, path_and_query: &str) -> js_sys::Promise;
+
+    #[wasm_bindgen(method)]
+    fn call(this: &RegistryClient, method: &str, args: &js_sys::Array) -> js_sys::Promise;
+
+    #[wasm_bindgen(method, getter)]
+    fn info(this: &RegistryClient) -> JsValue;
+}
+
+thread_local! {
+    static CLIENT: RefCell<Option<RegistryClient>> = const { RefCell::new(None) };
+}
+
+/// Why a call produced nothing to show.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallError {
+    /// Superseded by a newer call: ignore silently.
+    Stale,
+    /// A real error, with the registry's message.
+    Failed(String),
+}
+
+fn error_of(e: JsValue) -> CallError {
+    let get = |k: &str| js_sys::Reflect::get(&e, &k.into()).ok().and_then(|v| v.as_string());
+    if get("name").as_deref() == Some("AbortError") {
+        return CallError::Stale;
+    }
+    CallError::Failed(get("message").or_else(|| e.as_string()).unwrap_or_else(|| "unknown error".into()))
+}
+
+fn with_client<T>(f: impl FnOnce(&RegistryClient) -> T) -> Result<T, CallError> {
+    CLIENT.with(|c| c.borrow().as_ref().map(f)).ok_or_else(|| CallError::Failed("the registry is not open".into()))
+}
+
+/// Uses an already opened client (the widget script opens it itself).
+pub fn set_client(client: JsValue) {
+    CLIENT.with(|c| *c.borrow_mut() = Some(client.unchecked_into()));
+}
+
+/// Opens the registry at `data_url` (`mode` "full" or "typeahead").
+pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"dataUrl".into(), &data_url.into());
+    let _ = js_sys::Reflect::set(&options, &"mode".into(), &mode.into());
+    let client: RegistryClient = JsFuture::from(open_registry(&options)).await.map_err(error_of)?.unchecked_into();
+    CLIENT.with(|c| *c.borrow_mut() = Some(client));
+    Ok(info())
+}
+
+/// The data release the client has loaded.
+pub fn info() -> Info {
+    with_client(|c| c.info())
+        .ok()
+        .and_then(|v| js_sys::JSON::stringify(&v).ok())
+        .and_then(|s| serde_json::from_str(&String::from(s)).ok())
+        .unwrap_or_default()
+}
+
+fn from_js<T: for<'de> Deserialize<'de>>(v: &JsValue) -> Result<T, CallError> {
+    let text = js_sys::JSON::stringify(v).map_err(error_of)?;
+    serde_json::from_str(&String::from(text)).map_err(|e| CallError::Failed(e.to_string()))
+}
+
+fn suggest_options(filters: &[String], limit: usize) -> JsValue {
+    let options = js_sys::Object::new();
+    let list: js_sys::Array = filters.iter().map(|f| JsValue::from_str(f)).collect();
+    let _ = js_sys::Reflect::set(&options, &"filters".into(), &list);
+    let _ = js_sys::Reflect::set(&options, &"limit".into(), &(limit as f64).into());
+    options.into()
+}
+
+/// Typeahead hits; a newer call makes this one fail with [`CallError::Stale`].
+pub async fn suggest(text: &str, filters: &[String], limit: usize) -> Result<Vec<Hit>, CallError> {
+    let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit)))?;
+    from_js(&JsFuture::from(p).await.map_err(error_of)?)
+}
+
+/// One record summary by id, outside the typeahead's stale channel.
+pub async fn summary(id: &str) -> Result<Option<Summary>, CallError> {
+    let args = js_sys::Array::of2(&id.into(), &suggest_options(&[], 1));
+    let p = with_client(|c| c.call("suggest", &args))?;
+    let hits: Vec<Hit> = from_js(&JsFuture::from(p).await.map_err(error_of)?)?;
+    Ok(hits.into_iter().next().map(|h| h.summary))
+}
+
+/// The API router: `/v2/organizations?…` → `(status, JSON text)`.
+pub async fn request(path_and_query: &str) -> Result<(u16, String), CallError> {
+    let p = with_client(|c| c.request(path_and_query))?;
+    let v = JsFuture::from(p).await.map_err(error_of)?;
+    let status = js_sys::Reflect::get(&v, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(0.0) as u16;
+    let body = js_sys::Reflect::get(&v, &"body".into()).ok().and_then(|s| s.as_string()).unwrap_or_default();
+    Ok((status, body))
+}
+
+/// `client.info`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Info {
+    /// Release name.
+    pub release: String,
+    /// Number of records.
+    pub record_count: u64,
+}
+
+/// What a suggestion shows about its record.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Summary {
+    /// Identifier URL.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Acronyms.
+    pub acronyms: Vec<String>,
+    /// City of the first location.
+    pub city: Option<String>,
+    /// Country code.
+    pub country_code: Option<String>,
+    /// Country name.
+    pub country_name: Option<String>,
+    /// Types.
+    pub types: Vec<String>,
+    /// `active`, `inactive` or `withdrawn`.
+    pub status: String,
+    /// Successor identifier URLs.
+    pub successors: Vec<String>,
+}
+
+/// The name that matched.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Matched {
+    /// The name.
+    pub value: String,
+    /// Its name types.
+    pub types: Vec<String>,
+    /// Its language.
+    pub lang: Option<String>,
+}
+
+/// One typeahead hit.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Hit {
+    /// The record.
+    pub summary: Summary,
+    /// The matched name.
+    pub matched: Matched,
+    /// UTF-8 byte ranges of `matched.value` to highlight.
+    pub ranges: Vec<(usize, usize)>,
+    /// Why it matched.
+    pub reason: String,
+}
+
+/// The bare id (`0abcdef12`) of an id URL.
+pub fn bare_id(id: &str) -> &str {
+    id.rsplit('/').next().unwrap_or(id)
+}

@@ -1,0 +1,361 @@
+//! The app: header with the data release, the search box (typeahead),
+//! results with paging and live facets, the advanced query box, and the
+//! record page — all driven by the URL.
+
+use leptos::ev;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+
+use crate::combobox::Combobox;
+use crate::facets::{Entry, Facets, Group, entries};
+use crate::record_view::{RecordView, acronyms, display_name, first_place, record_link, relations, types};
+use crate::registry_client::{self, Info, bare_id};
+use crate::url_state::{self, FACETS, State, encode};
+use crate::{Pick, Strings, title_case};
+
+/// Results per page (the API's).
+const PER_PAGE: u64 = 20;
+/// Deepest page the API serves.
+const MAX_PAGE: u64 = 500;
+
+/// One results page.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Results {
+    total: u64,
+    items: Vec<Value>,
+    groups: Vec<Group>,
+    error: Option<String>,
+}
+
+/// Escapes the characters the keyword syntax reserves (`"` is kept for phrases).
+fn escape_query(q: &str) -> String {
+    let mut out = String::with_capacity(q.len());
+    for c in q.chars() {
+        if "+-=&|><!(){}[]^~*?:\\/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> String {
+    let mut parts = Vec::new();
+    if !s.adv.trim().is_empty() {
+        parts.push(format!("query.advanced={}", encode(&s.adv)));
+    } else if !s.q.trim().is_empty() {
+        parts.push(format!("query={}", encode(&escape_query(s.q.trim()))));
+    }
+    if !filter.is_empty() {
+        parts.push(format!("filter={}", encode(filter)));
+    }
+    if all_status {
+        parts.push("all_status".into());
+    }
+    if page > 1 {
+        parts.push(format!("page={page}"));
+    }
+    format!("/v2/organizations?{}", parts.join("&"))
+}
+
+async fn fetch(url: &str) -> Result<Value, String> {
+    match registry_client::request(url).await {
+        Ok((status, body)) => {
+            let v: Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
+            if status >= 400 {
+                let msg = v
+                    .get("errors")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; "))
+                    .unwrap_or_else(|| format!("HTTP {status}"));
+                Err(msg)
+            } else {
+                Ok(v)
+            }
+        }
+        Err(e) => Err(format!("{e:?}")),
+    }
+}
+
+/// Results and facet counts for `s`: each facet with a selection counts
+/// the query without its own selection (so its other values stay visible
+/// with the number they would add); statuses count all statuses.
+async fn load(s: &State) -> Results {
+    let main = match fetch(&list_url(s, &s.api_filter(None), false, s.page)).await {
+        Ok(v) => v,
+        Err(e) => return Results { error: Some(e), ..Results::default() },
+    };
+    let meta = main.get("meta").cloned().unwrap_or(Value::Null);
+    let mut groups = Vec::new();
+    for (key, _, meta_key) in FACETS {
+        let selected = s.filter.iter().any(|(k, _)| k == key);
+        let mut list = if selected || key == "status" {
+            let url = list_url(s, &s.api_filter(Some(key)), key == "status", 1);
+            fetch(&url).await.ok().map(|v| entries(v.get("meta").unwrap_or(&Value::Null), meta_key)).unwrap_or_default()
+        } else {
+            entries(&meta, meta_key)
+        };
+        // Selected values stay listed even when they count 0.
+        for (k, v) in &s.filter {
+            if k == key && !list.iter().any(|e| e.id.eq_ignore_ascii_case(v)) {
+                list.push(Entry { id: v.clone(), title: v.to_uppercase(), count: 0 });
+            }
+        }
+        let title = match key {
+            "country" => "Country",
+            "type" => "Type",
+            "status" => "Status",
+            _ => "Continent",
+        };
+        groups.push(Group { key, title, entries: list });
+    }
+    Results {
+        total: main.get("number_of_results").and_then(Value::as_u64).unwrap_or(0),
+        items: main.get("items").and_then(Value::as_array).cloned().unwrap_or_default(),
+        groups,
+        error: None,
+    }
+}
+
+/// The URL of the data folder, relative to the document (sub-path safe).
+fn data_url() -> String {
+    document().base_uri().ok().flatten().map(|b| format!("{}data/", b.rsplit_once('/').map_or(b.as_str(), |(a, _)| a).to_string() + "/")).unwrap_or_else(|| "./data/".into())
+}
+
+/// The whole app.
+#[component]
+pub fn App() -> impl IntoView {
+    let strings = Strings::default();
+    let state = RwSignal::new(url_state::current());
+    let info = RwSignal::new(None::<Info>);
+    let load_error = RwSignal::new(None::<String>);
+    let results = RwSignal::new(None::<Results>);
+    let seq = StoredValue::new(0u64);
+    let typing = StoredValue::new(false);
+
+    spawn_local(async move {
+        match registry_client::open(&data_url(), "full").await {
+            Ok(i) => info.set(Some(i)),
+            Err(e) => load_error.set(Some(format!("{e:?}"))),
+        }
+    });
+    let _ = window_event_listener(ev::popstate, move |_| state.set(url_state::current()));
+
+    // Navigation: a new history entry, or a replacement while typing.
+    let go = Callback::new(move |s: State| {
+        url_state::write(&s, true);
+        state.set(s);
+        let _ = window().scroll_to_with_x_and_y(0.0, 0.0);
+    });
+
+    let text = RwSignal::new(state.get_untracked().q);
+    let q_memo = Memo::new(move |_| state.with(|s| s.q.clone()));
+    Effect::new(move |_| {
+        let q = q_memo.get();
+        if text.get_untracked() != q {
+            text.set(q);
+        }
+    });
+    let adv_text = RwSignal::new(state.get_untracked().adv);
+    let adv_memo = Memo::new(move |_| state.with(|s| s.adv.clone()));
+    Effect::new(move |_| adv_text.set(adv_memo.get()));
+
+    Effect::new(move |_| {
+        if info.with(Option::is_none) {
+            return;
+        }
+        let s = state.get();
+        if s.id.is_some() {
+            return;
+        }
+        document().set_title(&if s.q.is_empty() { "Organization registry".to_string() } else { format!("{} – Organization registry", s.q) });
+        let n = seq.get_value() + 1;
+        seq.set_value(n);
+        // While typing, the list and facet counts wait for a short pause so
+        // that the typeahead (same Worker) is never queued behind them.
+        let delay = if typing.get_value() { 180 } else { 0 };
+        typing.set_value(false);
+        set_timeout(
+            move || {
+                if seq.get_value() != n {
+                    return;
+                }
+                spawn_local(async move {
+                    let r = load(&s).await;
+                    if seq.get_value() == n {
+                        results.set(Some(r)); // only the newest state's answer is ever shown
+                    }
+                });
+            },
+            std::time::Duration::from_millis(delay),
+        );
+    });
+
+    let on_edit = Callback::new(move |v: String| {
+        let mut s = state.get_untracked();
+        let from_record = s.id.take().is_some();
+        s.q = v;
+        s.page = 1;
+        typing.set_value(!from_record);
+        url_state::write(&s, from_record);
+        state.set(s);
+    });
+    let on_pick = Callback::new(move |p: Pick| go.run(State::record(&p.id)));
+    let on_enter = Callback::new(move |_: String| {
+        // Enter without a highlighted option: the results below are the answer;
+        // record the query as a history entry.
+        url_state::write(&state.get_untracked(), true);
+    });
+
+    let toggle = Callback::new(move |(k, v): (String, String)| {
+        let mut s = state.get_untracked();
+        if s.has(&k, &v) {
+            s.filter.retain(|(a, b)| !(a == &k && b == &v));
+        } else {
+            s.filter.push((k, v));
+        }
+        s.page = 1;
+        go.run(s);
+    });
+    let selected = Callback::new(move |(k, v): (String, String)| state.with(|s| s.has(&k, &v)));
+    let clear = Callback::new(move |_| {
+        let mut s = state.get_untracked();
+        s.filter.clear();
+        s.page = 1;
+        go.run(s);
+    });
+    let any_selected = Signal::derive(move || state.with(|s| !s.filter.is_empty()));
+    let groups = Signal::derive(move || results.with(|r| r.as_ref().map(|r| r.groups.clone()).unwrap_or_default()));
+    let no_filters = Signal::derive(Vec::new);
+
+    let submit_adv = move |ev: ev::SubmitEvent| {
+        ev.prevent_default();
+        let mut s = state.get_untracked();
+        s.adv = adv_text.get_untracked().trim().to_string();
+        s.page = 1;
+        go.run(s);
+    };
+    let adv_error = move || results.with(|r| r.as_ref().and_then(|r| r.error.clone())).filter(|_| state.with(|s| !s.adv.is_empty()));
+    let adv_open = state.with_untracked(|s| !s.adv.is_empty());
+
+    let release = move || match (info.get(), load_error.get()) {
+        (Some(i), _) => format!("data: {}, {} records", i.release, i.record_count),
+        (None, Some(e)) => format!("The registry could not be loaded: {e}"),
+        _ => strings.loading.clone(),
+    };
+
+    let results_view = move || {
+        let Some(r) = results.get() else {
+            return view! { <p class="loading" role="status">"Loading…"</p> }.into_any();
+        };
+        let s = state.get_untracked();
+        if let Some(e) = r.error.clone().filter(|_| s.adv.is_empty()) {
+            return view! { <p class="error" role="alert">{e}</p> }.into_any();
+        }
+        let pages = r.total.div_ceil(PER_PAGE).clamp(1, MAX_PAGE) as u32;
+        let heading = match r.total {
+            0 => "No organizations found".to_string(),
+            1 => "1 organization".to_string(),
+            n => format!("{n} organizations"),
+        };
+        let items = r
+            .items
+            .iter()
+            .map(|rec| {
+                let id = rec.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+                let status = rec.get("status").and_then(Value::as_str).unwrap_or("active").to_string();
+                let acr = acronyms(rec).join(", ");
+                let meta = [acr, first_place(rec), types(rec)].into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" · ");
+                let succ = (status != "active").then(|| {
+                    let list = relations(rec, "successor");
+                    (!list.is_empty()).then(|| {
+                        let links = list.iter().map(|(i, l)| view! { <span>{record_link(i, l, go)}</span> }).collect_view();
+                        view! { <p class="succ">"Successor: "{links}</p> }
+                    })
+                });
+                let badge = (status != "active").then(|| view! { <span class="badge" data-status=status.clone()>{title_case(&status)}</span> });
+                view! {
+                    <li class="result" data-status=status.clone() data-id=bare_id(&id).to_string()>
+                        <h3>{record_link(&id, &display_name(rec), go)}" "{badge}</h3>
+                        <p class="meta">{meta}</p>
+                        {succ}
+                    </li>
+                }
+            })
+            .collect_view();
+        let page = s.page.min(pages);
+        let page_link = move |p: u32, label: &'static str, rel: &'static str| {
+            let mut t = state.get_untracked();
+            t.page = p;
+            let href = t.href();
+            view! {
+                <a href=href rel=rel on:click=move |ev: web_sys::MouseEvent| {
+                    if ev.ctrl_key() || ev.meta_key() || ev.shift_key() { return; }
+                    ev.prevent_default();
+                    go.run(t.clone());
+                }>{label}</a>
+            }
+        };
+        view! {
+            <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+            <ol class="results" aria-labelledby="results-h">{items}</ol>
+            <nav class="pager" aria-label="Pages" hidden=pages <= 1>
+                {(page > 1).then(|| page_link(page - 1, "← Previous", "prev"))}
+                <span class="page-no">{format!("Page {page} of {pages}")}</span>
+                {(page < pages).then(|| page_link(page + 1, "Next →", "next"))}
+            </nav>
+        }
+        .into_any()
+    };
+
+    // Only a change of page kind (results ↔ record) rebuilds the main view.
+    let id_memo = Memo::new(move |_| state.with(|s| s.id.clone()));
+    let ready = Memo::new(move |_| info.with(Option::is_some));
+    let main_view = move || match id_memo.get() {
+        _ if !ready.get() => view! { <p class="loading">{move || load_error.get().unwrap_or_default()}</p> }.into_any(),
+        Some(id) => view! { <RecordView id=id go=go /> }.into_any(),
+        None => view! {
+            <div class="layout">
+                <Facets groups=groups selected=selected on_toggle=toggle on_clear=clear any_selected=any_selected />
+                <section class="results-col" aria-live="off">{results_view}</section>
+            </div>
+        }
+        .into_any(),
+    };
+
+    view! {
+        <header class="top">
+            <a class="brand" href="./">"Organization registry"</a>
+            <p class="release" id="release">{release}</p>
+        </header>
+        <main id="main">
+            <search class="search" aria-label="Organizations">
+                <Combobox id="q" label="Search organizations by name, acronym or identifier" text=text filters=no_filters
+                    on_pick=on_pick on_enter=on_enter on_edit=on_edit limit=8
+                    placeholder="e.g. Northfield, CSU, 東雲工科大学 or a registry ID" />
+                <details class="advanced" open=adv_open>
+                    <summary>"Advanced query"</summary>
+                    <form on:submit=submit_adv>
+                        <label for="adv-input">"Field query (for example "<code>"locations.geo_details.name:Brno"</code>" or "<code>"types:funder AND established:[1900 TO 1950]"</code>")"</label>
+                        <div class="row">
+                            <input id="adv-input" type="text" spellcheck="false" autocomplete="off"
+                                aria-describedby="adv-error" aria-invalid=move || adv_error().is_some().to_string()
+                                prop:value=move || adv_text.get()
+                                on:input=move |ev| adv_text.set(event_target_value(&ev)) />
+                            <button type="submit">"Search"</button>
+                            <button type="button" class="link" hidden=move || state.with(|s| s.adv.is_empty()) on:click=move |_| {
+                                let mut s = state.get_untracked();
+                                s.adv.clear();
+                                go.run(s);
+                            }>"Clear"</button>
+                        </div>
+                        <p id="adv-error" class="error" role="alert">{adv_error}</p>
+                    </form>
+                </details>
+            </search>
+            {main_view}
+        </main>
+        <footer class="foot"><a href="widget-demo.html">"Form widget demo"</a>" · "<a href="api.html">"Local API"</a></footer>
+    }
+}

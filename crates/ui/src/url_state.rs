@@ -1,0 +1,191 @@
+//! All page state lives in the query string of the page's own URL
+//! (`?q=…&filter=…&page=…&adv=…`, or `?id=<id>` for a record), so links are
+//! shareable, back/forward work, and nothing assumes the site root: every
+//! URL is relative to the document, which works under any sub-path.
+
+use wasm_bindgen::JsValue;
+
+/// Facets: (URL key, API filter field, `meta` key).
+pub const FACETS: [(&str, &str, &str); 4] = [
+    ("country", "country.country_code", "countries"),
+    ("type", "types", "types"),
+    ("status", "status", "statuses"),
+    ("continent", "locations.geo_details.continent_code", "continents"),
+];
+
+/// The page state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// Keyword query.
+    pub q: String,
+    /// Advanced (E3) query expression.
+    pub adv: String,
+    /// Selected facet values: (URL facet key, value), in selection order.
+    pub filter: Vec<(String, String)>,
+    /// Results page (1-based).
+    pub page: u32,
+    /// Record shown (bare or full id), instead of the results.
+    pub id: Option<String>,
+}
+
+/// Percent-encodes a URL component (everything but unreserved characters).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Decodes a query-string component (`+` is a space).
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
+                    Ok(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl State {
+    /// Parses a query string (with or without the leading `?`).
+    pub fn parse(search: &str) -> State {
+        let mut s = State { page: 1, ..State::default() };
+        for pair in search.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let v = decode(v);
+            match k {
+                "q" => s.q = v,
+                "adv" => s.adv = v,
+                "page" => s.page = v.parse().unwrap_or(1).max(1),
+                "id" if !v.is_empty() => s.id = Some(v),
+                "filter" => {
+                    for piece in v.split(',') {
+                        if let Some((fk, fv)) = piece.split_once(':')
+                            && FACETS.iter().any(|f| f.0 == fk)
+                            && !fv.is_empty()
+                            && !s.has(fk, fv)
+                        {
+                            s.filter.push((fk.to_string(), fv.to_string()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// The query string (`?…`, or empty for the default state).
+    pub fn to_query(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(id) = &self.id {
+            parts.push(format!("id={}", encode(id)));
+        } else {
+            if !self.q.is_empty() {
+                parts.push(format!("q={}", encode(&self.q)));
+            }
+            if !self.adv.is_empty() {
+                parts.push(format!("adv={}", encode(&self.adv)));
+            }
+            if !self.filter.is_empty() {
+                let f: Vec<String> = self.filter.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+                parts.push(format!("filter={}", encode(&f.join(","))));
+            }
+            if self.page > 1 {
+                parts.push(format!("page={}", self.page));
+            }
+        }
+        if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
+    }
+
+    /// Whether a facet value is selected.
+    pub fn has(&self, key: &str, value: &str) -> bool {
+        self.filter.iter().any(|(k, v)| k == key && v == value)
+    }
+
+    /// The API `filter` value, leaving out facet `except`.
+    pub fn api_filter(&self, except: Option<&str>) -> String {
+        let mut out = Vec::new();
+        for (k, v) in &self.filter {
+            if Some(k.as_str()) == except {
+                continue;
+            }
+            if let Some(f) = FACETS.iter().find(|f| f.0 == k) {
+                let v = if k == "country" || k == "continent" { v.to_uppercase() } else { v.clone() };
+                out.push(format!("{}:{v}", f.1));
+            }
+        }
+        out.join(",")
+    }
+
+    /// A link to this state, relative to the current document.
+    pub fn href(&self) -> String {
+        let q = self.to_query();
+        if q.is_empty() { pathname() } else { q }
+    }
+
+    /// The state of a record page.
+    pub fn record(id: &str) -> State {
+        State { id: Some(crate::registry_client::bare_id(id).to_string()), page: 1, ..State::default() }
+    }
+}
+
+fn pathname() -> String {
+    leptos::prelude::window().location().pathname().unwrap_or_else(|_| "./".into())
+}
+
+/// The state in the address bar.
+pub fn current() -> State {
+    State::parse(&leptos::prelude::window().location().search().unwrap_or_default())
+}
+
+/// Writes `state` to the address bar (a new history entry when `push`).
+pub fn write(state: &State, push: bool) {
+    let url = state.href();
+    if let Ok(h) = leptos::prelude::window().history() {
+        let _ = if push {
+            h.push_state_with_url(&JsValue::NULL, "", Some(&url))
+        } else {
+            h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let s = State {
+            q: "université & co/x".into(),
+            adv: "names.value:Foo*".into(),
+            filter: vec![("country".into(), "gb".into()), ("type".into(), "education".into())],
+            page: 3,
+            id: None,
+        };
+        assert_eq!(State::parse(&s.to_query()), s);
+        assert_eq!(s.api_filter(Some("type")), "country.country_code:GB");
+        assert_eq!(State::parse("?id=0abc&q=x").id.as_deref(), Some("0abc"));
+        assert_eq!(State::parse("").to_query(), "");
+        assert_eq!(decode("a+b%2Cc%"), "a b,c%");
+    }
+}

@@ -1,0 +1,135 @@
+//! The form widget: `web/registry-picker.js` defines `<registry-picker>`
+//! and calls [`mount_picker`] to render, in the element's light DOM, a
+//! label, the combobox's native `<input name>` (the display name or free
+//! text) and a hidden input carrying the picked id URL.
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+
+use crate::combobox::Combobox;
+use crate::{Pick, Strings};
+
+fn get(o: &JsValue, k: &str) -> Option<String> {
+    js_sys::Reflect::get(o, &k.into()).ok().and_then(|v| v.as_string()).filter(|s| !s.is_empty())
+}
+
+fn get_bool(o: &JsValue, k: &str) -> bool {
+    js_sys::Reflect::get(o, &k.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+/// Uses the registry client opened by the widget script.
+#[wasm_bindgen(js_name = setClient)]
+pub fn set_client(client: JsValue) {
+    crate::registry_client::set_client(client);
+}
+
+/// Mounts a picker into `host`. `options`: `{uid, name, idName, label,
+/// placeholder, value, idValue, filters: [..], strings: {..}, required,
+/// allowInactive, autocomplete, onChange(detail)}`.
+#[wasm_bindgen(js_name = mountPicker)]
+pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
+    let uid = get(&options, "uid").unwrap_or_else(|| "registry-picker".into());
+    let name = get(&options, "name").unwrap_or_else(|| "organization".into());
+    let id_name = get(&options, "idName").unwrap_or_else(|| format!("{name}_id"));
+    let label = get(&options, "label").unwrap_or_else(|| "Organization".into());
+    let placeholder = get(&options, "placeholder").unwrap_or_default();
+    let autocomplete = get(&options, "autocomplete").unwrap_or_else(|| "organization".into());
+    let initial = get(&options, "value").unwrap_or_default();
+    let initial_id = get(&options, "idValue").unwrap_or_default();
+    let required = get_bool(&options, "required");
+    let allow_inactive = get_bool(&options, "allowInactive");
+    let filters: Vec<String> = js_sys::Reflect::get(&options, &"filters".into())
+        .ok()
+        .map(|v| js_sys::Array::from(&v).iter().filter_map(|x| x.as_string()).collect())
+        .unwrap_or_default();
+    let strings: Strings = js_sys::Reflect::get(&options, &"strings".into())
+        .ok()
+        .filter(|v| v.is_object())
+        .and_then(|v| js_sys::JSON::stringify(&v).ok())
+        .and_then(|s| serde_json::from_str(&String::from(s)).ok())
+        .unwrap_or_default();
+    let on_change: Option<js_sys::Function> =
+        js_sys::Reflect::get(&options, &"onChange".into()).ok().and_then(|f| f.dyn_into().ok());
+    let on_change = StoredValue::new_local(on_change);
+
+    let handle = leptos::mount::mount_to(host, move || {
+        let text = RwSignal::new(initial.clone());
+        let picked = RwSignal::new((!initial_id.is_empty()).then(|| Pick { id: initial_id.clone(), name: initial.clone(), ..Pick::default() }));
+        // The last value reported by a change event, to report only changes.
+        let reported = StoredValue::new((initial_id.clone(), initial.clone()));
+        let emit = move |p: Option<Pick>, text: String| {
+            let key = (p.as_ref().map(|p| p.id.clone()).unwrap_or_default(), text.clone());
+            if reported.get_value() == key {
+                return;
+            }
+            reported.set_value(key);
+            let d = js_sys::Object::new();
+            let set = |k: &str, v: JsValue| {
+                let _ = js_sys::Reflect::set(&d, &k.into(), &v);
+            };
+            let free = p.is_none() && !text.trim().is_empty();
+            match &p {
+                Some(p) => {
+                    set("id", p.id.as_str().into());
+                    set("name", p.name.as_str().into());
+                    set("country", p.country.as_deref().map_or(JsValue::NULL, JsValue::from));
+                    set("status", p.status.as_str().into());
+                }
+                None => {
+                    set("id", JsValue::NULL);
+                    set("name", text.as_str().into());
+                    set("country", JsValue::NULL);
+                    set("status", JsValue::NULL);
+                }
+            }
+            set("freeText", free.into());
+            on_change.with_value(|f| {
+                if let Some(f) = f {
+                    let _ = f.call1(&JsValue::NULL, &d);
+                }
+            });
+        };
+        let on_pick = Callback::new(move |p: Pick| {
+            picked.set(Some(p.clone()));
+            emit(Some(p.clone()), p.name);
+        });
+        let on_edit = Callback::new(move |_: String| picked.set(None));
+        let on_blur = Callback::new(move |_| {
+            if picked.with_untracked(Option::is_none) {
+                emit(None, text.get_untracked());
+            }
+        });
+        let filters = Signal::derive(move || filters.clone());
+        let note_id = format!("{uid}-note");
+        let st = strings.clone();
+        let note = move || match (picked.get(), text.with(|t| t.trim().is_empty())) {
+            (Some(_), _) => Some(st.picked.clone()),
+            (None, false) => Some(st.free_text.clone()),
+            (None, true) => None,
+        };
+        let state = move || match (picked.with(Option::is_some), text.with(|t| t.trim().is_empty())) {
+            (true, _) => "picked",
+            (false, false) => "free-text",
+            _ => "empty",
+        };
+        let clear_label = strings.clear.clone();
+        let input_uid = uid.clone();
+        view! {
+            <div class="rp" data-state=state>
+                <Combobox id=uid.clone() label=label.clone() text=text filters=filters on_pick=on_pick on_edit=on_edit on_blur=on_blur
+                    disable_inactive=!allow_inactive name=name.clone() autocomplete=autocomplete.clone() placeholder=placeholder.clone()
+                    describedby=note_id.clone() required=required strings=strings.clone() />
+                <input type="hidden" name=id_name.clone() prop:value=move || picked.with(|p| p.as_ref().map(|p| p.id.clone()).unwrap_or_default()) />
+                <button type="button" class="rp-clear" aria-label=clear_label.clone() title=clear_label hidden=move || text.with(String::is_empty)
+                    on:click=move |_| {
+                        text.set(String::new());
+                        picked.set(None);
+                        emit(None, String::new());
+                        if let Some(i) = crate::combobox::input_of(&input_uid) { let _ = i.focus(); }
+                    }>"×"</button>
+                <p id=note_id class="rp-note" data-state=state>{note}</p>
+            </div>
+        }
+    });
+    handle.forget();
+}

@@ -1,0 +1,290 @@
+//! WebAssembly bindings of `registry-core`.
+//!
+//! Thin by design: shard bytes come in (JS fetches and verifies them), JS
+//! values or JSON text go out, errors become JS exceptions carrying the
+//! core's message. No network or storage access happens here, and no raw
+//! pointers cross the boundary (wasm-bindgen owns the handle). Every search
+//! method goes through the core's router, so the answers are the API's.
+#![deny(missing_docs)]
+
+use registry_core::search::Engine;
+use registry_core::search::filters::Version;
+use registry_core::{RecordId, RecordV1};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+/// A loaded, indexed registry.
+#[wasm_bindgen]
+pub struct Registry {
+    engine: Engine,
+    /// The files loaded so far when the records section is missing, so that
+    /// `addRecords` can rebuild the engine (and index the external ids,
+    /// which live in the records section).
+    partial: Option<Vec<Vec<u8>>>,
+}
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&serializer)
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn js_err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// `performance.now()` of the current global (window or worker).
+fn now_ms() -> f64 {
+    let perf = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok();
+    perf.and_then(|p| {
+        let now = js_sys::Reflect::get(&p, &"now".into()).ok()?;
+        js_sys::Function::from(now).call0(&p).ok()?.as_f64()
+    })
+    .unwrap_or_else(js_sys::Date::now)
+}
+
+/// Percent-encodes a query-string component.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Parameters of `search`, `advanced` and `affiliation`.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ListParams {
+    query: Option<String>,
+    expression: Option<String>,
+    text: Option<String>,
+    filter: Option<String>,
+    all_status: bool,
+    page: Option<u32>,
+    version: Option<u8>,
+}
+
+/// Options of `suggest`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SuggestOptions {
+    filters: Vec<String>,
+    limit: Option<usize>,
+}
+
+/// A suggestion for JS: ranges in UTF-16 code units (what JS strings index).
+#[derive(Serialize)]
+struct JsSuggestion<'a> {
+    #[serde(flatten)]
+    inner: &'a registry_core::search::suggest::Suggestion,
+    ranges16: Vec<(usize, usize)>,
+}
+
+fn utf16_offset(s: &str, byte: usize) -> usize {
+    s.get(..byte).map_or(0, |p| p.encode_utf16().count())
+}
+
+/// The `{status, body}` object `request` returns.
+#[derive(Serialize)]
+struct HttpAnswer {
+    status: u16,
+    body: String,
+}
+
+impl Registry {
+    fn from_core(registry: registry_core::Registry, files: Vec<Vec<u8>>) -> Registry {
+        let partial = (!registry.has_records()).then_some(files);
+        let mut engine = Engine::new(registry);
+        engine.set_clock(now_ms);
+        Registry { engine, partial }
+    }
+
+    fn list(&self, key: &str, value: &str, p: &ListParams) -> Result<JsValue, JsError> {
+        let version = p.version.unwrap_or(2);
+        let mut url = format!("/v{version}/organizations?{key}={}", encode(value));
+        if let Some(f) = p.filter.as_deref().filter(|f| !f.is_empty()) {
+            url.push_str(&format!("&filter={}", encode(f)));
+        }
+        if p.all_status {
+            url.push_str("&all_status");
+        }
+        if let Some(page) = p.page {
+            url.push_str(&format!("&page={page}"));
+        }
+        let r = self.engine.handle(&url);
+        let body = js_sys::JSON::parse(&r.json)
+            .map_err(|_| JsError::new("the router returned invalid JSON"))?;
+        if r.status >= 400 {
+            let errors =
+                js_sys::Reflect::get(&body, &"errors".into()).unwrap_or(JsValue::UNDEFINED);
+            let message = js_sys::Array::from(&errors).join("; ");
+            return Err(JsError::new(&String::from(message)));
+        }
+        Ok(body)
+    }
+}
+
+#[wasm_bindgen]
+impl Registry {
+    /// Loads a full shard (or one holding at least the summary and names sections).
+    #[wasm_bindgen(constructor)]
+    pub fn new(shard: &[u8]) -> Result<Registry, JsError> {
+        let registry = registry_core::Registry::from_bytes(shard).map_err(js_err)?;
+        let files = if registry.has_records() {
+            Vec::new()
+        } else {
+            vec![shard.to_vec()]
+        };
+        Ok(Registry::from_core(registry, files))
+    }
+
+    /// Loads several files of one build (the per-section files of a manifest).
+    #[wasm_bindgen(js_name = fromFiles)]
+    pub fn from_files(files: Vec<js_sys::Uint8Array>) -> Result<Registry, JsError> {
+        let owned: Vec<Vec<u8>> = files.iter().map(js_sys::Uint8Array::to_vec).collect();
+        let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let registry = registry_core::Registry::from_files(&slices).map_err(js_err)?;
+        Ok(Registry::from_core(registry, owned))
+    }
+
+    /// Adds the records section (lazy, typeahead-first mode).
+    #[wasm_bindgen(js_name = addRecords)]
+    pub fn add_records(&mut self, file: &[u8]) -> Result<(), JsError> {
+        let Some(files) = self.partial.as_mut() else {
+            return Err(JsError::new("the records section is already loaded"));
+        };
+        files.push(file.to_vec());
+        let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+        match registry_core::Registry::from_files(&slices) {
+            Ok(registry) => {
+                *self = Registry::from_core(registry, Vec::new());
+                Ok(())
+            }
+            Err(e) => {
+                files.pop();
+                Err(js_err(e))
+            }
+        }
+    }
+
+    /// `{release, recordCount, formatVersion, buildTime, buildId, hasRecords}`.
+    pub fn info(&self) -> Result<JsValue, JsError> {
+        let r = self.engine.registry();
+        let i = r.info();
+        to_js(&serde_json::json!({
+            "release": i.release,
+            "recordCount": i.record_count,
+            "formatVersion": i.format_version,
+            "buildTime": i.build_time,
+            "buildId": format!("{:016x}", i.build_id),
+            "hasRecords": r.has_records(),
+        }))
+    }
+
+    /// The API router: a spec URL path and query (`/v2/organizations?query=…`)
+    /// → `{status, body}` with the JSON body as text, exactly what the HTTP
+    /// server and the service worker send.
+    pub fn request(&self, path_and_query: &str) -> Result<JsValue, JsError> {
+        let r = self.engine.handle(path_and_query);
+        to_js(&HttpAnswer {
+            status: r.status,
+            body: r.json,
+        })
+    }
+
+    /// One record by id in any accepted form, as a v2 (default) or v1 object.
+    /// Throws for a malformed id, a bad checksum or an unknown id.
+    pub fn get(&self, id: &str, version: Option<u8>) -> Result<JsValue, JsError> {
+        let registry = self.engine.registry();
+        let rid = RecordId::parse(id).map_err(js_err)?;
+        let i = registry
+            .index_of(rid)
+            .ok_or_else(|| JsError::new(&format!("registry ID '{}' does not exist", rid.url())))?;
+        let record = registry.record(i).map_err(js_err)?;
+        match version.unwrap_or(2) {
+            1 => to_js(&RecordV1::from_v2(&record)),
+            2 => to_js(&record),
+            v => Err(JsError::new(&format!("version must be 1 or 2, not {v}"))),
+        }
+    }
+
+    /// E2 keyword search: `{query, filter, allStatus, page, version}` → the
+    /// result envelope. Throws with the API's error messages.
+    pub fn search(&self, params: JsValue) -> Result<JsValue, JsError> {
+        let p: ListParams = serde_wasm_bindgen::from_value(params).map_err(js_err)?;
+        match p.query.as_deref() {
+            Some(q) => self.list("query", q, &p),
+            None => self.list(
+                "filter",
+                p.filter.as_deref().unwrap_or(""),
+                &ListParams { filter: None, ..p },
+            ),
+        }
+    }
+
+    /// E3 advanced search: `{expression, filter, allStatus, page}` → envelope.
+    pub fn advanced(&self, params: JsValue) -> Result<JsValue, JsError> {
+        let p: ListParams = serde_wasm_bindgen::from_value(params).map_err(js_err)?;
+        let e = p.expression.clone().unwrap_or_default();
+        self.list("query.advanced", &e, &p)
+    }
+
+    /// E4 affiliation matching: `{text, filter, allStatus, version}` → result.
+    pub fn affiliation(&self, params: JsValue) -> Result<JsValue, JsError> {
+        let p: ListParams = serde_wasm_bindgen::from_value(params).map_err(js_err)?;
+        let t = p.text.clone().unwrap_or_default();
+        self.list("affiliation", &t, &p)
+    }
+
+    /// Typeahead: `suggest(text, {filters: ["types:education", …], limit})` →
+    /// hits best first, each with the record summary, the matched name,
+    /// `ranges` (UTF-8 byte offsets) and `ranges16` (UTF-16 offsets for JS).
+    pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
+        let o: SuggestOptions = if options.is_undefined() {
+            SuggestOptions::default()
+        } else {
+            serde_wasm_bindgen::from_value(options).map_err(js_err)?
+        };
+        let filters = self
+            .engine
+            .parse_filters(&o.filters.join(","), Version::V2)
+            .map_err(|errors| JsError::new(&errors.join("; ")))?;
+        let hits = self
+            .engine
+            .suggest(text, &filters, o.limit.unwrap_or(10).min(100));
+        let out: Vec<JsSuggestion<'_>> = hits
+            .iter()
+            .map(|h| JsSuggestion {
+                inner: h,
+                ranges16: h
+                    .ranges
+                    .iter()
+                    .map(|&(a, b)| {
+                        (
+                            utf16_offset(&h.matched.value, a),
+                            utf16_offset(&h.matched.value, b),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        to_js(&out)
+    }
+
+    /// Facet counts (`meta`) for `{query, filter, allStatus, version}`.
+    pub fn facets(&self, params: JsValue) -> Result<JsValue, JsError> {
+        let body = self.search(params)?;
+        js_sys::Reflect::get(&body, &"meta".into())
+            .map_err(|_| JsError::new("no meta in the answer"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! Browser tests (headless Chromium via wasm-bindgen-test-runner). Natively
+//! these compile to nothing; `scripts/test.sh` runs them on wasm32.
+
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+use super::Registry;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A six-record shard checked in for the format-compatibility test.
+const SHARD: &[u8] = include_bytes!("../../core/tests/compat/format-1.shard");
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(v, &key.into()).unwrap()
+}
+
+fn message(e: JsValue) -> String {
+    js_sys::Error::from(e).message().into()
+}
+
+#[wasm_bindgen_test]
+fn info_reports_release_and_counts() {
+    let r = Registry::new(SHARD).unwrap();
+    let info = r.info().unwrap();
+    assert_eq!(
+        get(&info, "release").as_string().unwrap(),
+        "compat-format-1"
+    );
+    assert_eq!(get(&info, "recordCount").as_f64().unwrap(), 6.0);
+    assert_eq!(get(&info, "formatVersion").as_f64().unwrap(), 1.0);
+    assert_eq!(get(&info, "hasRecords").as_bool(), Some(true));
+}
+
+#[wasm_bindgen_test]
+fn get_returns_plain_objects_in_both_versions() {
+    let r = Registry::new(SHARD).unwrap();
+    let v2 = r.get("ror.org/03ncywt35", None).unwrap();
+    assert_eq!(
+        get(&v2, "id").as_string().unwrap(),
+        "https://ror.org/03ncywt35"
+    );
+    assert!(js_sys::Array::is_array(&get(&v2, "names")));
+    let v1 = r.get("03ncywt35", Some(1)).unwrap();
+    assert!(get(&v1, "name").as_string().unwrap().contains("Shinonome"));
+    assert!(get(&v1, "external_ids").is_object());
+}
+
+#[wasm_bindgen_test]
+fn errors_surface_as_exceptions_with_the_core_message() {
+    let r = Registry::new(SHARD).unwrap();
+    assert!(message(r.get("03ncywt36", None).err().unwrap().into()).contains("check digits"));
+    assert!(message(r.get("not-an-id", None).err().unwrap().into()).contains("not a valid"));
+    assert!(message(r.get("02mhbdp94", None).err().unwrap().into()).contains("does not exist"));
+    let mut corrupt = SHARD.to_vec();
+    corrupt[40] ^= 1;
+    assert!(message(Registry::new(&corrupt).err().unwrap().into()).contains("corrupted"));
+    assert!(
+        message(Registry::new(b"<html>").err().unwrap().into()).contains("not a registry shard")
+    );
+}
+
+fn body(v: &JsValue) -> serde_json::Value {
+    serde_json::from_str(&get(v, "body").as_string().unwrap()).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn request_answers_like_the_router() {
+    let r = Registry::new(SHARD).unwrap();
+    let ok = r.request("/v2/organizations/03ncywt35").unwrap();
+    assert_eq!(get(&ok, "status").as_f64(), Some(200.0));
+    assert_eq!(body(&ok)["id"], "https://ror.org/03ncywt35");
+    let missing = r.request("/v2/organizations/02mhbdp94").unwrap();
+    assert_eq!(get(&missing, "status").as_f64(), Some(404.0));
+    assert!(body(&missing)["errors"].is_array());
+    let bad = r.request("/v2/organizations?page=0").unwrap();
+    assert_eq!(get(&bad, "status").as_f64(), Some(400.0));
+}
+
+#[wasm_bindgen_test]
+fn search_returns_the_envelope_and_throws_api_errors() {
+    let r = Registry::new(SHARD).unwrap();
+    let params = js_sys::JSON::parse(r#"{"query": "Shinonome", "allStatus": true}"#).unwrap();
+    let env = r.search(params).unwrap();
+    assert!(get(&env, "number_of_results").as_f64().unwrap() >= 1.0);
+    assert!(js_sys::Array::is_array(&get(&env, "items")));
+    assert!(get(&get(&env, "meta"), "countries").is_object());
+    let facets = r
+        .facets(js_sys::JSON::parse(r#"{"allStatus": true}"#).unwrap())
+        .unwrap();
+    assert!(js_sys::Array::is_array(&get(&facets, "types")));
+    let bad = js_sys::JSON::parse(r#"{"query": "x", "page": 501}"#).unwrap();
+    assert!(message(r.search(bad).err().unwrap().into()).contains("501"));
+    let bad = js_sys::JSON::parse(r#"{"query": "x", "filter": "colour:red"}"#).unwrap();
+    assert!(message(r.search(bad).err().unwrap().into()).contains("colour"));
+}
+
+#[wasm_bindgen_test]
+fn suggest_gives_ranked_hits_with_utf16_ranges() {
+    let r = Registry::new(SHARD).unwrap();
+    let hits = r.suggest("東雲", JsValue::UNDEFINED).unwrap();
+    let hits = js_sys::Array::from(&hits);
+    assert!(hits.length() >= 1);
+    let first = hits.get(0);
+    assert_eq!(
+        get(&get(&first, "summary"), "id").as_string().unwrap(),
+        "https://ror.org/03ncywt35"
+    );
+    let matched = get(&get(&first, "matched"), "value").as_string().unwrap();
+    let range = js_sys::Array::from(&js_sys::Array::from(&get(&first, "ranges16")).get(0));
+    let (a, b) = (
+        range.get(0).as_f64().unwrap() as u32,
+        range.get(1).as_f64().unwrap() as u32,
+    );
+    let js = js_sys::JsString::from(matched);
+    assert_eq!(String::from(js.substring(a, b)), "東雲");
+    let opts = js_sys::JSON::parse(r#"{"filters": ["types:nosuchtype"], "limit": 3}"#).unwrap();
+    assert!(message(r.suggest("東雲", opts).err().unwrap().into()).contains("nosuchtype"));
+}
+
+#[wasm_bindgen_test]
+fn typeahead_mode_loads_records_later() {
+    use registry_core::shard::{self, SectionKind::*};
+    let source = include_bytes!("../../core/tests/compat/format-1.source.json");
+    let records = registry_core::import::import_dump(source, Default::default(), &mut |_, _| {})
+        .unwrap()
+        .records;
+    let built = shard::build(&records, "split", 0, &shard::Stored).unwrap();
+    let light = vec![js_sys::Uint8Array::from(&built.file(&[Summary, Names])[..])];
+    let mut r = Registry::from_files(light).unwrap();
+    assert_eq!(get(&r.info().unwrap(), "hasRecords").as_bool(), Some(false));
+    let hits = js_sys::Array::from(&r.suggest("Shinonome", JsValue::UNDEFINED).unwrap());
+    assert!(
+        hits.length() >= 1,
+        "typeahead works from summary + names alone"
+    );
+    assert!(message(r.get("03ncywt35", None).err().unwrap().into()).contains("records"));
+    let other = shard::build(&records[1..], "split", 0, &shard::Stored).unwrap();
+    assert!(
+        message(r.add_records(&other.file(&[Records])).err().unwrap().into())
+            .contains("different builds")
+    );
+    r.add_records(&built.file(&[Records])).unwrap();
+    assert_eq!(get(&r.info().unwrap(), "hasRecords").as_bool(), Some(true));
+    assert_eq!(
+        get(&r.get("03ncywt35", None).unwrap(), "id")
+            .as_string()
+            .unwrap(),
+        "https://ror.org/03ncywt35"
+    );
+    assert!(
+        r.add_records(&built.file(&[Records])).is_err(),
+        "records given twice"
+    );
+}

@@ -1,0 +1,60 @@
+// axe-core scans (WCAG 2.1 A/AA rules) of the search page, a record page and
+// the form widget, with the combobox open: no serious or critical violations.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import { start, appReady } from "./ui-helpers.mjs";
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+let t;
+before(async () => {
+  t = await start();
+});
+after(async () => {
+  await t?.close();
+});
+
+async function scan(page) {
+  await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
+  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  return bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+test("search page with results, facets and the open listbox", async () => {
+  const { page } = t;
+  await page.goto(t.url("?q=university"));
+  await appReady(page);
+  await page.waitForSelector(".result");
+  await page.locator("#q-input").fill("northfield");
+  await page.waitForSelector("#q-list [role=option]");
+  await page.keyboard.press("ArrowDown");
+  assert.deepEqual(await scan(page), []);
+});
+
+test("record page", async () => {
+  const { page } = t;
+  await page.goto(t.url("?id=0cy1q8h86"));
+  await appReady(page);
+  await page.waitForSelector("table.locations");
+  assert.deepEqual(await scan(page), []);
+});
+
+test("form widget demo with the listbox open and in the free-text state", async () => {
+  const { page } = t;
+  await page.goto(t.url("widget-demo.html"));
+  await page.waitForSelector("#themed-picker-input");
+  await page.locator("#affiliation-picker-input").fill("CSU");
+  await page.waitForSelector("#affiliation-picker-list [role=option]");
+  await page.keyboard.press("ArrowDown");
+  assert.deepEqual(await scan(page), []);
+  await page.locator("#affiliation-picker-input").fill("Nowhere Institute");
+  await page.keyboard.press("Tab");
+  assert.deepEqual(await scan(page), []);
+});
+
+test("no console errors", () => {
+  assert.deepEqual(t.errors, []);
+});

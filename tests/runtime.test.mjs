@@ -1,0 +1,135 @@
+// The browser runtime end to end: the Worker API, the service worker
+// answering /v1 and /v2 URLs, and both working offline after a reload.
+//
+// Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { serve, CHROMIUM_ARGS } from "./server.mjs";
+
+const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
+const PREFIX = process.env.SITE_PREFIX ?? "/";
+let server, browser, context, page;
+const errors = [];
+
+// time_taken is a measurement, not data: everything else must be identical.
+const stable = (body) => {
+  const v = JSON.parse(body);
+  if (v && typeof v === "object") delete v.time_taken;
+  return v;
+};
+
+const URLS = [
+  "v2/organizations?query=northfield",
+  "v2/organizations?query=universite%20de%20montclair&filter=types:education",
+  "v1/organizations?query=CSU&all_status",
+  "v2/organizations/0bsd6jb11",
+  "organizations?filter=locations.geo_details.continent_name:South%20America",
+  "v2/organizations?page=0",
+  "v2/organizations/0000000000",
+];
+
+before(async () => {
+  server = await serve(SITE, PREFIX);
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  context = await browser.newContext();
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("pageerror", (e) => errors.push(String(e)));
+  // Chromium logs every 4xx fetch; the 400 and 404 answers asked for above are intended.
+  const intended = /^Failed to load resource: the server responded with a status of (400|404) /;
+  page.on("console", (m) => m.type() === "error" && !intended.test(m.text()) && errors.push(m.text()));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function viaServiceWorker(urls) {
+  return page.evaluate(async (urls) => {
+    await window.registryReady;
+    const out = [];
+    for (const u of urls) {
+      const res = await fetch(u);
+      out.push({ status: res.status, body: await res.text(), release: res.headers.get("x-registry-release") });
+    }
+    return out;
+  }, urls);
+}
+
+async function viaWorker(urls) {
+  return page.evaluate(async (urls) => {
+    const { openRegistry } = await import("./registry.js");
+    const r = await openRegistry({ dataUrl: new URL("./data/", location.href) });
+    const out = [];
+    for (const u of urls) out.push(await r.request("/" + u));
+    const info = r.info;
+    r.close();
+    return { out, info };
+  }, urls);
+}
+
+test("the Worker answers like the router and reports the data release", async () => {
+  await page.goto(server.url + "api.html");
+  const { out, info } = await viaWorker(URLS);
+  assert.equal(info.release, "demo");
+  assert.ok(info.recordCount >= 30);
+  assert.equal(info.manifest.record_count, info.recordCount);
+  assert.deepEqual(out.map((r) => r.status), [200, 200, 200, 200, 200, 400, 404]);
+  const first = JSON.parse(out[0].body);
+  assert.ok(first.number_of_results >= 1);
+  assert.ok(first.items[0].names.some((n) => /Northfield/.test(n.value)));
+  assert.deepEqual(Object.keys(first.meta).sort(), ["continents", "countries", "statuses", "types"]);
+  assert.equal(JSON.parse(out[3].body).id, "https://ror.org/0bsd6jb11");
+});
+
+test("the service worker answers /v1 and /v2 URLs with the same JSON as the Worker", async () => {
+  await page.goto(server.url + "api.html");
+  const sw = await viaServiceWorker(URLS);
+  const { out } = await viaWorker(URLS);
+  assert.deepEqual(sw.map((r) => r.status), out.map((r) => r.status));
+  assert.deepEqual(sw.map((r) => stable(r.body)), out.map((r) => stable(r.body)));
+  assert.ok(sw.every((r) => r.release === "demo"));
+});
+
+test("typeahead mode answers suggest from summary + names, then loads records on demand", async () => {
+  await page.goto(server.url + "api.html");
+  const res = await page.evaluate(async () => {
+    const { openRegistry } = await import("./registry.js");
+    const r = await openRegistry({ dataUrl: new URL("./data/", location.href), mode: "typeahead" });
+    const light = r.info;
+    // Stale protection: the first suggest is superseded by the second.
+    const first = r.suggest("nort").then(() => "resolved", (e) => e.name);
+    const second = await r.suggest("northfield univ");
+    const record = await r.get("0bsd6jb11");
+    r.close();
+    return { light, first: await first, top: second[0]?.summary?.name, record: record.id };
+  });
+  assert.equal(res.light.hasRecords, false);
+  assert.ok(res.light.bytes > 0);
+  assert.equal(res.first, "AbortError");
+  assert.match(res.top, /Northfield/);
+  assert.equal(res.record, "https://ror.org/0bsd6jb11");
+});
+
+test("offline after the first visit: a reload still answers the same URLs identically", async () => {
+  await page.goto(server.url + "api.html");
+  const online = await viaServiceWorker(URLS);
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    const offline = await viaServiceWorker(URLS);
+    assert.deepEqual(offline.map((r) => r.status), online.map((r) => r.status));
+    assert.deepEqual(offline.map((r) => stable(r.body)), online.map((r) => stable(r.body)));
+    const { out } = await viaWorker(URLS.slice(0, 2));
+    assert.deepEqual(out.map((r) => stable(r.body)), online.slice(0, 2).map((r) => stable(r.body)));
+  } finally {
+    await context.setOffline(false);
+  }
+});
+
+test("no console errors", () => {
+  assert.deepEqual(errors, []);
+});

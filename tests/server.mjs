@@ -1,0 +1,57 @@
+// A static file server for the browser tests: serves a directory on
+// 127.0.0.1 under an optional sub-path, with the MIME types a deployment
+// must use (application/wasm for wasm, so instantiateStreaming works).
+import http from "node:http";
+import fs from "node:fs/promises";
+import path from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json",
+  ".webmanifest": "application/manifest+json",
+  ".wasm": "application/wasm",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".shard": "application/octet-stream",
+};
+
+/** Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves to {url, close}. */
+export async function serve(root, prefix = "/") {
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (!url.pathname.startsWith(prefix)) {
+      res.writeHead(404).end("not under " + prefix);
+      return;
+    }
+    let rel = decodeURIComponent(url.pathname.slice(prefix.length));
+    if (rel === "" || rel.endsWith("/")) rel += "index.html";
+    const file = path.join(root, rel);
+    if (!file.startsWith(path.resolve(root))) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await fs.readFile(file);
+      const type = TYPES[path.extname(file)] ?? "application/octet-stream";
+      const hashed = /\.[0-9a-f]{16}\./.test(path.basename(file));
+      res.writeHead(200, {
+        "content-type": type,
+        "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache",
+      });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+export const CHROMIUM_ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];

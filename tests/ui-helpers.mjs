@@ -1,0 +1,54 @@
+// Shared set-up of the UI browser tests (ui, widget, a11y): the site from
+// SITE_DIR (default target/site, built by scripts/build-web.sh +
+// scripts/build-ui.sh) served under SITE_PREFIX (default "/").
+import path from "node:path";
+import fs from "node:fs";
+import { chromium } from "playwright-core";
+import { serve, CHROMIUM_ARGS } from "./server.mjs";
+
+export const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
+export const PREFIX = process.env.SITE_PREFIX ?? "/";
+export const DOCS = path.resolve("docs");
+export const DEMO = JSON.parse(fs.readFileSync(path.resolve("data/demo/registry-demo.json"), "utf8"));
+/** Screenshots are written for the demo data under "/" only (one canonical set). */
+export const SHOTS = !process.env.SITE_DIR && PREFIX === "/" || process.env.UI_SCREENSHOTS === "1";
+
+export async function start() {
+  const server = await serve(SITE, PREFIX);
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 850 } });
+  const errors = [];
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  return {
+    server, browser, context, page, errors,
+    url: (rel = "") => server.url + rel,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** Waits until the app has its data and the results for the current URL. */
+export async function appReady(page) {
+  await page.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""));
+}
+
+/** The registry's own answer for a spec URL, through registry.js in the page. */
+export async function api(page, url) {
+  return page.evaluate(async (url) => {
+    window.__api ??= (async () => {
+      const { openRegistry } = await import(new URL("registry.js", document.baseURI).href);
+      return openRegistry({ dataUrl: new URL("data/", document.baseURI) });
+    })();
+    const r = await window.__api;
+    const { status, body } = await r.request(url);
+    return { status, body: JSON.parse(body) };
+  }, url);
+}
+
+export const bare = (id) => id.split("/").pop();
+export const display = (r) => r.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display")).value;

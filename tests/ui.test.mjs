@@ -1,0 +1,338 @@
+// The search app end to end in headless Chromium: keyboard-only typeahead,
+// live facets that agree with the API, URL state with back/forward, the
+// advanced query box, complete record pages, pasted ids, inert record text,
+// and offline reloads. SITE_DIR / SITE_PREFIX select the site (see
+// tests/ui-helpers.mjs); screenshots go to docs/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { start, appReady, api, bare, display, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
+
+let t;
+before(async () => {
+  t = await start();
+});
+after(async () => {
+  await t?.close();
+});
+
+const input = () => t.page.locator("#q-input");
+const options = () => t.page.locator("#q-list [role=option]");
+
+test("keyboard only: type, move with the arrows, pick with Enter, land on the record", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  // Reach the search box with the keyboard: Tab from the document start.
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "q-input");
+  await page.keyboard.type("northfield univ", { delay: 20 });
+  await page.waitForFunction(() => document.querySelectorAll("#q-list [role=option]").length >= 3);
+  assert.equal(await input().getAttribute("aria-expanded"), "true");
+  assert.equal(await input().getAttribute("aria-activedescendant"), null);
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  const active = await input().getAttribute("aria-activedescendant");
+  assert.equal(active, "q-list-1");
+  assert.equal(await page.locator(`#${active}`).getAttribute("aria-selected"), "true");
+  await page.keyboard.press("End");
+  const n = await options().count();
+  assert.equal(await input().getAttribute("aria-activedescendant"), `q-list-${n - 1}`);
+  await page.keyboard.press("Home");
+  assert.equal(await input().getAttribute("aria-activedescendant"), "q-list-0");
+  await page.keyboard.press("ArrowUp"); // past the start: back to the input
+  assert.equal(await input().getAttribute("aria-activedescendant"), null);
+  await page.keyboard.press("ArrowDown");
+  const name = await page.locator("#q-list-0 .cb-name").innerText();
+  assert.equal(await page.evaluate(() => document.activeElement.id), "q-input", "focus stays in the input");
+  // Escape closes, Down reopens.
+  await page.keyboard.press("Escape");
+  assert.equal(await input().getAttribute("aria-expanded"), "false");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#record-title");
+  assert.match(page.url(), /\?id=0[0-9a-z]{8}$/);
+  assert.match(await page.locator("#record-title").innerText(), new RegExp(name));
+  // The live region announced the count (debounced ~1 s) before the pick.
+  await page.goBack();
+  await page.waitForSelector(".results");
+  assert.equal(await input().inputValue(), "northfield univ");
+});
+
+test("suggestions show the matched alias/acronym, place, types, status and the successor", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  await input().fill("University of Northfield");
+  await page.waitForSelector("#q-list [data-status=inactive]");
+  const inactive = page.locator("#q-list [data-status=inactive]").first();
+  assert.match(await inactive.innerText(), /Inactive/);
+  assert.match(await inactive.innerText(), /Minneapolis, United States/);
+  const succ = page.locator("#q-list .cb-succ").first();
+  await succ.waitFor();
+  assert.match(await succ.innerText(), /successor.*Northfield State University/s);
+  await input().fill("KQ");
+  await page.waitForFunction(() => /Acronym: KQ/.test(document.querySelector("#q-list")?.innerText ?? ""));
+  assert.equal(await page.locator("#q-list mark").first().innerText(), "KQ");
+  // Live count announcement, debounced.
+  await page.waitForFunction(() => /available/.test(document.getElementById("q-live").textContent), null, { timeout: 3000 });
+  if (SHOTS) await page.screenshot({ path: path.join(DOCS, "typeahead.png") });
+});
+
+test("a pasted id in any form, or an external id, finds the record", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  const rec = DEMO.find((r) => r.external_ids.some((e) => e.type === "grid"));
+  const grid = rec.external_ids.find((e) => e.type === "grid").all[0];
+  for (const text of [rec.id, rec.id.replace("https://", ""), bare(rec.id), grid]) {
+    await input().fill(text);
+    await page.waitForFunction(
+      (name) => document.querySelector("#q-list-0 .cb-name")?.textContent === name,
+      display(rec),
+    );
+    assert.equal(await options().count(), 1, text);
+  }
+});
+
+test("facets: a click narrows the results, the counts match the API, URL state and back/forward work", async () => {
+  const { page } = t;
+  await page.goto(t.url("?q=university"));
+  await appReady(page);
+  await page.waitForSelector(".results-h");
+  const all = await api(page, "/v2/organizations?query=university");
+  assert.equal(Number(await page.locator(".results-h").getAttribute("data-total")), all.body.number_of_results);
+  // Every displayed count equals the API's meta for the unfiltered query.
+  for (const [facet, key] of [["country", "countries"], ["type", "types"], ["continent", "continents"]]) {
+    const shown = await page.locator(`[data-facet=${facet}] li`).evaluateAll((lis) =>
+      lis.map((li) => [li.querySelector("input").value, Number(li.querySelector(".count").textContent)]));
+    assert.deepEqual(shown, all.body.meta[key].map((e) => [e.id, e.count]), facet);
+  }
+  const us = page.locator("[data-facet=country] li", { has: page.locator("input[value=us]") });
+  const count = Number(await us.locator(".count").innerText());
+  await us.locator("input").click();
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), count);
+  assert.match(page.url(), /[?&]filter=country%3Aus/);
+  const narrowed = await api(page, "/v2/organizations?query=university&filter=country.country_code:US");
+  assert.equal(narrowed.body.number_of_results, count);
+  const ids = await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id));
+  assert.deepEqual(ids, narrowed.body.items.map((r) => bare(r.id)));
+  // A second facet narrows further (AND), its counts come from the API too.
+  const edu = page.locator("[data-facet=type] li", { has: page.locator("input[value=education]") });
+  const eduCount = Number(await edu.locator(".count").innerText());
+  await edu.locator("input").click();
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), eduCount);
+  const both = await api(page, "/v2/organizations?query=university&filter=country.country_code:US,types:education");
+  assert.equal(both.body.number_of_results, eduCount);
+  // Back and forward restore the state from the URL.
+  await page.goBack();
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), count);
+  assert.equal(await edu.locator("input").isChecked(), false);
+  await page.goForward();
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), eduCount);
+  // A shared URL opens in the same state; "Clear all filters" resets.
+  await page.goto(page.url());
+  await appReady(page);
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), eduCount);
+  assert.equal(await edu.locator("input").isChecked(), true);
+  await page.getByRole("button", { name: "Clear all filters" }).click();
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), all.body.number_of_results);
+  // Statuses: inactive records appear only when asked for.
+  const inactive = page.locator("[data-facet=status] li", { has: page.locator("input[value=inactive]") });
+  const nInactive = Number(await inactive.locator(".count").innerText());
+  await inactive.locator("input").click();
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), nInactive);
+  assert.equal(nInactive, (await api(page, "/v2/organizations?query=university&filter=status:inactive")).body.number_of_results);
+  if (SHOTS) {
+    await page.goto(t.url("?q=institute"));
+    await appReady(page);
+    await page.waitForSelector(".result");
+    await page.screenshot({ path: path.join(DOCS, "search.png") });
+  }
+});
+
+test("facet counts update while typing", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  await page.waitForSelector(".results-h");
+  await input().pressSequentially("institute", { delay: 30 });
+  const expected = await api(page, "/v2/organizations?query=institute");
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), expected.body.number_of_results);
+  const first = expected.body.meta.countries[0];
+  const shown = await page.locator(`[data-facet=country] input[value=${first.id}] + label .count`).innerText();
+  assert.equal(Number(shown), first.count);
+  assert.match(page.url(), /\?q=institute$/);
+});
+
+test("paging: 20 per page, next page link, shareable", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  await page.waitForSelector(".result");
+  const total = (await api(page, "/v2/organizations")).body.number_of_results;
+  if (total <= 20) return;
+  assert.equal(await page.locator(".result").count(), 20);
+  await page.getByRole("link", { name: "Next →" }).click();
+  await page.waitForFunction(() => /Page 2 of/.test(document.querySelector(".page-no")?.textContent ?? ""));
+  assert.match(page.url(), /page=2/);
+  const p2 = await api(page, "/v2/organizations?page=2");
+  assert.deepEqual(await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id)), p2.body.items.map((r) => bare(r.id)));
+});
+
+test("advanced query: inline error, then results; in the URL", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  await page.locator("details.advanced summary").click();
+  await page.locator("#adv-input").fill("names.value:(");
+  await page.locator("#adv-input").press("Enter");
+  await page.waitForFunction(() => document.getElementById("adv-error").textContent.length > 0);
+  assert.equal(await page.locator("#adv-input").getAttribute("aria-invalid"), "true");
+  const expr = "locations.geo_details.name:Brno";
+  await page.locator("#adv-input").fill(expr);
+  await page.locator("#adv-input").press("Enter");
+  const expected = await api(page, `/v2/organizations?query.advanced=${encodeURIComponent(expr)}`);
+  await page.waitForFunction(() => /adv=/.test(location.search));
+  assert.match(page.url(), /adv=locations\.geo_details\.name%3ABrno/);
+  if (expected.status >= 400) {
+    // A build without E3 says so; the message is shown inline, not as a crash.
+    await page.waitForFunction((m) => document.getElementById("adv-error").textContent === m, expected.body.errors.join("; "));
+    return;
+  }
+  assert.ok(expected.body.number_of_results >= 1);
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), expected.body.number_of_results);
+  assert.equal(await page.locator("#adv-error").innerText(), "");
+});
+
+/** Every human-meaningful value of a v2 record. */
+function fieldValues(r) {
+  const v = [r.id, ...r.names.map((n) => n.value), ...r.types.map((x) => x[0].toUpperCase() + x.slice(1)), ...r.domains];
+  if (r.established) v.push(String(r.established));
+  for (const l of r.locations) {
+    const g = l.geonames_details ?? l.geo_details;
+    v.push(g.name, g.country_name, g.country_code, String(g.lat), String(g.lng));
+    if (g.continent_name) v.push(g.continent_name);
+    if (g.country_subdivision_name) v.push(g.country_subdivision_name);
+  }
+  for (const e of r.external_ids) v.push(...e.all);
+  for (const l of r.links) v.push(l.value);
+  for (const x of r.relationships) v.push(x.label);
+  v.push(r.admin.created.date, r.admin.last_modified.date, r.admin.created.schema_version, r.admin.last_modified.schema_version);
+  return v;
+}
+
+test("record page shows every field: several locations, relationships, non-Latin names", async () => {
+  const { page } = t;
+  for (const id of ["004x1me50", "0cy1q8h86", "0r1w86b25", "0nf3mhf49"]) {
+    const rec = DEMO.find((r) => bare(r.id) === id);
+    await page.goto(t.url(`?id=${id}`));
+    await appReady(page);
+    await page.waitForSelector("#record-title");
+    const text = await page.locator("article.record").innerText();
+    for (const value of fieldValues(rec)) assert.ok(text.includes(value), `${id}: '${value}' is not shown`);
+    // Names grouped by type, languages marked up.
+    for (const n of rec.names.filter((n) => n.lang)) {
+      assert.ok(await page.locator(`.name-value[lang="${n.lang}"]`, { hasText: n.value }).count() >= 1, n.value);
+    }
+    assert.equal(await page.locator("table.locations tbody tr").count(), rec.locations.length);
+    // Relationships are links to the related records.
+    for (const x of rec.relationships) {
+      const link = page.locator(`.rel[data-rel=${x.type}] a`, { hasText: x.label });
+      assert.equal(await link.getAttribute("href"), `?id=${bare(x.id)}`);
+    }
+    if (rec.status !== "active") assert.match(await page.locator(".callout").innerText(), /succeeded by|No successor/);
+  }
+  // The successor link is prominent and navigates in-app; back returns.
+  await page.goto(t.url("?id=0cy1q8h86"));
+  await page.waitForSelector(".callout a");
+  const succ = DEMO.find((r) => bare(r.id) === "0cy1q8h86").relationships.find((x) => x.type === "successor");
+  await page.locator(".callout a").first().click();
+  await page.waitForFunction((name) => document.getElementById("record-title")?.textContent.includes(name), succ.label);
+  assert.match(page.url(), new RegExp(`\\?id=${bare(succ.id)}$`));
+  // Raw JSON v2 and v1, copy button.
+  await page.getByRole("button", { name: "View v2 JSON" }).click();
+  const raw2 = JSON.parse(await page.locator("pre.raw[data-version='2']").innerText());
+  assert.equal(raw2.id, succ.id);
+  await page.getByRole("button", { name: "View v1 JSON" }).click();
+  const raw1 = JSON.parse(await page.locator("pre.raw[data-version='1']").innerText());
+  assert.equal(raw1.id, succ.id);
+  assert.ok(raw1.name);
+  await t.context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.getByRole("button", { name: "Copy ID" }).click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), succ.id);
+  await page.goto(t.url("?id=004x1me50"));
+  await page.waitForSelector("table.locations");
+  if (SHOTS) await page.screenshot({ path: path.join(DOCS, "record.png"), fullPage: true });
+  await page.goto(t.url("?id=0000000000"));
+  await page.waitForSelector("#record-title");
+  assert.match(await page.locator(".record .error").innerText(), /./);
+});
+
+test("record text is rendered as text: markup in the data stays inert", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  const scripts = await page.evaluate(() => document.scripts.length);
+  // The query text round-trips through the URL, the input, the title and the results heading.
+  const evil = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`;
+  await input().fill(evil);
+  await page.waitForTimeout(300);
+  await page.goto(t.url(`?q=${encodeURIComponent(evil)}&id=`));
+  await appReady(page);
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.evaluate(() => document.scripts.length), scripts);
+  assert.equal(await page.locator("main img").count(), 0);
+  // Data links that are not http(s) never become links.
+  assert.equal(await page.locator("a[href^='javascript:']").count(), 0);
+});
+
+test("offline after the first visit: reload, search, facets and records keep working", async () => {
+  const { page, context } = t;
+  await page.goto(t.url("?q=northfield"));
+  await appReady(page);
+  await page.evaluate(() => window.registryReady);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await page.waitForSelector(".result");
+  // Let the worker fetch the shard through the SW once, so it is cached as a data release.
+  await page.waitForFunction(async () => (await caches.keys()).some((k) => k.startsWith("registry-data-")));
+  const online = await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id));
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await appReady(page);
+    await page.waitForSelector(".result");
+    assert.deepEqual(await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id)), online);
+    await input().fill("CSU");
+    await page.waitForFunction(() => document.querySelectorAll("#q-list [role=option]").length >= 2);
+    await page.locator("[data-facet=type] li input").first().click();
+    await page.waitForFunction(() => /filter=/.test(location.search));
+    await page.goto(t.url(`?id=${online[0]}`));
+    await page.waitForSelector("table.locations");
+    assert.match(await page.locator("#release").innerText(), /data: .+, \d+ records/);
+  } finally {
+    await context.setOffline(false);
+  }
+});
+
+test("PWA: manifest with 192 and 512 px icons, relative start URL", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  const href = await page.locator("link[rel=manifest]").getAttribute("href");
+  const manifest = await page.evaluate(async (h) => (await fetch(h)).json(), href);
+  assert.equal(manifest.start_url, "./");
+  assert.equal(manifest.display, "standalone");
+  for (const size of ["192x192", "512x512"]) {
+    const icon = manifest.icons.find((i) => i.sizes === size && i.type === "image/png");
+    assert.ok(icon, size);
+    const ok = await page.evaluate(async (src) => (await fetch(src)).ok, icon.src);
+    assert.ok(ok, icon.src);
+  }
+});
+
+test("no console errors", () => {
+  const intended = /status of (400|404)/; // the unknown-id and bad-query answers asked for above
+  assert.deepEqual(t.errors.filter((e) => !intended.test(e)), []);
+});

@@ -1,0 +1,60 @@
+// Fetching shard files named in a manifest, with SHA-256 verification.
+// Shared by the Worker and the service worker.
+
+async function sha256Hex(bytes) {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Fetches and parses manifest.json (always revalidated: it is the one mutable file). */
+export async function fetchManifest(dataUrl) {
+  const url = new URL("manifest.json", dataUrl);
+  const res = await fetch(url, { cache: "no-cache" });
+  if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
+  const manifest = await res.json();
+  if (manifest.format !== "registry-shard" || !Array.isArray(manifest.files))
+    throw new Error(`${url} is not a registry shard manifest`);
+  return manifest;
+}
+
+/**
+ * The manifest entries that hold `sections`. ["all"] = every section, as the
+ * three per-section files when the manifest has them (so the browser, the
+ * service worker's cache and typeahead mode share the same files), else the
+ * single full file.
+ */
+export function pickFiles(manifest, sections) {
+  const single = (s) => manifest.files.find((x) => x.sections.length === 1 && x.sections[0] === s);
+  if (sections.includes("all")) {
+    const parts = ["summary", "names", "records"].map(single);
+    if (parts.every(Boolean)) return parts;
+    const full = manifest.files.find((f) => f.sections.length === 3);
+    if (!full) throw new Error("the manifest lists neither section files nor a full shard file");
+    return [full];
+  }
+  return sections.map((s) => {
+    const f = single(s);
+    if (!f) throw new Error(`the manifest lists no '${s}' file`);
+    return f;
+  });
+}
+
+/** Fetches and verifies one file; throws naming the file on any mismatch. */
+export async function fetchVerified(dataUrl, entry) {
+  const url = new URL(entry.name, dataUrl);
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (bytes.length !== entry.bytes) throw new Error(`${entry.name}: ${bytes.length} bytes, the manifest says ${entry.bytes}`);
+  const hash = await sha256Hex(bytes);
+  if (hash !== entry.sha256) throw new Error(`${entry.name}: SHA-256 mismatch (damaged download or stale cache)`);
+  return bytes;
+}
+
+/** Loads the files holding `sections` for the release in `manifest` (fetched when not given). */
+export async function loadShardFiles(dataUrl, sections, manifest) {
+  manifest ??= await fetchManifest(dataUrl);
+  const entries = pickFiles(manifest, sections);
+  const files = await Promise.all(entries.map((e) => fetchVerified(dataUrl, e)));
+  return { manifest, files };
+}

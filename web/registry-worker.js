@@ -1,0 +1,53 @@
+// Runs the registry in a Web Worker so the page never freezes while shard
+// files are fetched, verified, decompressed and indexed.
+//
+// Protocol: the page posts {id, method, args}; the worker answers
+// {id, ok: true, value} or {id, ok: false, error: {name, message}}.
+// The first message must be {method: "open", args: [{dataUrl, mode}]}.
+import init, { Registry } from "./pkg/registry_wasm.js";
+import { loadShardFiles } from "./registry-data.js";
+
+let registry = null;
+let recordsPending = null; // Promise while the records file downloads (typeahead mode)
+let openInfo = null;
+
+async function open({ dataUrl, mode = "full", wasmUrl }) {
+  await init({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
+  const started = performance.now();
+  const { manifest, files } = await loadShardFiles(dataUrl, mode === "typeahead" ? ["summary", "names"] : ["all"]);
+  registry = files.length === 1 ? new Registry(files[0]) : Registry.fromFiles(files);
+  openInfo = { dataUrl, manifest };
+  return { ...registry.info(), manifest, readyMs: performance.now() - started, bytes: files.reduce((n, f) => n + f.length, 0) };
+}
+
+// Methods that need full records load the records section first (lazy mode).
+async function ensureRecords() {
+  if (registry.info().hasRecords) return;
+  recordsPending ??= loadShardFiles(openInfo.dataUrl, ["records"], openInfo.manifest).then(({ files }) =>
+    registry.addRecords(files[0]),
+  );
+  try {
+    await recordsPending;
+  } finally {
+    recordsPending = null;
+  }
+}
+
+const NEEDS_RECORDS = new Set(["get", "request", "search", "advanced", "affiliation"]);
+
+self.onmessage = async ({ data: { id, method, args = [] } }) => {
+  try {
+    let value;
+    if (method === "open") value = await open(...args);
+    else {
+      if (!registry) throw new Error("the registry is not open yet");
+      if (typeof registry[method] !== "function" || method.startsWith("_") || method === "free")
+        throw new Error(`unknown method '${method}'`);
+      if (NEEDS_RECORDS.has(method)) await ensureRecords();
+      value = registry[method](...args);
+    }
+    self.postMessage({ id, ok: true, value });
+  } catch (e) {
+    self.postMessage({ id, ok: false, error: { name: e?.name ?? "Error", message: e?.message ?? String(e) } });
+  }
+};

@@ -1,0 +1,194 @@
+// Service worker: offline app, local answers for the API URLs, atomic data
+// updates. Registered as a module worker from the site root:
+//   navigator.serviceWorker.register("./sw.js", { type: "module" })
+//
+// * GET <scope>v1/organizations…, v2/organizations…, organizations… are
+//   answered by the local registry (the same router, status codes and JSON as
+//   every other front end), online or offline.
+// * Data files are content-hashed and immutable; a data release lives in its
+//   own cache "registry-data-<build id>". An update downloads and verifies
+//   every file of the new release into a new cache and only then moves the
+//   "current" pointer; a failed or partial download leaves the old release
+//   working and removes the partial cache.
+// * App files: network first, cache fallback (offline after the first visit).
+import init, { Registry } from "./pkg/registry_wasm.js";
+import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
+
+const ROOT = new URL("./", self.location.href);
+const DATA = new URL("data/", ROOT);
+const APP_CACHE = "registry-app";
+const META_CACHE = "registry-meta";
+const DATA_PREFIX = "registry-data-";
+const API = /^(v1\/|v2\/)?organizations(\/|$)/;
+const CURRENT = new URL("__current", ROOT).href;
+
+let registryPromise = null;
+
+async function current() {
+  const res = await (await caches.open(META_CACHE)).match(CURRENT);
+  return res ? res.json() : null;
+}
+
+async function setCurrent(value) {
+  const meta = await caches.open(META_CACHE);
+  await meta.put(CURRENT, new Response(JSON.stringify(value), { headers: { "content-type": "application/json" } }));
+}
+
+/** Downloads a release into its own cache; resolves to its pointer, or throws leaving nothing behind. */
+async function download(manifest) {
+  const name = DATA_PREFIX + manifest.build_id;
+  const cache = await caches.open(name);
+  try {
+    for (const entry of pickFiles(manifest, ["all"])) {
+      const url = new URL(entry.name, DATA).href;
+      if (await cache.match(url)) continue;
+      const bytes = await fetchVerified(DATA, entry);
+      await cache.put(url, new Response(bytes, { headers: { "content-type": "application/octet-stream" } }));
+    }
+    await cache.put(new URL("manifest.json", DATA).href, new Response(JSON.stringify(manifest), {
+      headers: { "content-type": "application/json" },
+    }));
+    return { cache: name, build_id: manifest.build_id, release: manifest.release, record_count: manifest.record_count };
+  } catch (e) {
+    await caches.delete(name);
+    throw e;
+  }
+}
+
+async function dropOldData(keep) {
+  for (const key of await caches.keys()) if (key.startsWith(DATA_PREFIX) && key !== keep) await caches.delete(key);
+}
+
+let staged = null; // a downloaded release waiting for the page's go-ahead
+
+/** Looks for a new release; downloads it in the background and tells the pages. */
+async function checkForUpdate() {
+  const manifest = await fetchManifest(DATA);
+  const cur = await current();
+  if (cur && cur.build_id === manifest.build_id) return { updateAvailable: false, release: cur.release };
+  const next = await download(manifest);
+  if (!cur) {
+    await setCurrent(next);
+    return { updateAvailable: false, release: next.release };
+  }
+  staged = next;
+  await broadcast({ type: "update-ready", release: next.release, record_count: next.record_count });
+  return { updateAvailable: true, release: next.release };
+}
+
+async function applyUpdate() {
+  if (!staged) return false;
+  await setCurrent(staged);
+  await dropOldData(staged.cache);
+  registryPromise = null;
+  await broadcast({ type: "data-updated", release: staged.release, record_count: staged.record_count });
+  staged = null;
+  return true;
+}
+
+async function broadcast(message) {
+  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
+}
+
+async function loadRegistry() {
+  await init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) });
+  let cur = await current();
+  if (!cur) {
+    await checkForUpdate();
+    cur = await current();
+  }
+  const cache = await caches.open(cur.cache);
+  const manifest = await (await cache.match(new URL("manifest.json", DATA).href)).json();
+  const files = [];
+  for (const entry of pickFiles(manifest, ["all"])) {
+    const res = await cache.match(new URL(entry.name, DATA).href);
+    if (!res) throw new Error("the cached data release is incomplete");
+    files.push(new Uint8Array(await res.arrayBuffer()));
+  }
+  return { registry: Registry.fromFiles(files), release: cur.release };
+}
+
+async function answerApi(url) {
+  registryPromise ??= loadRegistry().catch((e) => {
+    registryPromise = null;
+    throw e;
+  });
+  try {
+    const { registry, release } = await registryPromise;
+    const rel = url.pathname.slice(ROOT.pathname.length);
+    const { status, body } = registry.request("/" + rel + url.search);
+    return new Response(body, {
+      status,
+      headers: { "content-type": "application/json; charset=utf-8", "x-registry-release": release },
+    });
+  } catch (e) {
+    const body = JSON.stringify({ errors: [`the local registry is unavailable: ${e.message}`] });
+    return new Response(body, { status: 503, headers: { "content-type": "application/json; charset=utf-8" } });
+  }
+}
+
+async function appFile(request) {
+  const cache = await caches.open(APP_CACHE);
+  try {
+    const res = await fetch(request);
+    if (res.ok && request.method === "GET") await cache.put(request, res.clone());
+    return res;
+  } catch (e) {
+    const hit = await cache.match(request, { ignoreSearch: request.mode === "navigate" });
+    if (hit) return hit;
+    throw e;
+  }
+}
+
+async function dataFile(request) {
+  const cur = await current();
+  if (cur) {
+    const hit = await (await caches.open(cur.cache)).match(request.url);
+    if (hit && !request.url.endsWith("/manifest.json")) return hit;
+    if (hit) return fetch(request, { cache: "no-cache" }).catch(() => hit);
+  }
+  return fetch(request);
+}
+
+const PRECACHE = [
+  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js",
+  "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(APP_CACHE);
+    await Promise.allSettled(PRECACHE.map((p) => cache.add(new URL(p, ROOT))));
+    let extra = [];
+    try {
+      extra = await (await fetch(new URL("app-files.json", ROOT), { cache: "no-cache" })).json();
+    } catch {}
+    await Promise.allSettled(extra.map((p) => cache.add(new URL(p, ROOT))));
+    await checkForUpdate().catch(() => {});
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    const cur = await current();
+    if (cur) await dropOldData(cur.cache);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== ROOT.origin || !url.pathname.startsWith(ROOT.pathname)) return;
+  const rel = url.pathname.slice(ROOT.pathname.length);
+  if (API.test(rel)) event.respondWith(answerApi(url));
+  else if (url.href.startsWith(DATA.href)) event.respondWith(dataFile(event.request));
+  else event.respondWith(appFile(event.request));
+});
+
+self.addEventListener("message", (event) => {
+  const reply = (value) => event.source?.postMessage({ type: `${event.data?.type}-result`, ...value });
+  if (event.data?.type === "check-update")
+    event.waitUntil(checkForUpdate().then(reply, (e) => reply({ error: e.message })));
+  else if (event.data?.type === "apply-update") event.waitUntil(applyUpdate().then((applied) => reply({ applied })));
+});
