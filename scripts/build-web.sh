@@ -19,6 +19,7 @@ v=$(wasm-opt --version | cut -d' ' -f3)
 wasm-opt -Oz --strip-debug "$OUT/pkg/registry_wasm_bg.wasm" -o "$OUT/pkg/registry_wasm_bg.wasm"
 cp web/*.js "$OUT/"
 [ -d web/static ] && cp -r web/static/. "$OUT/"
+bash scripts/build-ui.sh "$OUT"
 if [ -n "$RELEASE" ]; then rel=(--release "$RELEASE"); elif [ "$DATA" = data/demo/registry-demo.json ]; then rel=(--release demo); else rel=(); fi
 ./target/release/registry build "$DATA" -o "$OUT/data" "${rel[@]}" -q
 echo "site: $OUT ($(du -sh "$OUT" | cut -f1))"

@@ -5,8 +5,10 @@ mod args;
 mod bench;
 mod bench_search;
 mod build;
+mod eval_affiliation;
 mod load;
 mod serve;
+mod site;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,6 +63,20 @@ COMMANDS:
         --targets <n>           Number of target records (default 1000)
         --latency               Latency only (faster)
         --relevance             Relevance only
+        --builds <n>            Extra index builds timed (default 5)
+    eval-affiliation          Affiliation matching quality on a gold set: precision, recall,
+                              F1, chosen-on-empty-gold rate per source and overall (whole
+                              set and both halves), p50/p99 latency per string
+        --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
+        --eval <jsonl>          Gold set, JSON lines: affiliation, gold (ids), source
+                                (default: ../shared/eval/affiliation-dev.jsonl)
+        --errors <n>            Also print n false positives and n false negatives
+        --all-status            Match with all_status (default: active records only)
+        --limit <n>             Only the first n lines
+    site <dump|shard> -o <dir>  Write a complete static site: the built app + data
+        --app <dir>             The built app (default target/site, from scripts/build-web.sh)
+        --release <name>        Data release name (dumps only)
+        --level <1-22>          zstd level (default 19)
     help                      This text
 
 <shard> and <data> may be a .shard file, a build directory (its manifest.json is read),
@@ -83,9 +99,11 @@ fn main() -> ExitCode {
         "info" => cmd_info(rest),
         "get" => cmd_get(rest),
         "bench-shard" => bench::cmd_bench_shard(rest),
+        "site" => site::cmd_site(rest),
         "serve" => serve::cmd_serve(rest),
-        "query" => cmd_query(rest),
+        "query" => serve::cmd_query(rest),
         "bench-search" => bench_search::cmd_bench_search(rest),
+        "eval-affiliation" => eval_affiliation::cmd_eval_affiliation(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())
@@ -217,38 +235,4 @@ fn cmd_get(rest: &[String]) -> Result<(), String> {
     };
     println!("{}", json.map_err(|e| e.to_string())?);
     Ok(())
-}
-
-fn cmd_query(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--filter", "-k"], &["--suggest"])?;
-    let [path, request] = a.exactly(&["<data>", "<request>"])? else {
-        unreachable!()
-    };
-    let engine = registry_core::search::Engine::new(load::load(Path::new(path), true)?);
-    if a.flag("--suggest") {
-        let filters = engine
-            .parse_filters(
-                a.opt("--filter").unwrap_or(""),
-                registry_core::search::Version::V2,
-            )
-            .map_err(|e| e.join("; "))?;
-        let k: usize = a
-            .opt("-k")
-            .unwrap_or("10")
-            .parse()
-            .map_err(|_| "-k must be a number")?;
-        let hits = engine.suggest(request, &filters, k);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&hits).map_err(|e| e.to_string())?
-        );
-        return Ok(());
-    }
-    let r = engine.handle(request);
-    println!("{}", r.json);
-    if r.status == 200 {
-        Ok(())
-    } else {
-        Err(format!("HTTP status {}", r.status))
-    }
 }

@@ -214,3 +214,38 @@ pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `registry query <data> <request>`: one API request (or, with
+/// `--suggest`, one typeahead call) answered from the command line.
+pub fn cmd_query(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &["--filter", "-k"], &["--suggest"])?;
+    let [path, request] = a.exactly(&["<data>", "<request>"])? else {
+        unreachable!()
+    };
+    let engine = Engine::new(load::load(Path::new(path), true)?);
+    if a.flag("--suggest") {
+        let filters = engine
+            .parse_filters(
+                a.opt("--filter").unwrap_or(""),
+                registry_core::search::Version::V2,
+            )
+            .map_err(|e| e.join("; "))?;
+        let k: usize = a
+            .opt("-k")
+            .unwrap_or("10")
+            .parse()
+            .map_err(|_| "-k must be a number")?;
+        let hits = engine.suggest(request, &filters, k);
+        let json = serde_json::to_string_pretty(&hits).map_err(|e| e.to_string())?;
+        // A closed pipe (`| head`) is not an error worth a panic.
+        let _ = writeln!(std::io::stdout(), "{json}");
+        return Ok(());
+    }
+    let r = engine.handle(request);
+    let _ = writeln!(std::io::stdout(), "{}", r.json);
+    if r.status == 200 {
+        Ok(())
+    } else {
+        Err(format!("HTTP status {}", r.status))
+    }
+}

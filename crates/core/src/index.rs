@@ -15,8 +15,9 @@
 //!   matches and typeahead prefix checks without re-tokenising;
 //! * **external ids**: two maps, one keyed by the id exactly as stored (E2
 //!   semantics) and one by [`text::external_id_key`] (typeahead). They need
-//!   full records, whose decoding costs more than the rest of the index, so
-//!   they are built on first use ([`Index::external`]; [`Index::warm`]);
+//!   full records, whose decoding costs about as much as the rest of the
+//!   index, so they are built on first use — the first query containing a
+//!   digit — ([`Index::external`]; [`Index::warm`] builds them ahead);
 //! * per-record **filter and facet columns**: status, type bits, countries
 //!   (first location first), continent bits.
 
@@ -72,6 +73,27 @@ impl Hasher for FxHasher {
 }
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A term of at most 23 bytes, stored inline (hash-map key).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct InlineKey {
+    len: u8,
+    bytes: [u8; 23],
+}
+
+impl InlineKey {
+    fn new(s: &str) -> Option<InlineKey> {
+        let b = s.as_bytes();
+        (b.len() <= 23).then(|| {
+            let mut bytes = [0u8; 23];
+            bytes[..b.len()].copy_from_slice(b);
+            InlineKey {
+                len: b.len() as u8,
+                bytes,
+            }
+        })
+    }
+}
 
 fn fx(s: &str) -> u64 {
     let mut h = FxHasher::default();
@@ -223,18 +245,30 @@ impl Index {
     pub fn build(reg: &Registry) -> Index {
         let n = reg.len();
         let mut ix = Index::default();
-        let mut interned: FxMap<String, u32> = FxMap::default();
+        // Short terms (almost all) are keyed inline, so probing the table
+        // never dereferences a heap string.
+        let mut short: FxMap<InlineKey, u32> = FxMap::default();
+        short.reserve(n * 2);
+        let mut long: FxMap<String, u32> = FxMap::default();
         let mut tmp_terms: Vec<String> = Vec::new();
         // (term, entry) pairs in entry order.
         let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(n * 16);
         ix.fwd.reserve(n * 12);
-        let intern = |t: &str, interned: &mut FxMap<String, u32>, tmp: &mut Vec<String>| {
-            if let Some(&id) = interned.get(t) {
-                return id;
+        let mut intern = |t: &str, tmp: &mut Vec<String>| {
+            let next = tmp.len() as u32;
+            let id = match InlineKey::new(t) {
+                Some(k) => *short.entry(k).or_insert(next),
+                None => match long.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        long.insert(t.to_string(), next);
+                        next
+                    }
+                },
+            };
+            if id == next {
+                tmp.push(t.to_string());
             }
-            let id = tmp.len() as u32;
-            interned.insert(t.to_string(), id);
-            tmp.push(t.to_string());
             id
         };
         ix.rec_entry_start.reserve(n + 1);
@@ -256,7 +290,7 @@ impl Index {
                 ix.entry_record.push(r as u32);
                 ix.entry_flags.push(flags);
                 text::for_each_token(name.value, |t| {
-                    let id = intern(t.text, &mut interned, &mut tmp_terms);
+                    let id = intern(t.text, &mut tmp_terms);
                     pairs.push((id, entry));
                     if t.kind != TokenKind::Bigram {
                         ix.fwd.push(id);
@@ -286,7 +320,6 @@ impl Index {
         }
         ix.term_start.push(ix.terms.len() as u32);
         drop(tmp_terms);
-        drop(interned);
         for t in &mut ix.fwd {
             *t = remap[*t as usize];
         }

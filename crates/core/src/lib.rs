@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod advanced;
+pub mod affiliation;
 pub mod container;
 mod crc32;
 pub mod id;

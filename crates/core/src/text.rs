@@ -331,9 +331,9 @@ fn ascii_tokens(s: &str, mut f: impl FnMut(TokenRef<'_>)) {
     let mut end = 0;
     let mut i = 0;
     let flush = |buf: &mut String,
-                     start: &mut Option<usize>,
-                     end: usize,
-                     f: &mut dyn FnMut(TokenRef<'_>)| {
+                 start: &mut Option<usize>,
+                 end: usize,
+                 f: &mut dyn FnMut(TokenRef<'_>)| {
         if let Some(st) = start.take() {
             f(TokenRef {
                 text: buf,

@@ -1041,6 +1041,9 @@ fn errors_use_upstream_wording_with_http_400() {
     let long = "a".repeat(1001);
     let e = bad(&d.engine, &format!("/v2/organizations?query={long}"));
     assert!(e[0].contains("too long"), "{e:?}");
+    let fuzzy = ["northfeld~"; 9].join("+");
+    let e = bad(&d.engine, &format!("/v2/organizations?query={fuzzy}"));
+    assert!(e[0].contains("fuzzy"), "{e:?}");
     let many = vec!["w"; 100].join("+");
     let e = bad(&d.engine, &format!("/v2/organizations?query={many}"));
     assert!(e[0].contains("too many"), "{e:?}");

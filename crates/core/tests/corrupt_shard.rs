@@ -222,3 +222,17 @@ fn hostile_section_contents_with_valid_checksums_never_panic() {
         "only {errors} of 1500 mutations were detected"
     );
 }
+
+#[test]
+fn reopening_a_file_gives_identical_section_files() {
+    let built = shard::build(&demo(), "t", 7, &common::Zstd).unwrap();
+    let again = shard::reopen(&built.full_file()).unwrap();
+    assert_eq!(again.info, built.info);
+    for kinds in [&SectionKind::ALL[..], &[SectionKind::Names], &[SectionKind::Summary, SectionKind::Records]] {
+        assert_eq!(again.file(kinds), built.file(kinds));
+    }
+    let mut damaged = built.full_file();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    assert!(shard::reopen(&damaged).is_err());
+}

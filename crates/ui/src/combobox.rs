@@ -102,7 +102,11 @@ pub fn Combobox(
             let ids = h.summary.successors.clone();
             out.push(Opt::Record(h));
             if inactive {
-                out.extend(ids.iter().filter_map(|s| succ.get(s).cloned()).map(Opt::Successor));
+                out.extend(
+                    ids.iter()
+                        .filter_map(|s| succ.get(s).cloned())
+                        .map(Opt::Successor),
+                );
             }
         }
         out
@@ -124,7 +128,13 @@ pub fn Combobox(
                     n => s.results.replace("{n}", &n.to_string()),
                 };
                 // Alternate a trailing space so a repeated message is re-announced.
-                live.update(|l| *l = if l.ends_with('\u{a0}') { msg } else { format!("{msg}\u{a0}") });
+                live.update(|l| {
+                    *l = if l.ends_with('\u{a0}') {
+                        msg
+                    } else {
+                        format!("{msg}\u{a0}")
+                    }
+                });
             },
             Duration::from_millis(1000),
         );
@@ -278,7 +288,9 @@ pub fn Combobox(
                 active.set(Some(if key == "Home" { 0 } else { n - 1 }));
             }
             "Enter" => {
-                if expanded() && let Some(i) = active.get_untracked() {
+                if expanded()
+                    && let Some(i) = active.get_untracked()
+                {
                     ev.prevent_default();
                     commit(i);
                 } else if let Some(cb) = on_enter {
@@ -303,7 +315,9 @@ pub fn Combobox(
                 }
             }
             "Tab" => {
-                if expanded() && let Some(i) = active.get_untracked() {
+                if expanded()
+                    && let Some(i) = active.get_untracked()
+                {
                     commit(i); // Tab keeps its default: focus moves on
                 }
                 open.set(false);
@@ -333,17 +347,28 @@ pub fn Combobox(
                 let s = h.summary;
                 let disabled = disable_inactive && s.status != "active";
                 let same = h.matched.value == s.name;
-                let name = if same { highlight(&s.name, &h.ranges) } else { s.name.clone().into_any() };
+                let name = if same {
+                    highlight(&s.name, &h.ranges)
+                } else {
+                    s.name.clone().into_any()
+                };
                 let matched = (!same).then(|| {
                     let kind = if h.matched.types.iter().any(|t| t == "acronym") { &st.matched_acronym } else { &st.matched_name };
                     let lang = h.matched.lang.as_ref().map(|l| format!(" ({l})")).unwrap_or_default();
                     view! { <span class="cb-matched">{format!("{kind}: ")}{highlight(&h.matched.value, &h.ranges)}{lang}</span> }
                 });
-                let meta = [place(s.city.as_deref(), s.country_name.as_deref()), s.types.iter().map(|t| title_case(t)).collect::<Vec<_>>().join(", ")]
-                    .into_iter()
-                    .filter(|p| !p.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" · ");
+                let meta = [
+                    place(s.city.as_deref(), s.country_name.as_deref()),
+                    s.types
+                        .iter()
+                        .map(|t| title_case(t))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(" · ");
                 let badge = st.status(&s.status);
                 let status = s.status.clone();
                 let status2 = s.status.clone();
@@ -379,7 +404,11 @@ pub fn Combobox(
 
     let live_id = format!("{id}-live");
     let error_id = format!("{id}-error");
-    let described = [describedby, Some(error_id.clone())].into_iter().flatten().collect::<Vec<_>>().join(" ");
+    let described = [describedby, Some(error_id.clone())]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
     let list_for_aria = list_id.clone();
     let no_results = strings.with_value(|s| s.no_results.clone());
     view! {
@@ -416,5 +445,7 @@ pub fn Combobox(
 
 /// The input element of a combobox, by its id prefix.
 pub fn input_of(id: &str) -> Option<web_sys::HtmlInputElement> {
-    document().get_element_by_id(&format!("{id}-input")).and_then(|e| e.dyn_into().ok())
+    document()
+        .get_element_by_id(&format!("{id}-input"))
+        .and_then(|e| e.dyn_into().ok())
 }

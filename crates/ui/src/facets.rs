@@ -36,8 +36,16 @@ pub fn entries(meta: &Value, meta_key: &str) -> Vec<Entry> {
         .map(|a| {
             a.iter()
                 .map(|e| Entry {
-                    id: e.get("id").and_then(Value::as_str).unwrap_or_default().to_string(),
-                    title: e.get("title").and_then(Value::as_str).map(title_case).unwrap_or_default(),
+                    id: e
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    title: e
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .map(title_case)
+                        .unwrap_or_default(),
                     count: e.get("count").and_then(Value::as_u64).unwrap_or(0),
                 })
                 .collect()

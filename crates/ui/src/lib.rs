@@ -73,7 +73,8 @@ impl Default for Strings {
             inactive: "Inactive".into(),
             withdrawn: "Withdrawn".into(),
             selected: "{name} selected".into(),
-            free_text: "Not picked from the registry: the text will be sent as typed (free text).".into(),
+            free_text: "Not picked from the registry: the text will be sent as typed (free text)."
+                .into(),
             picked: "Picked from the registry.".into(),
             clear: "Clear".into(),
             matched_name: "Also known as".into(),
@@ -128,7 +129,12 @@ pub fn highlight(text: &str, ranges: &[(usize, usize)]) -> AnyView {
     let mut parts: Vec<AnyView> = Vec::new();
     let mut pos = 0;
     for &(a, b) in ranges {
-        if a < pos || a >= b || b > text.len() || !text.is_char_boundary(a) || !text.is_char_boundary(b) {
+        if a < pos
+            || a >= b
+            || b > text.len()
+            || !text.is_char_boundary(a)
+            || !text.is_char_boundary(b)
+        {
             continue;
         }
         if a > pos {
@@ -146,18 +152,27 @@ pub fn highlight(text: &str, ranges: &[(usize, usize)]) -> AnyView {
 /// "education" → "Education".
 pub fn title_case(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// "City, Country" from the parts that exist.
 pub fn place(city: Option<&str>, country: Option<&str>) -> String {
-    [city, country].into_iter().flatten().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ")
+    [city, country]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Mounts the search app into `#app` when the page has one (the widget
 /// script loads the same wasm without it).
 pub fn start() {
-    let Some(el) = document().get_element_by_id("app") else { return };
+    let Some(el) = document().get_element_by_id("app") else {
+        return;
+    };
     el.set_inner_html("");
     let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
     leptos::mount::mount_to(el, search_page::App).forget();

@@ -15,7 +15,10 @@ fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
 }
 
 fn arr<'a>(v: &'a Value, k: &str) -> &'a [Value] {
-    v.get(k).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.get(k)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 fn has_type(name: &Value, t: &str) -> bool {
@@ -29,27 +32,48 @@ fn is_display(name: &Value) -> bool {
 /// The display name of a v2 record.
 pub fn display_name(r: &Value) -> String {
     let names = arr(r, "names");
-    names.iter().find(|n| is_display(n)).or_else(|| names.first()).and_then(|n| s(n, "value")).unwrap_or("(no name)").to_string()
+    names
+        .iter()
+        .find(|n| is_display(n))
+        .or_else(|| names.first())
+        .and_then(|n| s(n, "value"))
+        .unwrap_or("(no name)")
+        .to_string()
 }
 
 /// The place details of a location (`geonames_details` or `geo_details`).
 pub fn geo(loc: &Value) -> &Value {
-    loc.get("geonames_details").or_else(|| loc.get("geo_details")).unwrap_or(&Value::Null)
+    loc.get("geonames_details")
+        .or_else(|| loc.get("geo_details"))
+        .unwrap_or(&Value::Null)
 }
 
 /// "City, Country" of the first location.
 pub fn first_place(r: &Value) -> String {
-    arr(r, "locations").first().map(|l| place(s(geo(l), "name"), s(geo(l), "country_name"))).unwrap_or_default()
+    arr(r, "locations")
+        .first()
+        .map(|l| place(s(geo(l), "name"), s(geo(l), "country_name")))
+        .unwrap_or_default()
 }
 
 /// Acronyms of a record.
 pub fn acronyms(r: &Value) -> Vec<String> {
-    arr(r, "names").iter().filter(|n| has_type(n, "acronym")).filter_map(|n| s(n, "value")).map(String::from).collect()
+    arr(r, "names")
+        .iter()
+        .filter(|n| has_type(n, "acronym"))
+        .filter_map(|n| s(n, "value"))
+        .map(String::from)
+        .collect()
 }
 
 /// Types as a readable list.
 pub fn types(r: &Value) -> String {
-    arr(r, "types").iter().filter_map(Value::as_str).map(title_case).collect::<Vec<_>>().join(", ")
+    arr(r, "types")
+        .iter()
+        .filter_map(Value::as_str)
+        .map(title_case)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Relationships of one type: (id, label).
@@ -57,7 +81,12 @@ pub fn relations(r: &Value, kind: &str) -> Vec<(String, String)> {
     arr(r, "relationships")
         .iter()
         .filter(|x| s(x, "type").is_some_and(|t| t.eq_ignore_ascii_case(kind)))
-        .map(|x| (s(x, "id").unwrap_or_default().to_string(), s(x, "label").unwrap_or_default().to_string()))
+        .map(|x| {
+            (
+                s(x, "id").unwrap_or_default().to_string(),
+                s(x, "label").unwrap_or_default().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -75,7 +104,11 @@ pub fn ext_link(url: &str, text: &str) -> AnyView {
 pub fn record_link(id: &str, label: &str, go: Callback<State>) -> AnyView {
     let state = State::record(id);
     let href = state.href();
-    let text = if label.is_empty() { id.to_string() } else { label.to_string() };
+    let text = if label.is_empty() {
+        id.to_string()
+    } else {
+        label.to_string()
+    };
     view! {
         <a href=href on:click=move |ev: web_sys::MouseEvent| {
             if ev.ctrl_key() || ev.meta_key() || ev.shift_key() || ev.button() != 0 { return; }
@@ -135,7 +168,14 @@ pub fn RecordView(
             Ok((200, body)) => serde_json::from_str::<Value>(&body).map_err(|e| e.to_string()),
             Ok((_, body)) => Err(serde_json::from_str::<Value>(&body)
                 .ok()
-                .and_then(|v| v.get("errors").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; ")))
+                .and_then(|v| {
+                    v.get("errors").and_then(Value::as_array).map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
+                })
                 .unwrap_or_else(|| "This record could not be loaded.".into())),
             Err(e) => Err(format!("{e:?}")),
         };
@@ -158,7 +198,10 @@ pub fn RecordView(
         spawn_local(async move {
             let path = format!("/v{version}/organizations/{}", bare_id(&id));
             if let Ok((_, body)) = registry_client::request(&path).await {
-                let pretty = serde_json::from_str::<Value>(&body).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or(body);
+                let pretty = serde_json::from_str::<Value>(&body)
+                    .ok()
+                    .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                    .unwrap_or(body);
                 raw.set(Some((version, pretty)));
             }
         });
@@ -246,12 +289,19 @@ pub fn RecordView(
                 view! { <tr><th scope="row">{kind.to_uppercase()}</th><td><ul class="plain">{values}</ul></td></tr> }
             }).collect_view();
 
-            let links = arr(&r, "links").iter().map(|l| {
-                let kind = title_case(s(l, "type").unwrap_or("link"));
-                let url = s(l, "value").unwrap_or("").to_string();
-                view! { <li>{kind}": "{ext_link(&url, &url)}</li> }
-            }).collect_view();
-            let domains = arr(&r, "domains").iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ");
+            let links = arr(&r, "links")
+                .iter()
+                .map(|l| {
+                    let kind = title_case(s(l, "type").unwrap_or("link"));
+                    let url = s(l, "value").unwrap_or("").to_string();
+                    view! { <li>{kind}": "{ext_link(&url, &url)}</li> }
+                })
+                .collect_view();
+            let domains = arr(&r, "domains")
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", ");
 
             let rels = ["successor", "predecessor", "parent", "child", "related"].into_iter().filter_map(|kind| {
                 let list = relations(&r, kind);
@@ -263,10 +313,18 @@ pub fn RecordView(
             let admin = r.get("admin").cloned().unwrap_or(Value::Null);
             let adm = |k: &str| {
                 let a = admin.get(k).cloned().unwrap_or(Value::Null);
-                format!("{} (schema {})", s(&a, "date").unwrap_or("—"), s(&a, "schema_version").unwrap_or("—"))
+                format!(
+                    "{} (schema {})",
+                    s(&a, "date").unwrap_or("—"),
+                    s(&a, "schema_version").unwrap_or("—")
+                )
             };
             let (created, modified) = (adm("created"), adm("last_modified"));
-            let established = r.get("established").and_then(Value::as_i64).map(|y| y.to_string()).unwrap_or_else(|| "—".into());
+            let established = r
+                .get("established")
+                .and_then(Value::as_i64)
+                .map(|y| y.to_string())
+                .unwrap_or_else(|| "—".into());
             let id_copy = id.clone();
             let id_v1 = id.clone();
             let id_v2 = id.clone();

@@ -44,15 +44,25 @@ pub enum CallError {
 }
 
 fn error_of(e: JsValue) -> CallError {
-    let get = |k: &str| js_sys::Reflect::get(&e, &k.into()).ok().and_then(|v| v.as_string());
+    let get = |k: &str| {
+        js_sys::Reflect::get(&e, &k.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
     if get("name").as_deref() == Some("AbortError") {
         return CallError::Stale;
     }
-    CallError::Failed(get("message").or_else(|| e.as_string()).unwrap_or_else(|| "unknown error".into()))
+    CallError::Failed(
+        get("message")
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| "unknown error".into()),
+    )
 }
 
 fn with_client<T>(f: impl FnOnce(&RegistryClient) -> T) -> Result<T, CallError> {
-    CLIENT.with(|c| c.borrow().as_ref().map(f)).ok_or_else(|| CallError::Failed("the registry is not open".into()))
+    CLIENT
+        .with(|c| c.borrow().as_ref().map(f))
+        .ok_or_else(|| CallError::Failed("the registry is not open".into()))
 }
 
 /// Uses an already opened client (the widget script opens it itself).
@@ -65,7 +75,10 @@ pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
     let options = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&options, &"dataUrl".into(), &data_url.into());
     let _ = js_sys::Reflect::set(&options, &"mode".into(), &mode.into());
-    let client: RegistryClient = JsFuture::from(open_registry(&options)).await.map_err(error_of)?.unchecked_into();
+    let client: RegistryClient = JsFuture::from(open_registry(&options))
+        .await
+        .map_err(error_of)?
+        .unchecked_into();
     CLIENT.with(|c| *c.borrow_mut() = Some(client));
     Ok(info())
 }
@@ -110,8 +123,14 @@ pub async fn summary(id: &str) -> Result<Option<Summary>, CallError> {
 pub async fn request(path_and_query: &str) -> Result<(u16, String), CallError> {
     let p = with_client(|c| c.request(path_and_query))?;
     let v = JsFuture::from(p).await.map_err(error_of)?;
-    let status = js_sys::Reflect::get(&v, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(0.0) as u16;
-    let body = js_sys::Reflect::get(&v, &"body".into()).ok().and_then(|s| s.as_string()).unwrap_or_default();
+    let status = js_sys::Reflect::get(&v, &"status".into())
+        .ok()
+        .and_then(|s| s.as_f64())
+        .unwrap_or(0.0) as u16;
+    let body = js_sys::Reflect::get(&v, &"body".into())
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_default();
     Ok((status, body))
 }
 

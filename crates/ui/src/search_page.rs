@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::combobox::Combobox;
 use crate::facets::{Entry, Facets, Group, entries};
-use crate::record_view::{RecordView, acronyms, display_name, first_place, record_link, relations, types};
+use crate::record_view::{
+    RecordView, acronyms, display_name, first_place, record_link, relations, types,
+};
 use crate::registry_client::{self, Info, bare_id};
 use crate::url_state::{self, FACETS, State, encode};
 use crate::{Pick, Strings, title_case};
@@ -67,7 +69,12 @@ async fn fetch(url: &str) -> Result<Value, String> {
                 let msg = v
                     .get("errors")
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; "))
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
                     .unwrap_or_else(|| format!("HTTP {status}"));
                 Err(msg)
             } else {
@@ -84,7 +91,12 @@ async fn fetch(url: &str) -> Result<Value, String> {
 async fn load(s: &State) -> Results {
     let main = match fetch(&list_url(s, &s.api_filter(None), false, s.page)).await {
         Ok(v) => v,
-        Err(e) => return Results { error: Some(e), ..Results::default() },
+        Err(e) => {
+            return Results {
+                error: Some(e),
+                ..Results::default()
+            };
+        }
     };
     let meta = main.get("meta").cloned().unwrap_or(Value::Null);
     let mut groups = Vec::new();
@@ -92,14 +104,22 @@ async fn load(s: &State) -> Results {
         let selected = s.filter.iter().any(|(k, _)| k == key);
         let mut list = if selected || key == "status" {
             let url = list_url(s, &s.api_filter(Some(key)), key == "status", 1);
-            fetch(&url).await.ok().map(|v| entries(v.get("meta").unwrap_or(&Value::Null), meta_key)).unwrap_or_default()
+            fetch(&url)
+                .await
+                .ok()
+                .map(|v| entries(v.get("meta").unwrap_or(&Value::Null), meta_key))
+                .unwrap_or_default()
         } else {
             entries(&meta, meta_key)
         };
         // Selected values stay listed even when they count 0.
         for (k, v) in &s.filter {
             if k == key && !list.iter().any(|e| e.id.eq_ignore_ascii_case(v)) {
-                list.push(Entry { id: v.clone(), title: v.to_uppercase(), count: 0 });
+                list.push(Entry {
+                    id: v.clone(),
+                    title: v.to_uppercase(),
+                    count: 0,
+                });
             }
         }
         let title = match key {
@@ -108,11 +128,22 @@ async fn load(s: &State) -> Results {
             "status" => "Status",
             _ => "Continent",
         };
-        groups.push(Group { key, title, entries: list });
+        groups.push(Group {
+            key,
+            title,
+            entries: list,
+        });
     }
     Results {
-        total: main.get("number_of_results").and_then(Value::as_u64).unwrap_or(0),
-        items: main.get("items").and_then(Value::as_array).cloned().unwrap_or_default(),
+        total: main
+            .get("number_of_results")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        items: main
+            .get("items")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
         groups,
         error: None,
     }
@@ -120,7 +151,20 @@ async fn load(s: &State) -> Results {
 
 /// The URL of the data folder, relative to the document (sub-path safe).
 fn data_url() -> String {
-    document().base_uri().ok().flatten().map(|b| format!("{}data/", b.rsplit_once('/').map_or(b.as_str(), |(a, _)| a).to_string() + "/")).unwrap_or_else(|| "./data/".into())
+    document()
+        .base_uri()
+        .ok()
+        .flatten()
+        .map(|b| {
+            format!(
+                "{}data/",
+                b.rsplit_once('/')
+                    .map_or(b.as_str(), |(a, _)| a)
+                    .to_string()
+                    + "/"
+            )
+        })
+        .unwrap_or_else(|| "./data/".into())
 }
 
 /// The whole app.
@@ -146,7 +190,7 @@ pub fn App() -> impl IntoView {
     let go = Callback::new(move |s: State| {
         url_state::write(&s, true);
         state.set(s);
-        let _ = window().scroll_to_with_x_and_y(0.0, 0.0);
+        window().scroll_to_with_x_and_y(0.0, 0.0);
     });
 
     let text = RwSignal::new(state.get_untracked().q);
@@ -169,7 +213,11 @@ pub fn App() -> impl IntoView {
         if s.id.is_some() {
             return;
         }
-        document().set_title(&if s.q.is_empty() { "Organization registry".to_string() } else { format!("{} – Organization registry", s.q) });
+        document().set_title(&if s.q.is_empty() {
+            "Organization registry".to_string()
+        } else {
+            format!("{} – Organization registry", s.q)
+        });
         let n = seq.get_value() + 1;
         seq.set_value(n);
         // While typing, the list and facet counts wait for a short pause so
@@ -226,7 +274,9 @@ pub fn App() -> impl IntoView {
         go.run(s);
     });
     let any_selected = Signal::derive(move || state.with(|s| !s.filter.is_empty()));
-    let groups = Signal::derive(move || results.with(|r| r.as_ref().map(|r| r.groups.clone()).unwrap_or_default()));
+    let groups = Signal::derive(move || {
+        results.with(|r| r.as_ref().map(|r| r.groups.clone()).unwrap_or_default())
+    });
     let no_filters = Signal::derive(Vec::new);
 
     let submit_adv = move |ev: ev::SubmitEvent| {
@@ -236,7 +286,11 @@ pub fn App() -> impl IntoView {
         s.page = 1;
         go.run(s);
     };
-    let adv_error = move || results.with(|r| r.as_ref().and_then(|r| r.error.clone())).filter(|_| state.with(|s| !s.adv.is_empty()));
+    let adv_error = move || {
+        results
+            .with(|r| r.as_ref().and_then(|r| r.error.clone()))
+            .filter(|_| state.with(|s| !s.adv.is_empty()))
+    };
     let adv_open = state.with_untracked(|s| !s.adv.is_empty());
 
     let release = move || match (info.get(), load_error.get()) {
@@ -312,7 +366,8 @@ pub fn App() -> impl IntoView {
     // Only a change of page kind (results ↔ record) rebuilds the main view.
     let id_memo = Memo::new(move |_| state.with(|s| s.id.clone()));
     let ready = Memo::new(move |_| info.with(Option::is_some));
-    let main_view = move || match id_memo.get() {
+    let main_view = move || {
+        match id_memo.get() {
         _ if !ready.get() => view! { <p class="loading">{move || load_error.get().unwrap_or_default()}</p> }.into_any(),
         Some(id) => view! { <RecordView id=id go=go /> }.into_any(),
         None => view! {
@@ -322,6 +377,7 @@ pub fn App() -> impl IntoView {
             </div>
         }
         .into_any(),
+    }
     };
 
     view! {

@@ -10,7 +10,11 @@ pub const FACETS: [(&str, &str, &str); 4] = [
     ("country", "country.country_code", "countries"),
     ("type", "types", "types"),
     ("status", "status", "statuses"),
-    ("continent", "locations.geo_details.continent_code", "continents"),
+    (
+        "continent",
+        "locations.geo_details.continent_code",
+        "continents",
+    ),
 ];
 
 /// The page state.
@@ -33,7 +37,9 @@ pub fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
@@ -49,7 +55,10 @@ pub fn decode(s: &str) -> String {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
+                match u8::from_str_radix(
+                    std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"),
+                    16,
+                ) {
                     Ok(v) => {
                         out.push(v);
                         i += 2;
@@ -67,8 +76,15 @@ pub fn decode(s: &str) -> String {
 impl State {
     /// Parses a query string (with or without the leading `?`).
     pub fn parse(search: &str) -> State {
-        let mut s = State { page: 1, ..State::default() };
-        for pair in search.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let mut s = State {
+            page: 1,
+            ..State::default()
+        };
+        for pair in search
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|p| !p.is_empty())
+        {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let v = decode(v);
             match k {
@@ -106,14 +122,22 @@ impl State {
                 parts.push(format!("adv={}", encode(&self.adv)));
             }
             if !self.filter.is_empty() {
-                let f: Vec<String> = self.filter.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+                let f: Vec<String> = self
+                    .filter
+                    .iter()
+                    .map(|(k, v)| format!("{k}:{v}"))
+                    .collect();
                 parts.push(format!("filter={}", encode(&f.join(","))));
             }
             if self.page > 1 {
                 parts.push(format!("page={}", self.page));
             }
         }
-        if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", parts.join("&"))
+        }
     }
 
     /// Whether a facet value is selected.
@@ -129,7 +153,11 @@ impl State {
                 continue;
             }
             if let Some(f) = FACETS.iter().find(|f| f.0 == k) {
-                let v = if k == "country" || k == "continent" { v.to_uppercase() } else { v.clone() };
+                let v = if k == "country" || k == "continent" {
+                    v.to_uppercase()
+                } else {
+                    v.clone()
+                };
                 out.push(format!("{}:{v}", f.1));
             }
         }
@@ -144,17 +172,29 @@ impl State {
 
     /// The state of a record page.
     pub fn record(id: &str) -> State {
-        State { id: Some(crate::registry_client::bare_id(id).to_string()), page: 1, ..State::default() }
+        State {
+            id: Some(crate::registry_client::bare_id(id).to_string()),
+            page: 1,
+            ..State::default()
+        }
     }
 }
 
 fn pathname() -> String {
-    leptos::prelude::window().location().pathname().unwrap_or_else(|_| "./".into())
+    leptos::prelude::window()
+        .location()
+        .pathname()
+        .unwrap_or_else(|_| "./".into())
 }
 
 /// The state in the address bar.
 pub fn current() -> State {
-    State::parse(&leptos::prelude::window().location().search().unwrap_or_default())
+    State::parse(
+        &leptos::prelude::window()
+            .location()
+            .search()
+            .unwrap_or_default(),
+    )
 }
 
 /// Writes `state` to the address bar (a new history entry when `push`).
@@ -178,7 +218,10 @@ mod tests {
         let s = State {
             q: "université & co/x".into(),
             adv: "names.value:Foo*".into(),
-            filter: vec![("country".into(), "gb".into()), ("type".into(), "education".into())],
+            filter: vec![
+                ("country".into(), "gb".into()),
+                ("type".into(), "education".into()),
+            ],
             page: 3,
             id: None,
         };

@@ -10,11 +10,17 @@ use crate::combobox::Combobox;
 use crate::{Pick, Strings};
 
 fn get(o: &JsValue, k: &str) -> Option<String> {
-    js_sys::Reflect::get(o, &k.into()).ok().and_then(|v| v.as_string()).filter(|s| !s.is_empty())
+    js_sys::Reflect::get(o, &k.into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|s| !s.is_empty())
 }
 
 fn get_bool(o: &JsValue, k: &str) -> bool {
-    js_sys::Reflect::get(o, &k.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
+    js_sys::Reflect::get(o, &k.into())
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
 }
 
 /// Uses the registry client opened by the widget script.
@@ -40,7 +46,12 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
     let allow_inactive = get_bool(&options, "allowInactive");
     let filters: Vec<String> = js_sys::Reflect::get(&options, &"filters".into())
         .ok()
-        .map(|v| js_sys::Array::from(&v).iter().filter_map(|x| x.as_string()).collect())
+        .map(|v| {
+            js_sys::Array::from(&v)
+                .iter()
+                .filter_map(|x| x.as_string())
+                .collect()
+        })
         .unwrap_or_default();
     let strings: Strings = js_sys::Reflect::get(&options, &"strings".into())
         .ok()
@@ -48,17 +59,25 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
         .and_then(|v| js_sys::JSON::stringify(&v).ok())
         .and_then(|s| serde_json::from_str(&String::from(s)).ok())
         .unwrap_or_default();
-    let on_change: Option<js_sys::Function> =
-        js_sys::Reflect::get(&options, &"onChange".into()).ok().and_then(|f| f.dyn_into().ok());
+    let on_change: Option<js_sys::Function> = js_sys::Reflect::get(&options, &"onChange".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok());
     let on_change = StoredValue::new_local(on_change);
 
     let handle = leptos::mount::mount_to(host, move || {
         let text = RwSignal::new(initial.clone());
-        let picked = RwSignal::new((!initial_id.is_empty()).then(|| Pick { id: initial_id.clone(), name: initial.clone(), ..Pick::default() }));
+        let picked = RwSignal::new((!initial_id.is_empty()).then(|| Pick {
+            id: initial_id.clone(),
+            name: initial.clone(),
+            ..Pick::default()
+        }));
         // The last value reported by a change event, to report only changes.
         let reported = StoredValue::new((initial_id.clone(), initial.clone()));
         let emit = move |p: Option<Pick>, text: String| {
-            let key = (p.as_ref().map(|p| p.id.clone()).unwrap_or_default(), text.clone());
+            let key = (
+                p.as_ref().map(|p| p.id.clone()).unwrap_or_default(),
+                text.clone(),
+            );
             if reported.get_value() == key {
                 return;
             }
@@ -72,7 +91,10 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
                 Some(p) => {
                     set("id", p.id.as_str().into());
                     set("name", p.name.as_str().into());
-                    set("country", p.country.as_deref().map_or(JsValue::NULL, JsValue::from));
+                    set(
+                        "country",
+                        p.country.as_deref().map_or(JsValue::NULL, JsValue::from),
+                    );
                     set("status", p.status.as_str().into());
                 }
                 None => {
@@ -107,7 +129,10 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
             (None, false) => Some(st.free_text.clone()),
             (None, true) => None,
         };
-        let state = move || match (picked.with(Option::is_some), text.with(|t| t.trim().is_empty())) {
+        let state = move || match (
+            picked.with(Option::is_some),
+            text.with(|t| t.trim().is_empty()),
+        ) {
             (true, _) => "picked",
             (false, false) => "free-text",
             _ => "empty",

@@ -43,6 +43,8 @@ pub const EXACT_NAME_BOOST: f32 = 1000.0;
 pub const MAX_QUERY_CHARS: usize = 1000;
 /// Most terms and phrases a query may have.
 pub const MAX_QUERY_TERMS: usize = 64;
+/// Most fuzzy (`~`) terms a query may have (each scans the dictionary).
+pub const MAX_FUZZY_TERMS: usize = 8;
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
@@ -169,6 +171,16 @@ impl Engine {
         })
     }
 
+    /// Records with the external id `id` as stored. Every external id kind
+    /// (GRID, ISNI, FundRef, Wikidata) contains a digit, so text without one
+    /// never needs (nor triggers the lazy build of) the id maps.
+    fn external_exact(&self, id: &str) -> Vec<u32> {
+        if !id.bytes().any(|b| b.is_ascii_digit()) {
+            return Vec::new();
+        }
+        self.index.external(&self.registry).exact(id)
+    }
+
     fn bm25_norm(&self, e: u32) -> f32 {
         let len = self.index.entry_terms(e).len().max(1) as f32;
         (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / self.index.avg_len()))
@@ -236,6 +248,16 @@ impl Engine {
         // Query phrase sequence for the exact-name boost.
         let mut exact_seq: Vec<String> = Vec::new();
         let mut n_terms = 0usize;
+        let fuzzy_terms = q
+            .clauses
+            .iter()
+            .filter(|c| matches!(c.kind, ClauseKind::Term { fuzzy: true, .. }))
+            .count();
+        if fuzzy_terms > MAX_FUZZY_TERMS {
+            return Err(format!(
+                "query has too many fuzzy terms ({fuzzy_terms}; at most {MAX_FUZZY_TERMS} may end with ~)"
+            ));
+        }
 
         let ensure_must = |must_bits: &mut Vec<u64>| {
             if must_bits.is_empty() {
@@ -253,7 +275,7 @@ impl Engine {
                 ClauseKind::Phrase { text, sloppy } => (text.as_str(), true, false, false, *sloppy),
             };
             // External ids, exactly as stored.
-            let ext = ix.external(&self.registry).exact(text.trim());
+            let ext = self.external_exact(text.trim());
             let toks = text::tokens(text);
             n_terms += 1;
             if n_terms > MAX_QUERY_TERMS {
@@ -373,7 +395,7 @@ impl Engine {
             }
         }
         // The whole raw query as an external id (an unquoted ISNI with spaces).
-        ext_hits.extend(ix.external(&self.registry).exact(raw.trim()));
+        ext_hits.extend(self.external_exact(raw.trim()));
 
         // Exact-name boost.
         let exact_ids: Option<Vec<u32>> = if exact_seq.is_empty() {

@@ -99,7 +99,11 @@ impl Engine {
             return vec![self.whole(r, "id")];
         }
         let key = text::external_id_key(text);
-        let ext = ix.external(self.registry()).by_key(&key);
+        let ext = if key.bytes().any(|b| b.is_ascii_digit()) {
+            ix.external(self.registry()).by_key(&key)
+        } else {
+            Vec::new()
+        };
         if !ext.is_empty() {
             return ext
                 .iter()

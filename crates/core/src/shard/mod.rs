@@ -437,6 +437,21 @@ pub fn build(
     })
 }
 
+/// Re-reads a verified file as a [`BuiltShard`], keeping the stored
+/// (compressed) bytes, so its sections can be written as separate files
+/// without recompressing.
+pub fn reopen(bytes: &[u8]) -> Result<BuiltShard, ShardError> {
+    read_file(bytes)?;
+    let (info, entries, mut pos) = read_header(bytes)?;
+    let mut sections = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let stored = bytes[pos..pos + entry.stored_len as usize].to_vec();
+        pos += entry.stored_len as usize;
+        sections.push(BuiltSection { entry, stored });
+    }
+    Ok(BuiltShard { info, sections })
+}
+
 /// A parsed, verified file: header facts and decompressed sections.
 #[derive(Debug)]
 pub struct ShardFile {

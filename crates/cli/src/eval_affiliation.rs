@@ -1,0 +1,244 @@
+//! `registry eval-affiliation`: runs the affiliation matcher over a gold set
+//! (JSON lines `{"affiliation", "gold": [ids], "source"}`) and prints
+//! precision (correct chosen / chosen), recall (correct chosen / rows with a
+//! gold id), F1 and the rate of chosen answers on rows with an empty gold
+//! list, per source and overall, for the whole set and for its two halves
+//! (even rows = tuning half "A", odd rows = held-out half "B"), plus p50/p99
+//! latency per string.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use registry_core::RecordId;
+use registry_core::search::{Engine, Filters};
+
+use crate::args::Args;
+use crate::load;
+
+const DEFAULT_DATA: &str = "../shared/data/registry-v2.json.gz";
+const DEFAULT_EVAL: &str = "../shared/eval/affiliation-dev.jsonl";
+
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    rows: usize,
+    with_gold: usize,
+    chosen: usize,
+    correct: usize,
+    empty_gold: usize,
+    chosen_on_empty: usize,
+}
+
+impl Counts {
+    fn add(&mut self, gold: &[String], chosen: Option<&str>) {
+        self.rows += 1;
+        if gold.is_empty() {
+            self.empty_gold += 1;
+            self.chosen_on_empty += usize::from(chosen.is_some());
+        } else {
+            self.with_gold += 1;
+            if let Some(c) = chosen {
+                self.chosen += 1;
+                self.correct += usize::from(gold.iter().any(|g| g == c));
+            }
+        }
+    }
+
+    fn line(&self, label: &str) -> String {
+        let div = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let p = div(self.correct, self.chosen);
+        let r = div(self.correct, self.with_gold);
+        let f1 = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
+        format!(
+            "{label:<22} rows {:>6}  chosen {:>6}  correct {:>6}  P {:.4}  R {:.4}  F1 {:.4}  chosen-on-empty {}/{} ({:.3})",
+            self.rows,
+            self.chosen,
+            self.correct,
+            p,
+            r,
+            f1,
+            self.chosen_on_empty,
+            self.empty_gold,
+            div(self.chosen_on_empty, self.empty_gold)
+        )
+    }
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Runs the command.
+pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(
+        rest,
+        &["--data", "--eval", "--errors", "--limit"],
+        &["--all-status"],
+    )?;
+    a.exactly(&[])?;
+    let data = a.opt("--data").unwrap_or(DEFAULT_DATA);
+    let eval = a.opt("--eval").unwrap_or(DEFAULT_EVAL);
+    let n_errors: usize = a
+        .opt("--errors")
+        .unwrap_or("0")
+        .parse()
+        .map_err(|_| "--errors must be a number")?;
+    let limit: usize = a
+        .opt("--limit")
+        .map(str::parse)
+        .transpose()
+        .map_err(|_| "--limit must be a number")?
+        .unwrap_or(usize::MAX);
+    let t = Instant::now();
+    let engine = Engine::new(load::load(Path::new(data), true)?);
+    eprintln!(
+        "loaded {} records in {:.1} s",
+        engine.registry().len(),
+        t.elapsed().as_secs_f64()
+    );
+    let text = String::from_utf8(load::read(Path::new(eval))?)
+        .map_err(|e| format!("{eval}: not UTF-8: {e}"))?;
+    let filters = Filters {
+        all_status: a.flag("--all-status"),
+        ..Filters::default()
+    };
+    let reg = engine.registry();
+    let name_of = |id: &str| {
+        RecordId::parse(id)
+            .ok()
+            .and_then(|r| reg.index_of(r))
+            .map_or_else(|| "?".to_string(), |i| reg.display_name(i).to_string())
+    };
+
+    let mut totals: BTreeMap<String, [Counts; 3]> = BTreeMap::new();
+    let mut lat: Vec<f64> = Vec::new();
+    let mut fps: Vec<String> = Vec::new();
+    let mut fns: Vec<String> = Vec::new();
+    let mut fn_classes: BTreeMap<&str, usize> = BTreeMap::new();
+    for (n, line) in text.lines().enumerate().take(limit) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{eval}:{}: {e}", n + 1))?;
+        let aff = v["affiliation"].as_str().unwrap_or_default();
+        let source = v["source"].as_str().unwrap_or("unknown").to_string();
+        let gold: Vec<String> = v["gold"]
+            .as_array()
+            .map(|g| {
+                g.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let t = Instant::now();
+        let matches = engine.match_affiliation(aff, &filters);
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        let chosen = matches
+            .iter()
+            .find(|m| m.chosen)
+            .map(|m| reg.id(m.record as usize).url());
+        let half = 1 + n % 2;
+        for key in [source.as_str(), "all"] {
+            let c = totals.entry(key.to_string()).or_default();
+            c[0].add(&gold, chosen.as_deref());
+            c[half].add(&gold, chosen.as_deref());
+        }
+        // Errors are shown from the tuning half (A) only.
+        if n_errors > 0 && half == 1 {
+            let top: Vec<String> = matches
+                .iter()
+                .take(3)
+                .map(|m| {
+                    format!(
+                        "{:.2} {} [{:?}] «{}» {}",
+                        m.raw_score,
+                        reg.display_name(m.record as usize),
+                        m.matching_type,
+                        m.substring,
+                        reg.places(m.record as usize)
+                            .next()
+                            .map_or("", |p| p.country_code)
+                    )
+                })
+                .collect();
+            let gold_names: Vec<String> = gold.iter().map(|g| name_of(g)).collect();
+            let report = format!(
+                "  [{source}] {aff}\n      gold: {gold_names:?}\n      got:  {}",
+                top.join(" | ")
+            );
+            match &chosen {
+                Some(c) if !gold.iter().any(|g| g == c) => fps.push(report),
+                None if !gold.is_empty() => {
+                    let rank = matches
+                        .iter()
+                        .position(|m| gold.contains(&reg.id(m.record as usize).url()));
+                    let class = match rank {
+                        Some(0) if matches[0].raw_score < registry_core::affiliation::CHOOSE_SCORE => "gold first, below threshold",
+                        Some(0) => "gold first, margin too small",
+                        Some(_) => "gold listed lower",
+                        None => "gold not listed",
+                    };
+                    *fn_classes.entry(class).or_insert(0usize) += 1;
+                    fns.push(report)
+                }
+                _ => {}
+            }
+        }
+    }
+    println!("affiliation matching: {data} × {eval}");
+    println!(
+        "filters: {}",
+        if filters.all_status {
+            "all_status"
+        } else {
+            "default (active only)"
+        }
+    );
+    for (label, idx) in [
+        ("whole set", 0),
+        ("half A (even rows)", 1),
+        ("half B (odd rows)", 2),
+    ] {
+        println!("{label}:");
+        for (source, c) in &totals {
+            if source != "all" {
+                println!("  {}", c[idx].line(source));
+            }
+        }
+        if let Some(c) = totals.get("all") {
+            println!("  {}", c[idx].line("overall"));
+        }
+    }
+    let p50 = percentile(&mut lat, 0.5);
+    let p99 = percentile(&mut lat, 0.99);
+    let max = lat.last().copied().unwrap_or(0.0);
+    println!(
+        "latency per string: p50 {p50:.3} ms  p99 {p99:.3} ms  max {max:.3} ms  ({} strings)",
+        lat.len()
+    );
+    if n_errors > 0 {
+        // Spread the samples over the set.
+        let pick = |v: &[String]| -> Vec<String> {
+            let step = (v.len() / n_errors).max(1);
+            v.iter().step_by(step).take(n_errors).cloned().collect()
+        };
+        println!("\nfalse positives ({} total):", fps.len());
+        for e in pick(&fps) {
+            println!("{e}");
+        }
+        println!("\nfalse negatives ({} total): {fn_classes:?}", fns.len());
+        for e in pick(&fns) {
+            println!("{e}");
+        }
+    }
+    Ok(())
+}

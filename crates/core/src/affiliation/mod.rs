@@ -1,0 +1,665 @@
+//! Affiliation matching (E4): free text such as "Dept. of Physics, Univ. of
+//! Oxford, Oxford, UK" → scored candidate records, at most one of them
+//! `chosen` (a confident match).
+//!
+//! # Algorithm
+//!
+//! 1. **Split** ([`split`]) the text into parts (commas, semicolons,
+//!    brackets, slashes, spaced dashes) and tokens (the canonical folding of
+//!    [`crate::text`]); substrings are every part and every run of two or
+//!    three adjacent parts.
+//! 2. **Countries** ([`countries`]): country names (from the data), common
+//!    variants, US states and upper-case state / province codes, each with
+//!    its token range.
+//! 3. **Candidates** from the inverted index: for each part, the postings of
+//!    its rarer terms (IDF-weighted, capped), best [`PART_CANDIDATES`] name
+//!    entries kept. A run of parts considers the entries found by at least
+//!    two of its parts.
+//! 4. **Similarity** ([`score`]) of each substring with each candidate name
+//!    (weighted token overlap, near-misses, acronyms); a record keeps its best
+//!    (substring, name). An acronym *name* of a record only matches a
+//!    substring that is exactly that acronym, for [`ACRONYM_SCORE`].
+//! 5. **Evidence** outside the tokens the name matched: a mentioned country
+//!    of the record (+[`COUNTRY_BONUS`]), its city (+[`CITY_BONUS`]), one of
+//!    its acronyms (+[`ACRONYM_BONUS`]); countries mentioned but none of the
+//!    record's (−[`COUNTRY_PENALTY`]).
+//! 6. **Choice**: the best record is `chosen` when its score is at least
+//!    [`CHOOSE_SCORE`] and beats every other record (except its own
+//!    successors / predecessors) by [`CHOOSE_MARGIN`]. Two organizations named
+//!    equally well (two institutions in one string, a common name without
+//!    country) leave nothing chosen.
+//!
+//! Filters narrow the candidates *before* the choice, except status: the
+//! choice is made among all statuses and only then are invisible records
+//! dropped, so an inactive exact match is never replaced by an active
+//! near-miss (nothing is chosen instead).
+//!
+//! `score` in the output is the evidence-adjusted score clamped to 0–1,
+//! rounded to two decimals. `matching_type`: `EXACT` (the substring is the
+//! name), `PHRASE` (the name stands whole inside the substring), `ACRONYM`
+//! (an acronym decided it), `FUZZY` (near-miss spellings), `HEURISTICS` (a
+//! run of several parts, partly matched), `COMMON TERMS` (partial word
+//! overlap).
+//!
+//! Hostile input: at most [`split::MAX_BYTES`] bytes and
+//! [`split::MAX_PARTS`] parts are read; text without words gives an empty
+//! result. Nothing here panics on any input.
+
+pub mod countries;
+pub mod score;
+pub mod split;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::index::{Index, name_flags};
+use crate::model::Record;
+use crate::search::{Engine, Filters, Version};
+use crate::shard::ShardError;
+use crate::v1::RecordV1;
+use crate::text;
+
+use score::{STok, Sim};
+use split::Parsed;
+
+/// Name entries kept per part after candidate generation.
+pub const PART_CANDIDATES: usize = 150;
+/// Most postings walked per part.
+pub const POSTINGS_BUDGET: usize = 30_000;
+/// Score of a substring that is exactly one of a record's acronyms.
+pub const ACRONYM_SCORE: f32 = 0.85;
+/// Bonus: the text mentions a country of the record (outside its name).
+pub const COUNTRY_BONUS: f32 = 0.06;
+/// Penalty: the text mentions countries, none of them the record's.
+pub const COUNTRY_PENALTY: f32 = 0.3;
+/// Bonus: the text mentions the record's city (outside its name).
+pub const CITY_BONUS: f32 = 0.06;
+/// Factor of a name similarity when the name matched only a place.
+pub const PLACE_ONLY_FACTOR: f32 = 0.7;
+/// Bonus: the text has one of the record's acronyms (outside its name).
+pub const ACRONYM_BONUS: f32 = 0.05;
+/// Factor of a similarity with an alias (not a display name or label):
+/// "University of Malaya" is the display name of one record and an old
+/// alias of another.
+pub const ALIAS_FACTOR: f32 = 0.95;
+/// Factor of a similarity with a generic name (see
+/// [`score::GENERIC_SHARE`]): "Department of Biological Sciences" in a string
+/// is far more often a department than that organization.
+pub const GENERIC_FACTOR: f32 = 0.85;
+/// Least score of a chosen item.
+pub const CHOOSE_SCORE: f32 = 0.9;
+/// Least lead of a chosen item over the runner-up.
+pub const CHOOSE_MARGIN: f32 = 0.1;
+/// Most evidence a record can gain.
+const MAX_BONUS: f32 = COUNTRY_BONUS + CITY_BONUS + ACRONYM_BONUS;
+/// Least score of a returned item.
+pub const MIN_RETURN: f32 = 0.5;
+/// Most items returned.
+pub const MAX_ITEMS: usize = 20;
+
+/// How an item matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MatchingType {
+    /// The substring equals a name.
+    #[serde(rename = "EXACT")]
+    Exact,
+    /// A name stands whole, in order, inside the substring.
+    #[serde(rename = "PHRASE")]
+    Phrase,
+    /// Partial word overlap.
+    #[serde(rename = "COMMON TERMS")]
+    CommonTerms,
+    /// Near-miss spellings were paired.
+    #[serde(rename = "FUZZY")]
+    Fuzzy,
+    /// A run of several parts, partly matched.
+    #[serde(rename = "HEURISTICS")]
+    Heuristics,
+    /// An acronym of the record decided the match.
+    #[serde(rename = "ACRONYM")]
+    Acronym,
+}
+
+/// One scored candidate, without the record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AffiliationMatch {
+    /// Record index.
+    pub record: u32,
+    /// Score 0–1 (two decimals).
+    pub score: f32,
+    /// Score before clamping and rounding (evidence included; may exceed 1).
+    pub raw_score: f32,
+    /// The confident match.
+    pub chosen: bool,
+    /// How it matched.
+    pub matching_type: MatchingType,
+    /// The part(s) of the text that matched.
+    pub substring: String,
+}
+
+/// The organization of an item, in the version's shape.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Organization {
+    /// v1 record.
+    V1(Box<RecordV1>),
+    /// v2 record.
+    V2(Box<Record>),
+}
+
+/// One item of the affiliation result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AffiliationItem {
+    /// The confident match (at most one item).
+    pub chosen: bool,
+    /// How it matched.
+    pub matching_type: MatchingType,
+    /// The record.
+    pub organization: Organization,
+    /// Score 0–1.
+    pub score: f64,
+    /// The part(s) of the text that matched.
+    pub substring: String,
+}
+
+/// The affiliation result (spec "Affiliation result").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AffiliationResult {
+    /// Items, best first.
+    pub items: Vec<AffiliationItem>,
+    /// Number of items.
+    pub number_of_results: usize,
+}
+
+/// A record's best (substring, name) so far.
+#[derive(Clone, Debug)]
+struct Best {
+    sim: Sim,
+    sub: usize,
+    kind: MatchingType,
+}
+
+/// A record with its evidence-adjusted score and matched tokens.
+struct Scored<'a> {
+    score: f32,
+    record: u32,
+    best: &'a Best,
+    bits: Vec<u64>,
+    count: u32,
+}
+
+/// `a` ⊂ `b` strictly (bitsets of equal length).
+fn strict_subset(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x & !y == 0) && a != b
+}
+
+impl Engine {
+    /// E4: matches free text against the names, scores candidates and
+    /// marks at most one `chosen`. `Err` only when full records are not
+    /// loaded. See the [module docs](crate::affiliation).
+    pub fn affiliation(
+        &self,
+        text: &str,
+        filters: &Filters,
+        version: Version,
+    ) -> Result<AffiliationResult, ShardError> {
+        let matches = self.match_affiliation(text, filters);
+        let mut items = Vec::with_capacity(matches.len());
+        for m in matches {
+            let rec = self.registry().record(m.record as usize)?;
+            let organization = match version {
+                Version::V1 => Organization::V1(Box::new(RecordV1::from_v2(&rec))),
+                Version::V2 => Organization::V2(Box::new(rec)),
+            };
+            items.push(AffiliationItem {
+                chosen: m.chosen,
+                matching_type: m.matching_type,
+                organization,
+                score: (m.score as f64 * 100.0).round() / 100.0,
+                substring: m.substring,
+            });
+        }
+        Ok(AffiliationResult {
+            number_of_results: items.len(),
+            items,
+        })
+    }
+
+    /// The matcher without record decoding: scored record indices, best
+    /// first, the chosen one (if any) first.
+    pub fn match_affiliation(&self, text: &str, filters: &Filters) -> Vec<AffiliationMatch> {
+        let ix = self.index();
+        let p = split::parse(text);
+        if p.toks.is_empty() {
+            return Vec::new();
+        }
+        let mentions = countries::detect(ix, &p);
+        let stoks = scorer_tokens(ix, &p, &mentions);
+        let subs = p.substrings();
+        if subs.is_empty() {
+            return Vec::new();
+        }
+        let part_cands: Vec<Vec<u32>> = p
+            .parts
+            .iter()
+            .map(|r| part_candidates(ix, &stoks[r.clone()]))
+            .collect();
+
+        let mut acronym_cache: HashMap<u32, Vec<String>> = HashMap::new();
+        let mut best: HashMap<u32, Best> = HashMap::new();
+        let mut combo: Vec<u32> = Vec::new();
+        for (k, sub) in subs.iter().enumerate() {
+            let cands: &[u32] = if sub.parts.len() == 1 {
+                &part_cands[sub.parts.start]
+            } else {
+                combo.clear();
+                for pc in &part_cands[sub.parts.clone()] {
+                    combo.extend_from_slice(pc);
+                }
+                combo.sort_unstable();
+                let mut shared = Vec::new();
+                let mut i = 0;
+                while i < combo.len() {
+                    let mut j = i;
+                    while j < combo.len() && combo[j] == combo[i] {
+                        j += 1;
+                    }
+                    if j - i >= 2 {
+                        shared.push(combo[i]);
+                    }
+                    i = j;
+                }
+                combo = shared;
+                &combo
+            };
+            let s = &stoks[sub.toks.clone()];
+            for &e in cands {
+                let r = ix.entry_record(e);
+                if !filters.matches_fields(ix, r) {
+                    continue;
+                }
+                let flags = ix.entry_flags(e);
+                let (sim, kind) = if flags & !name_flags::ACRONYM == 0 {
+                    // An acronym name: only a substring that is exactly it.
+                    let terms = ix.entry_terms(e);
+                    let t = &s[0];
+                    if s.len() != 1
+                        || terms.len() != 1
+                        || t.term != Some(terms[0])
+                        || !t.acronym_like
+                        || t.country
+                    {
+                        continue;
+                    }
+                    let sim = Sim {
+                        score: ACRONYM_SCORE,
+                        c_n: 1.0,
+                        c_s: 1.0,
+                        matched: 1,
+                        acronym: true,
+                        ..Sim::default()
+                    };
+                    (sim, MatchingType::Acronym)
+                } else {
+                    let acr = acronym_cache
+                        .entry(r)
+                        .or_insert_with(|| record_acronyms(self, r));
+                    let mut sim = score::similarity(ix, s, ix.entry_terms(e), acr);
+                    if sim.score <= 0.0 {
+                        continue;
+                    }
+                    if flags & (name_flags::DISPLAY | name_flags::LABEL) == 0 {
+                        sim.score *= ALIAS_FACTOR;
+                    }
+                    if sim.specificity < score::GENERIC_SHARE {
+                        sim.score *= GENERIC_FACTOR;
+                    }
+                    let kind = if sim.exact {
+                        MatchingType::Exact
+                    } else if sim.phrase {
+                        MatchingType::Phrase
+                    } else if sim.acronym {
+                        MatchingType::Acronym
+                    } else if sim.fuzzy {
+                        MatchingType::Fuzzy
+                    } else if sub.parts.len() > 1 {
+                        MatchingType::Heuristics
+                    } else {
+                        MatchingType::CommonTerms
+                    };
+                    (sim, kind)
+                };
+                let better = best.get(&r).is_none_or(|b| sim.score > b.sim.score);
+                if better {
+                    best.insert(r, Best { sim, sub: k, kind });
+                }
+            }
+        }
+
+        // Address tokens: country mentions and the cities of the candidates
+        // ("New Haven" is Yale's city, not the University of New Haven).
+        let mut place_tok = vec![false; p.toks.len()];
+        for m in &mentions {
+            for i in m.toks.clone() {
+                place_tok[i] = true;
+            }
+        }
+        let mut seen_cities: Vec<&str> = Vec::new();
+        for (&r, b) in &best {
+            if b.sim.score + MAX_BONUS < MIN_RETURN {
+                continue;
+            }
+            for place in self.registry().places(r as usize) {
+                if seen_cities.contains(&place.city) {
+                    continue;
+                }
+                seen_cities.push(place.city);
+                mark_city(&p, place.city, &mut place_tok);
+            }
+        }
+        // Evidence outside the matched tokens.
+        let words = p.toks.len().div_ceil(64);
+        let mut scored: Vec<Scored<'_>> = best
+            .iter()
+            .filter(|(_, b)| b.sim.score + MAX_BONUS >= MIN_RETURN)
+            .map(|(&r, b)| {
+                let sub = &subs[b.sub];
+                let mut matched = vec![false; p.toks.len()];
+                let mut bits = vec![0u64; words];
+                for i in 0..sub.toks.len().min(64) {
+                    if b.sim.matched & (1 << i) != 0 {
+                        let g = sub.toks.start + i;
+                        matched[g] = true;
+                        bits[g / 64] |= 1 << (g % 64);
+                    }
+                }
+                let acr = acronym_cache
+                    .entry(r)
+                    .or_insert_with(|| record_acronyms(self, r));
+                let (bonus, factor) =
+                    evidence(self, r, &p, &stoks, &mentions, &matched, &place_tok, acr);
+                Scored {
+                    score: b.sim.score * factor + bonus,
+                    record: r,
+                    best: b,
+                    count: bits.iter().map(|w| w.count_ones()).sum(),
+                    bits,
+                }
+            })
+            .collect();
+        scored.sort_unstable_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(b.count.cmp(&a.count))
+                .then(a.record.cmp(&b.record))
+        });
+
+        // The choice, among all statuses.
+        let reg = self.registry();
+        let mut chosen: Option<u32> = None;
+        if let Some(top) = scored.first()
+            && top.score >= CHOOSE_SCORE
+        {
+            let r = top.record;
+            let linked = |o: u32| {
+                let (a, b) = (reg.id(r as usize), reg.id(o as usize));
+                reg.successors(r as usize).any(|x| x == b)
+                    || reg.successors(o as usize).any(|x| x == a)
+            };
+            // Runner-up: another record, not a successor or predecessor, whose
+            // match is not explained by the top's (a strict subset of its
+            // tokens: "York University" inside "New York University").
+            let runner_up = scored[1..]
+                .iter()
+                .find(|o| !linked(o.record) && !strict_subset(&o.bits, &top.bits))
+                .map_or(0.0, |o| o.score);
+            if top.score - runner_up >= CHOOSE_MARGIN {
+                chosen = Some(r);
+            } else {
+                chosen = self.parent_of_group(&scored, top.score - CHOOSE_MARGIN);
+            }
+        }
+        let visible = filters.visible_statuses(false);
+        scored
+            .iter()
+            .filter(|x| x.score >= MIN_RETURN && visible & (1 << ix.status(x.record)) != 0)
+            .take(MAX_ITEMS)
+            .map(|x| AffiliationMatch {
+                record: x.record,
+                score: (x.score.clamp(0.0, 1.0) * 100.0).round() / 100.0,
+                raw_score: x.score,
+                chosen: chosen == Some(x.record),
+                matching_type: x.best.kind,
+                substring: p.sub_text(&subs[x.best.sub]).to_string(),
+            })
+            .collect()
+    }
+}
+
+impl Engine {
+    /// Hierarchy rule: when the leading records (score above `floor`, not
+    /// explained by another's match) are one organization and its
+    /// children named before it ("IDMEC, Instituto Superior Técnico,
+    /// Universidade de Lisboa"), the parent is the affiliation. Needs full records; `None`
+    /// without them.
+    fn parent_of_group(&self, scored: &[Scored<'_>], floor: f32) -> Option<u32> {
+        let reg = self.registry();
+        let mut group: Vec<&Scored<'_>> = Vec::new();
+        for x in scored.iter().take_while(|x| x.score > floor) {
+            let explained = group.iter().any(|g| strict_subset(&x.bits, &g.bits));
+            if !explained {
+                group.push(x);
+            }
+            if group.len() > 4 {
+                return None;
+            }
+        }
+        if group.len() < 2 {
+            return None;
+        }
+        let parents: Vec<Vec<String>> = group
+            .iter()
+            .map(|g| {
+                reg.record(g.record as usize).map(|rec| {
+                    rec.relationships
+                        .iter()
+                        .filter(|rel| rel.kind == "parent")
+                        .map(|rel| rel.id.clone())
+                        .collect()
+                })
+            })
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let first_tok = |g: &Scored<'_>| {
+            g.bits
+                .iter()
+                .enumerate()
+                .find(|(_, w)| **w != 0)
+                .map_or(0, |(k, w)| k * 64 + w.trailing_zeros() as usize)
+        };
+        let candidate = group.iter().enumerate().find(|&(k, g)| {
+            let url = reg.id(g.record as usize).url();
+            g.score >= CHOOSE_SCORE
+                && parents.iter().zip(&group).enumerate().all(|(o, (ps, c))| {
+                    o == k || (ps.contains(&url) && first_tok(c) < first_tok(g))
+                })
+        })?;
+        Some(candidate.1.record)
+    }
+}
+
+/// Marks the tokens of every occurrence of `city` in the text.
+fn mark_city(p: &Parsed, city: &str, out: &mut [bool]) {
+    let seq = text::phrase_tokens(city);
+    if seq.is_empty() || seq.iter().all(|w| text::is_optional_word(w)) {
+        return;
+    }
+    for start in 0..(p.toks.len() + 1).saturating_sub(seq.len()) {
+        if (0..seq.len()).all(|k| p.toks[start + k].text == seq[k]) {
+            out[start..start + seq.len()].iter_mut().for_each(|x| *x = true);
+        }
+    }
+}
+
+/// The record's single-word acronyms, folded.
+fn record_acronyms(engine: &Engine, r: u32) -> Vec<String> {
+    engine
+        .registry()
+        .names(r as usize)
+        .filter(|n| n.is_acronym())
+        .map(|n| text::normalize(n.value))
+        .filter(|a| !a.is_empty() && !a.contains(' '))
+        .collect()
+}
+
+/// Scorer view of every token.
+fn scorer_tokens<'a>(ix: &Index, p: &'a Parsed, mentions: &[countries::Mention]) -> Vec<STok<'a>> {
+    let mut country = vec![false; p.toks.len()];
+    for m in mentions {
+        for i in m.toks.clone() {
+            country[i] = true;
+        }
+    }
+    p.toks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let term = ix.term_id(&t.text);
+            let w = match term {
+                Some(id) => score::term_weight(ix, id, t.optional),
+                None if t.optional => score::unknown_weight(ix) * score::OPTIONAL_FACTOR,
+                None => score::unknown_weight(ix),
+            };
+            STok {
+                text: &t.text,
+                term,
+                w,
+                digits: t.digits,
+                acronym_like: !t.digits && t.text.chars().count() >= 2 && (t.caps >= 2 || (t.all_caps && t.caps >= 1)),
+                country: country[i],
+            }
+        })
+        .collect()
+}
+
+/// Candidate name entries of one part: postings of its rarer terms,
+/// weighted, the best [`PART_CANDIDATES`] kept (shorter names first among
+/// equals).
+fn part_candidates(ix: &Index, toks: &[STok<'_>]) -> Vec<u32> {
+    let mut terms: Vec<(usize, u32, f32)> = Vec::new();
+    for t in toks {
+        if t.digits && t.text.len() > 3 {
+            continue;
+        }
+        if let Some(id) = t.term
+            && !terms.iter().any(|x| x.1 == id)
+            && !text::is_optional_word(t.text)
+        {
+            terms.push((ix.postings(id).len(), id, t.w));
+        }
+    }
+    terms.sort_unstable_by_key(|x| (x.0, x.1));
+    let mut acc: Vec<(u32, f32)> = Vec::new();
+    let mut walked = 0;
+    for (k, &(df, id, w)) in terms.iter().enumerate() {
+        if k > 0 && walked + df > POSTINGS_BUDGET {
+            break;
+        }
+        walked += df;
+        acc.extend(ix.postings(id).iter().map(|&e| (e, w)));
+    }
+    acc.sort_unstable_by_key(|x| x.0);
+    let mut merged: Vec<(f32, u32)> = Vec::new();
+    for (e, w) in acc {
+        match merged.last_mut() {
+            Some(last) if last.1 == e => last.0 += w,
+            _ => merged.push((w, e)),
+        }
+    }
+    for m in &mut merged {
+        m.0 -= 0.5 * ix.entry_terms(m.1).len() as f32;
+    }
+    if merged.len() > PART_CANDIDATES {
+        merged.select_nth_unstable_by(PART_CANDIDATES, |a, b| b.0.total_cmp(&a.0));
+        merged.truncate(PART_CANDIDATES);
+    }
+    let mut out: Vec<u32> = merged.into_iter().map(|m| m.1).collect();
+    out.sort_unstable();
+    out
+}
+
+/// Country, city and acronym evidence for record `r` outside the tokens its
+/// name matched: (bonus, factor of the name similarity). The factor is
+/// [`PLACE_ONLY_FACTOR`] when the name matched only the record's own city or
+/// a country ("Ningbo" is an address, not "Ningbo University").
+fn evidence(
+    engine: &Engine,
+    r: u32,
+    p: &Parsed,
+    stoks: &[STok<'_>],
+    mentions: &[countries::Mention],
+    matched: &[bool],
+    place_tok: &[bool],
+    acronyms: &[String],
+) -> (f32, f32) {
+    let ix = engine.index();
+    let mut bonus = 0.0;
+    let outside: Vec<&countries::Mention> = mentions
+        .iter()
+        .filter(|m| m.toks.clone().all(|i| !matched[i]))
+        .collect();
+    if !outside.is_empty() {
+        let regions: Vec<&str> = ix
+            .record_countries(r)
+            .iter()
+            .map(|&c| countries::region(&ix.countries()[c as usize].code))
+            .collect();
+        let agree = outside
+            .iter()
+            .any(|m| m.regions.iter().any(|x| regions.contains(&x.as_str())));
+        bonus += if agree {
+            COUNTRY_BONUS
+        } else {
+            -COUNTRY_PENALTY
+        };
+    }
+    // City.
+    let mut cities: Vec<&str> = Vec::new();
+    for place in engine.registry().places(r as usize) {
+        if !cities.contains(&place.city) {
+            cities.push(place.city);
+        }
+    }
+    let mut city_outside = false;
+    for city in cities {
+        let seq = text::phrase_tokens(city);
+        if seq.is_empty() || seq.iter().all(|w| text::is_optional_word(w)) {
+            continue;
+        }
+        for start in 0..(p.toks.len() + 1).saturating_sub(seq.len()) {
+            if (0..seq.len()).all(|k| p.toks[start + k].text == seq[k])
+                && (0..seq.len()).all(|k| !matched[start + k])
+            {
+                city_outside = true;
+            }
+        }
+    }
+    if city_outside {
+        bonus += CITY_BONUS;
+    }
+    let place_only = matched
+        .iter()
+        .zip(place_tok)
+        .all(|(&m, &pl)| !m || pl);
+    let factor = if place_only { PLACE_ONLY_FACTOR } else { 1.0 };
+    // Acronym elsewhere in the text.
+    if !acronyms.is_empty()
+        && stoks.iter().enumerate().any(|(i, t)| {
+            !matched[i] && t.acronym_like && !t.country && acronyms.iter().any(|a| a == t.text)
+        })
+    {
+        bonus += ACRONYM_BONUS;
+    }
+    (bonus, factor)
+}

@@ -1,0 +1,299 @@
+//! Similarity of a substring and one name.
+//!
+//! Token-based and order-insensitive: each token weighs `BASE + idf` (IDF
+//! over all names in the index; optional words like "of", "de" weigh
+//! little), so the distinctive words dominate but the kind of organization
+//! ("university", "hospital") still counts. Name tokens are paired with
+//! substring tokens: equal terms first, then near-misses (one edit for words
+//! of 5+ characters, two for 8+: "Universitat"/"University",
+//! "Sciences"/"Science"), then an acronym in the substring that is one of the
+//! record's acronyms, which also covers the name words whose initials spell
+//! it ("CHU Rennes" ~ "Centre Hospitalier Universitaire de Rennes").
+//!
+//! With `c_n` the matched share of the name's weight and `c_s` the matched
+//! share of the substring's weight, the similarity is their harmonic mean;
+//! a name contained whole and in order in the substring (a *phrase*) scores
+//! at least `0.7 + 0.25·c_s`; a name equal to the substring scores 1.
+
+use crate::index::Index;
+
+/// Constant part of every token's weight.
+pub const BASE: f32 = 3.0;
+/// Weight factor of optional words.
+pub const OPTIONAL_FACTOR: f32 = 0.1;
+/// Least score of a name contained whole in the substring.
+pub const PHRASE_FLOOR: f32 = 0.8;
+/// A name whose words all have an IDF below this share of the highest
+/// possible IDF (a word in one name) is *generic*: it is not credited with
+/// [`PHRASE_FLOOR`] and scores less (see the module `affiliation`). On the
+/// 36k-record data the limit is an IDF of about 6 (a word in ~250 names).
+pub const GENERIC_SHARE: f32 = 0.54;
+/// Credit of a near-miss pairing (one edit).
+pub const FUZZY1: f32 = 0.85;
+/// Credit of a near-miss pairing (two edits).
+pub const FUZZY2: f32 = 0.7;
+
+/// A substring token as the scorer sees it.
+#[derive(Clone, Debug)]
+pub struct STok<'a> {
+    /// Folded text.
+    pub text: &'a str,
+    /// Term id, when the index knows the term.
+    pub term: Option<u32>,
+    /// Weight.
+    pub w: f32,
+    /// Only digits.
+    pub digits: bool,
+    /// Looks like an acronym in the original (two capitals or all caps).
+    pub acronym_like: bool,
+    /// Part of a country / state mention: excluded from acronym use and,
+    /// unpaired, from the substring's weight.
+    pub country: bool,
+}
+
+/// How a substring and a name compare.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sim {
+    /// Similarity 0–1.
+    pub score: f32,
+    /// Matched share of the name's weight.
+    pub c_n: f32,
+    /// Matched share of the substring's weight.
+    pub c_s: f32,
+    /// Substring tokens paired with the name (bit i = token i).
+    pub matched: u64,
+    /// The name equals the substring (up to optional words and digits).
+    pub exact: bool,
+    /// The name is contained whole and in order.
+    pub phrase: bool,
+    /// A near-miss pairing was used.
+    pub fuzzy: bool,
+    /// An acronym pairing was used.
+    pub acronym: bool,
+    /// Highest IDF among the name's words, as a share of the highest
+    /// possible IDF: low for generic names ("Department of Biological
+    /// Sciences", "Institute of Physics").
+    pub specificity: f32,
+}
+
+/// IDF of a document frequency over `n` entries.
+pub fn idf(n: usize, df: usize) -> f32 {
+    let n = n as f32;
+    let df = (df as f32).min(n);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// Weight of a term of the index.
+pub fn term_weight(ix: &Index, t: u32, optional: bool) -> f32 {
+    let w = BASE + idf(ix.entries(), ix.postings(t).len());
+    if optional { w * OPTIONAL_FACTOR } else { w }
+}
+
+/// Weight of a token the index does not know (a typo, a street, a person).
+pub fn unknown_weight(ix: &Index) -> f32 {
+    BASE + idf(ix.entries(), 1)
+}
+
+/// Levenshtein distance, giving up (returning `max + 1`) beyond `max`.
+pub fn bounded_distance(a: &str, b: &str, max: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > max {
+        return max + 1;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > max {
+            return max + 1;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()].min(max + 1)
+}
+
+fn is_optional(t: &STok<'_>) -> bool {
+    crate::text::is_optional_word(t.text)
+}
+
+/// Credit of pairing two different words by spelling (0 = none).
+fn fuzzy_credit(a: &str, b: &str) -> f32 {
+    // French / Italian elision folded into the word: "daix" ~ "aix".
+    for (x, y) in [(a, b), (b, a)] {
+        if x.len() >= 5 && (x.starts_with('d') || x.starts_with('l')) && &x[1..] == y {
+            return 1.0;
+        }
+    }
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let short = la.min(lb);
+    if short < 5 || a.chars().next() != b.chars().next() {
+        return 0.0;
+    }
+    let max = if short >= 8 { 2 } else { 1 };
+    match bounded_distance(a, b, max) {
+        1 => FUZZY1,
+        2 => FUZZY2,
+        _ => 0.0,
+    }
+}
+
+/// Compares substring tokens `s` with a name's phrase sequence `name`
+/// (term ids). `acronyms`: the record's acronyms, folded.
+pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String]) -> Sim {
+    let ns = s.len().min(64);
+    let s = &s[..ns];
+    let mut sim = Sim::default();
+    if ns == 0 || name.is_empty() {
+        return sim;
+    }
+    let name_text: Vec<&str> = name.iter().map(|&t| ix.term(t)).collect();
+    let name_w: Vec<f32> = name
+        .iter()
+        .zip(&name_text)
+        .map(|(&t, txt)| term_weight(ix, t, crate::text::is_optional_word(txt)))
+        .collect();
+    // credit per name token, and the substring token it paired with.
+    let mut credit = vec![0f32; name.len()];
+    let mut pair: Vec<Option<usize>> = vec![None; name.len()];
+    let mut s_credit = vec![0f32; ns];
+    let mut used = 0u64;
+    for (j, &t) in name.iter().enumerate() {
+        if let Some(i) = (0..ns).find(|&i| used & (1 << i) == 0 && s[i].term == Some(t)) {
+            used |= 1 << i;
+            credit[j] = 1.0;
+            s_credit[i] = 1.0;
+            pair[j] = Some(i);
+        }
+    }
+    for j in 0..name.len() {
+        if credit[j] > 0.0 || crate::text::is_optional_word(name_text[j]) {
+            continue;
+        }
+        let mut best = (0.0, 0);
+        for i in 0..ns {
+            if used & (1 << i) != 0 || s[i].digits {
+                continue;
+            }
+            let c = fuzzy_credit(s[i].text, name_text[j]);
+            if c > best.0 {
+                best = (c, i);
+            }
+        }
+        if best.0 > 0.0 {
+            used |= 1 << best.1;
+            credit[j] = best.0;
+            s_credit[best.1] = best.0;
+            pair[j] = Some(best.1);
+            sim.fuzzy = true;
+        }
+    }
+    // Acronyms of the record standing in the substring.
+    if !acronyms.is_empty() {
+        for i in 0..ns {
+            if used & (1 << i) != 0 || !s[i].acronym_like || s[i].country {
+                continue;
+            }
+            if !acronyms.iter().any(|a| a == s[i].text) {
+                continue;
+            }
+            used |= 1 << i;
+            s_credit[i] = 1.0;
+            sim.acronym = true;
+            // Name words whose initials spell the acronym.
+            let open: Vec<usize> = (0..name.len())
+                .filter(|&j| credit[j] == 0.0 && !crate::text::is_optional_word(name_text[j]))
+                .collect();
+            let initials: String = open
+                .iter()
+                .filter_map(|&j| name_text[j].chars().next())
+                .collect();
+            if !open.is_empty() && initials == s[i].text {
+                for &j in &open {
+                    credit[j] = 1.0;
+                }
+            }
+        }
+    }
+    sim.specificity = name
+        .iter()
+        .zip(&name_text)
+        .filter(|(_, txt)| !crate::text::is_optional_word(txt))
+        .map(|(&t, _)| idf(ix.entries(), ix.postings(t).len()))
+        .fold(0.0, f32::max)
+        / idf(ix.entries(), 1).max(1e-6);
+    let wn: f32 = name_w.iter().sum();
+    let mn: f32 = name_w.iter().zip(&credit).map(|(w, c)| w * c).sum();
+    let mut ws = 0f32;
+    let mut ms = 0f32;
+    for i in 0..ns {
+        // Unpaired digits (postcodes, footnote marks) and country names do
+        // not count against.
+        if (s[i].digits || s[i].country) && s_credit[i] == 0.0 {
+            continue;
+        }
+        ws += s[i].w;
+        ms += s[i].w * s_credit[i];
+    }
+    sim.matched = used;
+    sim.c_n = if wn > 0.0 { mn / wn } else { 0.0 };
+    sim.c_s = if ws > 0.0 { ms / ws } else { 0.0 };
+    let f = if sim.c_n + sim.c_s > 0.0 {
+        2.0 * sim.c_n * sim.c_s / (sim.c_n + sim.c_s)
+    } else {
+        0.0
+    };
+    // Phrase: every non-optional name word paired exactly, in order, with
+    // only optional words between.
+    let mut phrase = !sim.acronym;
+    let mut last: Option<usize> = None;
+    let mut count = 0;
+    for j in 0..name.len() {
+        let opt = crate::text::is_optional_word(name_text[j]);
+        match pair[j] {
+            Some(i) if credit[j] >= 1.0 => {
+                if let Some(l) = last
+                    && (i <= l || (l + 1..i).any(|k| !is_optional(&s[k])))
+                {
+                    phrase = false;
+                }
+                last = Some(i);
+                count += 1;
+            }
+            _ if opt => {}
+            _ => phrase = false,
+        }
+    }
+    phrase &= count > 0;
+    sim.phrase = phrase;
+    sim.exact = phrase && sim.c_s >= 0.999;
+    sim.score = if sim.exact {
+        1.0
+    } else if phrase && sim.specificity >= GENERIC_SHARE {
+        f.max(PHRASE_FLOOR + (1.0 - PHRASE_FLOOR) * sim.c_s)
+    } else {
+        f
+    };
+    sim
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances() {
+        assert_eq!(bounded_distance("salerno", "salento", 2), 2);
+        assert_eq!(bounded_distance("science", "sciences", 1), 1);
+        assert_eq!(bounded_distance("abc", "xyzuvw", 1), 2);
+        assert_eq!(fuzzy_credit("universitat", "university"), FUZZY2);
+        assert_eq!(fuzzy_credit("salerno", "salento"), 0.0);
+        assert_eq!(fuzzy_credit("erevan", "yerevan"), 0.0);
+    }
+}

@@ -1,0 +1,322 @@
+//! Affiliation matching (E4, `Engine::affiliation`): what is chosen, what is
+//! not, on the demo data (fictional organizations) and, when `../shared`
+//! exists, on the real data.
+
+mod search_support;
+
+use registry_core::affiliation::{AffiliationMatch, MatchingType};
+use registry_core::search::{Engine, Filters, Version};
+use search_support::{demo, full};
+
+fn id_of(engine: &Engine, m: &AffiliationMatch) -> String {
+    engine.registry().id(m.record as usize).url()
+}
+
+/// The chosen record's identifier, if any.
+fn chosen(engine: &Engine, text: &str, filters: &Filters) -> Option<String> {
+    let matches = engine.match_affiliation(text, filters);
+    let chosen: Vec<&AffiliationMatch> = matches.iter().filter(|m| m.chosen).collect();
+    assert!(chosen.len() <= 1, "{text}: several chosen");
+    if let Some(c) = chosen.first() {
+        assert!(
+            std::ptr::eq(*c, &matches[0]),
+            "{text}: the chosen item is not first"
+        );
+    }
+    chosen.first().map(|m| id_of(engine, m))
+}
+
+fn chosen_default(engine: &Engine, text: &str) -> Option<String> {
+    chosen(engine, text, &Filters::default())
+}
+
+fn all_status() -> Filters {
+    Filters {
+        all_status: true,
+        ..Filters::default()
+    }
+}
+
+const CAPE_FYNBOS: &str = "https://ror.org/01hfpjb36";
+const ELBTAL: &str = "https://ror.org/0jmnkjz58";
+const MONTCLAIR: &str = "https://ror.org/0bsd6jb11";
+const CALDERA: &str = "https://ror.org/0v5k8z998";
+const SHINONOME: &str = "https://ror.org/03ncywt35";
+const AL_WAHA: &str = "https://ror.org/0nf3mhf49";
+const KAMD: &str = "https://ror.org/075q5nn52";
+const AEGEAN: &str = "https://ror.org/04rfy9693";
+const KILIMANI_COLLEGE: &str = "https://ror.org/0a2mwvv07"; // inactive
+const SIBERIAN: &str = "https://ror.org/0cy1q8h86"; // inactive
+
+#[test]
+fn exact_name_is_chosen() {
+    let e = &demo().engine;
+    for text in [
+        "Cape Fynbos Herbarium",
+        "cape fynbos herbarium",
+        "  Cape  Fynbos Herbarium. ",
+        "Kaapse Fynbos-herbarium",
+    ] {
+        assert_eq!(chosen_default(e, text).as_deref(), Some(CAPE_FYNBOS), "{text}");
+    }
+    let m = e.match_affiliation("Cape Fynbos Herbarium", &Filters::default());
+    assert_eq!(m[0].matching_type, MatchingType::Exact);
+    assert_eq!(m[0].score, 1.0);
+    assert_eq!(m[0].substring, "Cape Fynbos Herbarium");
+}
+
+#[test]
+fn name_with_department_city_and_country_is_chosen() {
+    let e = &demo().engine;
+    for (text, want) in [
+        (
+            "Faculty of Mechanical Engineering, Technische Hochschule Elbtal, Dresden, Germany",
+            ELBTAL,
+        ),
+        (
+            "Dept. of Linguistics, Univ. de Montclair-sur-Rhône, 69007 Lyon, France",
+            MONTCLAIR,
+        ),
+        (
+            "Laboratory of Plant Systematics, Cape Fynbos Herbarium, Kirstenbosch, Cape Town 7735, South Africa",
+            CAPE_FYNBOS,
+        ),
+        (
+            "Department of Underwater Survey, Aegean Institute of Marine Archaeology, Heraklion, Crete, Greece",
+            AEGEAN,
+        ),
+    ] {
+        assert_eq!(chosen_default(e, text).as_deref(), Some(want), "{text}");
+    }
+}
+
+#[test]
+fn two_organizations_in_one_string_choose_none() {
+    let e = &demo().engine;
+    for text in [
+        "Cape Fynbos Herbarium; Rangitoto Polytechnic",
+        "Rangitoto Polytechnic, Auckland, New Zealand and Cape Fynbos Herbarium, Cape Town, South Africa",
+        "Shinonome Institute of Technology, Tokyo, Japan; Korea Agency for Marine Data, Busan",
+    ] {
+        let m = e.match_affiliation(text, &Filters::default());
+        assert!(m.len() >= 2, "{text}: both should be listed: {m:?}");
+        assert_eq!(chosen_default(e, text), None, "{text}");
+    }
+}
+
+#[test]
+fn ambiguous_names_and_acronyms_without_context_choose_none() {
+    let e = &demo().engine;
+    // Several Northfield organizations; CSU is two of them.
+    for text in ["Northfield", "CSU", "Institute", "University"] {
+        assert_eq!(chosen_default(e, text), None, "{text}");
+    }
+}
+
+#[test]
+fn acronym_alone_in_a_known_context() {
+    let e = &demo().engine;
+    assert_eq!(
+        chosen_default(e, "CSU, Denver, CO, USA").as_deref(),
+        Some(CALDERA)
+    );
+    let m = e.match_affiliation("CSU, Denver, CO, USA", &Filters::default());
+    assert_eq!(m[0].matching_type, MatchingType::Acronym);
+    // Country and state codes are context, never acronyms.
+    assert_eq!(chosen_default(e, "USA"), None);
+    // The acronym with the name elsewhere is supporting evidence.
+    assert_eq!(
+        chosen_default(e, "Technische Hochschule Elbtal (THE), Dresden").as_deref(),
+        Some(ELBTAL)
+    );
+}
+
+#[test]
+fn non_latin_names() {
+    let e = &demo().engine;
+    assert_eq!(chosen_default(e, "東雲工科大学").as_deref(), Some(SHINONOME));
+    assert_eq!(
+        chosen_default(e, "東雲工科大学, 東京").as_deref(),
+        Some(SHINONOME)
+    );
+    assert_eq!(chosen_default(e, "جامعة الواحة").as_deref(), Some(AL_WAHA));
+    assert_eq!(chosen_default(e, "한국해양데이터원").as_deref(), Some(KAMD));
+    assert_eq!(
+        chosen_default(e, "Ινστιτούτο Θαλάσσιας Αρχαιολογίας Αιγαίου, Αθήνα").as_deref(),
+        Some(AEGEAN)
+    );
+}
+
+#[test]
+fn inactive_records_only_with_all_status() {
+    let e = &demo().engine;
+    let text = "Kilimani Agricultural College, Nairobi, Kenya";
+    let default = e.match_affiliation(text, &Filters::default());
+    assert!(
+        default
+            .iter()
+            .all(|m| id_of(e, m) != KILIMANI_COLLEGE && !m.chosen),
+        "{default:?}"
+    );
+    assert_eq!(
+        chosen(e, text, &all_status()).as_deref(),
+        Some(KILIMANI_COLLEGE)
+    );
+    let text = "Сибирский институт мерзлотоведения, Якутск";
+    assert_eq!(chosen_default(e, text), None);
+    assert_eq!(chosen(e, text, &all_status()).as_deref(), Some(SIBERIAN));
+    // A status filter works like all_status for its value.
+    let inactive = e.parse_filters("status:inactive", Version::V1).unwrap();
+    assert_eq!(chosen(e, text, &inactive).as_deref(), Some(SIBERIAN));
+}
+
+#[test]
+fn filters_narrow_the_candidates() {
+    let e = &demo().engine;
+    let gb = e
+        .parse_filters("country.country_code:GB", Version::V1)
+        .unwrap();
+    let m = e.match_affiliation("Cape Fynbos Herbarium", &gb);
+    assert!(m.is_empty(), "{m:?}");
+    let za = e
+        .parse_filters("country.country_code:ZA", Version::V1)
+        .unwrap();
+    assert_eq!(
+        chosen(e, "Cape Fynbos Herbarium", &za).as_deref(),
+        Some(CAPE_FYNBOS)
+    );
+}
+
+#[test]
+fn hostile_input_gives_empty_results() {
+    let e = &demo().engine;
+    let long_word = "a".repeat(10_000);
+    let long_names = "Cape Fynbos Herbarium, ".repeat(500);
+    let long_mixed = "東雲,\"(( ".repeat(2_000);
+    for text in [
+        "",
+        "   ",
+        "12345",
+        "12345 67890, 42",
+        ",,,;;;...!!!",
+        "\"",
+        "\"\"\"unbalanced",
+        "(((((",
+        "\\",
+        "\u{0}\u{1}\u{7f}",
+        "🙂🙂🙂",
+        long_word.as_str(),
+        long_mixed.as_str(),
+    ] {
+        let m = e.match_affiliation(text, &Filters::default());
+        assert!(m.iter().all(|x| !x.chosen), "{text:.40}: {m:?}");
+        let r = e.affiliation(text, &Filters::default(), Version::V1).unwrap();
+        assert_eq!(r.number_of_results, r.items.len());
+    }
+    // Unbalanced quotes around a real name still match it.
+    assert_eq!(
+        chosen_default(e, "\"Cape Fynbos Herbarium").as_deref(),
+        Some(CAPE_FYNBOS)
+    );
+    // 10 KB of repeats: one organization, read from the first kilobyte.
+    assert_eq!(
+        chosen_default(e, &long_names).as_deref(),
+        Some(CAPE_FYNBOS)
+    );
+}
+
+#[test]
+fn result_shape_v1_and_v2() {
+    let e = &demo().engine;
+    let text = "Department of Botany, Cape Fynbos Herbarium, Cape Town, South Africa";
+    let v1 = e.affiliation(text, &Filters::default(), Version::V1).unwrap();
+    let json: serde_json::Value = serde_json::to_value(&v1).unwrap();
+    assert_eq!(json["number_of_results"], v1.items.len());
+    let first = &json["items"][0];
+    assert_eq!(first["chosen"], true);
+    assert_eq!(first["organization"]["id"], CAPE_FYNBOS);
+    assert_eq!(first["organization"]["name"], "Cape Fynbos Herbarium");
+    assert!(first["organization"]["country"].is_object(), "v1 shape");
+    assert_eq!(first["matching_type"], "EXACT");
+    assert_eq!(first["substring"], "Cape Fynbos Herbarium");
+    for item in json["items"].as_array().unwrap() {
+        let s = item["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&s), "{s}");
+        assert!(
+            [
+                "EXACT",
+                "PHRASE",
+                "COMMON TERMS",
+                "FUZZY",
+                "HEURISTICS",
+                "ACRONYM"
+            ]
+            .contains(&item["matching_type"].as_str().unwrap())
+        );
+    }
+    let scores: Vec<f64> = json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    let v2 = e.affiliation(text, &Filters::default(), Version::V2).unwrap();
+    let json: serde_json::Value = serde_json::to_value(&v2).unwrap();
+    assert!(json["items"][0]["organization"]["names"].is_array(), "v2 shape");
+}
+
+/// Real data: a few dev-set style strings.
+#[test]
+fn real_data() {
+    let Some(d) = full() else { return };
+    let e = &d.engine;
+    let find = |name: &str| {
+        let r = (0..e.registry().len())
+            .find(|&i| e.registry().display_name(i) == name && e.registry().status(i) == "active")
+            .unwrap_or_else(|| panic!("{name} not in the data"));
+        e.registry().id(r).url()
+    };
+    for (text, name) in [
+        (
+            "Department of Ecology and Environmental Science, Umeå University, Umeå, Sweden",
+            "Umeå University",
+        ),
+        (
+            "Dept. of Physics, Univ. of Salerno, 84084 Fisciano (SA), Italy",
+            "University of Salerno",
+        ),
+        (
+            "Kavli Institute for Fundamental Neuroscience, University of California, San Francisco",
+            "University of California, San Francisco",
+        ),
+        (
+            "Department of Pediatrics, Vanderbilt University School of Medicine, Nashville, TN, USA",
+            "Vanderbilt University",
+        ),
+        (
+            "IDMEC, Instituto Superior Técnico, Universidade de Lisboa, Lisboa, Portugal",
+            "University of Lisbon",
+        ),
+    ] {
+        assert_eq!(
+            chosen_default(e, text),
+            Some(find(name)),
+            "{text}: {:?}",
+            e.match_affiliation(text, &Filters::default())
+                .iter()
+                .take(3)
+                .map(|m| (e.registry().display_name(m.record as usize), m.raw_score))
+                .collect::<Vec<_>>()
+        );
+    }
+    // Common names without a country; acronyms without context.
+    for text in ["Ministry of Health", "Department of Physics", "CHU", "UCL", "USA"] {
+        assert_eq!(chosen_default(e, text), None, "{text}");
+    }
+    // Two unrelated institutions.
+    assert_eq!(
+        chosen_default(e, "Umeå University, Sweden; University of Salerno, Italy"),
+        None
+    );
+}
