@@ -122,6 +122,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
     let mut lat: Vec<f64> = Vec::new();
     let mut fps: Vec<String> = Vec::new();
     let mut fns: Vec<String> = Vec::new();
+    let mut slowest: (f64, String) = (0.0, String::new());
     let mut fn_classes: BTreeMap<&str, usize> = BTreeMap::new();
     for (n, line) in text.lines().enumerate().take(limit) {
         if line.trim().is_empty() {
@@ -141,7 +142,11 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             .unwrap_or_default();
         let t = Instant::now();
         let matches = engine.match_affiliation(aff, &filters);
-        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if ms > slowest.0 {
+            slowest = (ms, aff.chars().take(80).collect());
+        }
+        lat.push(ms);
         let chosen = matches
             .iter()
             .find(|m| m.chosen)
@@ -182,7 +187,11 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
                         .iter()
                         .position(|m| gold.contains(&reg.id(m.record as usize).url()));
                     let class = match rank {
-                        Some(0) if matches[0].raw_score < registry_core::affiliation::CHOOSE_SCORE => "gold first, below threshold",
+                        Some(0)
+                            if matches[0].raw_score < registry_core::affiliation::CHOOSE_SCORE =>
+                        {
+                            "gold first, below threshold"
+                        }
                         Some(0) => "gold first, margin too small",
                         Some(_) => "gold listed lower",
                         None => "gold not listed",
@@ -225,6 +234,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         "latency per string: p50 {p50:.3} ms  p99 {p99:.3} ms  max {max:.3} ms  ({} strings)",
         lat.len()
     );
+    println!("slowest: {:.3} ms «{}»", slowest.0, slowest.1);
     if n_errors > 0 {
         // Spread the samples over the set.
         let pick = |v: &[String]| -> Vec<String> {

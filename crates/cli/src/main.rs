@@ -3,6 +3,7 @@
 mod alloc;
 mod args;
 mod bench;
+mod bench_advanced;
 mod bench_search;
 mod build;
 mod eval_affiliation;
@@ -64,6 +65,11 @@ COMMANDS:
         --latency               Latency only (faster)
         --relevance             Relevance only
         --builds <n>            Extra index builds timed (default 5)
+    bench-advanced [<data>]   query.advanced latency (p50/p99/max per query type and overall)
+                              through the API router, plus the one-time build time and heap
+                              of the advanced columns (default data:
+                              ../shared/data/registry-v2.json.gz)
+        --reps <n>              Runs per query (default 20)
     eval-affiliation          Affiliation matching quality on a gold set: precision, recall,
                               F1, chosen-on-empty-gold rate per source and overall (whole
                               set and both halves), p50/p99 latency per string
@@ -103,6 +109,7 @@ fn main() -> ExitCode {
         "serve" => serve::cmd_serve(rest),
         "query" => serve::cmd_query(rest),
         "bench-search" => bench_search::cmd_bench_search(rest),
+        "bench-advanced" => bench_advanced::cmd_bench_advanced(rest),
         "eval-affiliation" => eval_affiliation::cmd_eval_affiliation(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");

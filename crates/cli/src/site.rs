@@ -11,8 +11,14 @@ use crate::args::Args;
 use crate::{build, load, parse_level};
 
 /// Files the app folder must have (written by scripts/build-web.sh).
-const APP_FILES: [&str; 6] =
-    ["index.html", "sw.js", "registry.js", "registry-worker.js", "registry-data.js", "pkg/registry_wasm_bg.wasm"];
+const APP_FILES: [&str; 6] = [
+    "index.html",
+    "sw.js",
+    "registry.js",
+    "registry-worker.js",
+    "registry-data.js",
+    "pkg/registry_wasm_bg.wasm",
+];
 
 const HOSTING: &str = "\
 # Hosting this folder
@@ -36,7 +42,8 @@ Upload the folder as it is to any static host, at the root or under a sub-path
 
 fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let entries = std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
     for entry in entries {
         let entry = entry.map_err(|e| e.to_string())?;
         let path = entry.path();
@@ -47,7 +54,8 @@ fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
         if path.is_dir() {
             copy_dir(&path, &dest, skip)?;
         } else {
-            std::fs::copy(&path, &dest).map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
+            std::fs::copy(&path, &dest)
+                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
         }
     }
     Ok(())
@@ -55,11 +63,23 @@ fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
 
 /// The data as a built shard: from a dump (imported and built), a shard file
 /// (re-split without recompressing) or a build directory (its full file).
-fn data_shard(path: &Path, release: Option<&str>, level: i32, a: &Args) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
-    let file = if path.is_dir() { path.join("manifest.json") } else { path.to_path_buf() };
+fn data_shard(
+    path: &Path,
+    release: Option<&str>,
+    level: i32,
+    a: &Args,
+) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
+    let file = if path.is_dir() {
+        path.join("manifest.json")
+    } else {
+        path.to_path_buf()
+    };
     if file.file_name().is_some_and(|n| n == "manifest.json") {
         let registry = load::load(&file, true)?;
-        let records: Vec<_> = (0..registry.len()).map(|i| registry.record(i)).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+        let records: Vec<_> = (0..registry.len())
+            .map(|i| registry.record(i))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
         let rel = release.map_or_else(|| registry.info().release.clone(), str::to_string);
         return Ok((build::build_shard(&records, &rel, level)?, records));
     }
@@ -67,24 +87,48 @@ fn data_shard(path: &Path, release: Option<&str>, level: i32, a: &Args) -> Resul
     if bytes.starts_with(&shard::MAGIC) {
         let built = shard::reopen(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
         let registry = registry_core::Registry::from_bytes(&bytes).map_err(|e| e.to_string())?;
-        let records: Vec<_> = (0..registry.len()).map(|i| registry.record(i)).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+        let records: Vec<_> = (0..registry.len())
+            .map(|i| registry.record(i))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
         if release.is_some_and(|r| r != built.info.release) {
-            return Err("--release cannot rename an existing shard; build from the dump instead".into());
+            return Err(
+                "--release cannot rename an existing shard; build from the dump instead".into(),
+            );
         }
         return Ok((built, records));
     }
-    let options = ImportOptions { skip_invalid: a.flag("--skip-invalid") };
+    let options = ImportOptions {
+        skip_invalid: a.flag("--skip-invalid"),
+    };
     let imported = build::import_with_progress(&bytes, options, a.flag("-q"))?;
     let rel = release.map_or_else(|| build::release_from_path(path), str::to_string);
-    Ok((build::build_shard(&imported.records, &rel, level)?, imported.records))
+    Ok((
+        build::build_shard(&imported.records, &rel, level)?,
+        imported.records,
+    ))
 }
 
 pub fn cmd_site(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["-o", "--out", "--app", "--release", "--level"], &["--skip-invalid", "-q"])?;
-    let [data] = a.exactly(&["<dump or shard>"])? else { unreachable!() };
-    let out = PathBuf::from(a.opt("-o").or(a.opt("--out")).ok_or("site needs an output directory: -o <dir>")?);
+    let a = Args::parse(
+        rest,
+        &["-o", "--out", "--app", "--release", "--level"],
+        &["--skip-invalid", "-q"],
+    )?;
+    let [data] = a.exactly(&["<dump or shard>"])? else {
+        unreachable!()
+    };
+    let out = PathBuf::from(
+        a.opt("-o")
+            .or(a.opt("--out"))
+            .ok_or("site needs an output directory: -o <dir>")?,
+    );
     let app = PathBuf::from(a.opt("--app").unwrap_or("target/site"));
-    let missing: Vec<&str> = APP_FILES.iter().copied().filter(|f| !app.join(f).is_file()).collect();
+    let missing: Vec<&str> = APP_FILES
+        .iter()
+        .copied()
+        .filter(|f| !app.join(f).is_file())
+        .collect();
     if !missing.is_empty() {
         return Err(format!(
             "{} is not a built app (missing {}): run `bash scripts/build-web.sh` first, or pass --app <dir>",
@@ -97,7 +141,8 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
     }
     let (built, records) = data_shard(Path::new(data), a.opt("--release"), parse_level(&a)?, &a)?;
     if out.join("data").exists() {
-        std::fs::remove_dir_all(out.join("data")).map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
+        std::fs::remove_dir_all(out.join("data"))
+            .map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
     }
     copy_dir(&app, &out, &app.join("data"))?;
     let files = build::shard_files(&built);

@@ -74,24 +74,102 @@ impl Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
-/// A term of at most 23 bytes, stored inline (hash-map key).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct InlineKey {
-    len: u8,
-    bytes: [u8; 23],
+/// The term dictionary under construction: an open-addressing hash table
+/// of term ids over one byte arena, so interning a token allocates nothing
+/// (the table and arena grow geometrically).
+struct Interner {
+    /// Term bytes, concatenated.
+    arena: Vec<u8>,
+    /// `arena[start[t]..start[t + 1]]` is term `t`.
+    start: Vec<u32>,
+    /// (hash, term id + 1); 0 = empty slot. Length a power of two.
+    slots: Vec<(u32, u32)>,
 }
 
-impl InlineKey {
-    fn new(s: &str) -> Option<InlineKey> {
-        let b = s.as_bytes();
-        (b.len() <= 23).then(|| {
-            let mut bytes = [0u8; 23];
-            bytes[..b.len()].copy_from_slice(b);
-            InlineKey {
-                len: b.len() as u8,
-                bytes,
+impl Interner {
+    fn with_capacity(terms: usize, bytes: usize) -> Interner {
+        let mut start = Vec::with_capacity(terms + 1);
+        start.push(0);
+        Interner {
+            arena: Vec::with_capacity(bytes),
+            start,
+            slots: vec![(0, 0); (terms * 2).next_power_of_two().max(16)],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn get(&self, t: u32) -> &[u8] {
+        &self.arena[self.start[t as usize] as usize..self.start[t as usize + 1] as usize]
+    }
+
+    fn hash(b: &[u8]) -> u32 {
+        let mut h = FxHasher::default();
+        h.write(b);
+        (h.0 >> 32) as u32
+    }
+
+    /// Id of `t`, added if new.
+    fn intern(&mut self, t: &str) -> u32 {
+        let b = t.as_bytes();
+        let h = Interner::hash(b);
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (sh, id) = self.slots[i];
+            if id == 0 {
+                break;
             }
-        })
+            if sh == h && self.get(id - 1) == b {
+                return id - 1;
+            }
+            i = (i + 1) & mask;
+        }
+        let id = self.len() as u32;
+        self.arena.extend_from_slice(b);
+        self.start.push(self.arena.len() as u32);
+        self.slots[i] = (h, id + 1);
+        if self.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![(0u32, 0u32); self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for &(h, id) in self.slots.iter().filter(|s| s.1 != 0) {
+            let mut i = h as usize & mask;
+            while slots[i].1 != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = (h, id);
+        }
+        self.slots = slots;
+    }
+
+    /// Term ids in byte order of their text.
+    fn sorted(&self) -> Vec<u32> {
+        // Sort on the first eight bytes (big-endian, zero-padded: terms hold
+        // no NUL) and compare the rest only on ties.
+        let mut keys: Vec<(u64, u32)> = (0..self.len() as u32)
+            .map(|t| {
+                let b = self.get(t);
+                let mut k = [0u8; 8];
+                let n = b.len().min(8);
+                k[..n].copy_from_slice(&b[..n]);
+                (u64::from_be_bytes(k), t)
+            })
+            .collect();
+        keys.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| {
+                let (x, y) = (self.get(a.1), self.get(b.1));
+                x[x.len().min(8)..].cmp(&y[y.len().min(8)..])
+            })
+        });
+        keys.into_iter().map(|k| k.1).collect()
     }
 }
 
@@ -157,14 +235,17 @@ impl ExternalIds {
         if !reg.has_records() {
             return x;
         }
+        // About 1.7 ids per record, 12 bytes each.
+        for t in [&mut x.exact, &mut x.key] {
+            t.items.reserve(reg.len() * 2);
+            t.arena.reserve(reg.len() * 24);
+        }
         for r in 0..reg.len() {
-            let Ok(rec) = reg.record(r) else { continue };
-            for e in &rec.external_ids {
-                for v in e.all.iter().chain(e.preferred.iter()) {
-                    x.exact.push(v.trim(), r as u32);
-                    x.key.push(&text::external_id_key(v), r as u32);
-                }
-            }
+            // Decodes only the external ids of each record.
+            let _ = reg.for_each_external_id(r, |v| {
+                x.exact.push(v.trim(), r as u32);
+                x.key.push(&text::external_id_key(v), r as u32);
+            });
         }
         x.exact.finish();
         x.key.finish();
@@ -244,95 +325,91 @@ impl Index {
     /// Builds the index of a registry.
     pub fn build(reg: &Registry) -> Index {
         let n = reg.len();
+        let t0 = std::time::Instant::now();
+        let names = reg.name_count();
         let mut ix = Index::default();
-        // Short terms (almost all) are keyed inline, so probing the table
-        // never dereferences a heap string.
-        let mut short: FxMap<InlineKey, u32> = FxMap::default();
-        short.reserve(n * 2);
-        let mut long: FxMap<String, u32> = FxMap::default();
-        let mut tmp_terms: Vec<String> = Vec::new();
-        // (term, entry) pairs in entry order.
-        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(n * 16);
-        ix.fwd.reserve(n * 12);
-        let mut intern = |t: &str, tmp: &mut Vec<String>| {
-            let next = tmp.len() as u32;
-            let id = match InlineKey::new(t) {
-                Some(k) => *short.entry(k).or_insert(next),
-                None => match long.get(t) {
-                    Some(&id) => id,
-                    None => {
-                        long.insert(t.to_string(), next);
-                        next
-                    }
-                },
-            };
-            if id == next {
-                tmp.push(t.to_string());
-            }
-            id
-        };
-        ix.rec_entry_start.reserve(n + 1);
+        // Sizes from the names section: about 0.7 distinct terms and 4
+        // tokens per name, 6 bytes per distinct term.
+        let mut dict = Interner::with_capacity(names, names * 6);
+        let mut tok = text::Tokenizer::default();
+        // Every token (bigrams too) of every entry, in entry order:
+        // `toks[tok_start[e]..tok_start[e + 1]]`.
+        let mut toks: Vec<u32> = Vec::with_capacity(reg.name_bytes() / 4);
+        let mut tok_start: Vec<u32> = Vec::with_capacity(names + 1);
+        tok_start.push(0);
+        ix.fwd.reserve(reg.name_bytes() / 5);
+        ix.fwd_start.reserve(names + 1);
         ix.fwd_start.push(0);
+        ix.entry_record.reserve(names);
+        ix.entry_flags.reserve(names);
+        ix.rec_entry_start.reserve(n + 1);
+        ix.display_len.reserve(n);
         let mut entry = 0u32;
-        let mut total_len = 0usize;
         for r in 0..n {
             ix.rec_entry_start.push(entry);
+            let mut display_len = None;
             for name in reg.names(r) {
-                let flags = [
-                    (name.is_display(), name_flags::DISPLAY),
-                    (name.is_label(), name_flags::LABEL),
-                    (name.is_alias(), name_flags::ALIAS),
-                    (name.is_acronym(), name_flags::ACRONYM),
-                ]
-                .iter()
-                .filter(|(on, _)| *on)
-                .fold(0u8, |f, (_, bit)| f | bit);
+                if display_len.is_none() && name.is_display() {
+                    display_len = Some(name.value.len() as u32);
+                }
                 ix.entry_record.push(r as u32);
-                ix.entry_flags.push(flags);
-                text::for_each_token(name.value, |t| {
-                    let id = intern(t.text, &mut tmp_terms);
-                    pairs.push((id, entry));
+                ix.entry_flags.push(name.type_bits());
+                tok.for_each(name.value, |t| {
+                    let id = dict.intern(t.text);
+                    toks.push(id);
                     if t.kind != TokenKind::Bigram {
                         ix.fwd.push(id);
                     }
                 });
-                total_len += ix.fwd.len() - *ix.fwd_start.last().unwrap_or(&0) as usize;
+                tok_start.push(toks.len() as u32);
                 ix.fwd_start.push(ix.fwd.len() as u32);
                 entry += 1;
             }
+            ix.display_len.push(display_len.unwrap_or(0));
         }
         ix.rec_entry_start.push(entry);
         ix.avg_len = if entry == 0 {
             1.0
         } else {
-            (total_len as f32 / entry as f32).max(1.0)
+            (ix.fwd.len() as f32 / entry as f32).max(1.0)
         };
 
+        eprintln!("tokenize+intern {:?}", t0.elapsed());
         // Sort the dictionary and renumber.
-        let mut order: Vec<u32> = (0..tmp_terms.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| tmp_terms[a as usize].cmp(&tmp_terms[b as usize]));
-        let mut remap = vec![0u32; tmp_terms.len()];
-        ix.term_start.reserve(order.len() + 1);
+        let order = dict.sorted();
+        let nterms = order.len();
+        let mut remap = vec![0u32; nterms];
+        ix.term_start.reserve(nterms + 1);
+        let mut terms = Vec::with_capacity(dict.arena.len());
         for (new, &old) in order.iter().enumerate() {
             remap[old as usize] = new as u32;
-            ix.term_start.push(ix.terms.len() as u32);
-            ix.terms.push_str(&tmp_terms[old as usize]);
+            ix.term_start.push(terms.len() as u32);
+            terms.extend_from_slice(dict.get(old));
         }
-        ix.term_start.push(ix.terms.len() as u32);
-        drop(tmp_terms);
+        ix.term_start.push(terms.len() as u32);
+        // Interned terms are whole tokens (valid UTF-8) concatenated.
+        ix.terms = String::from_utf8(terms).unwrap_or_default();
+        drop(dict);
+        drop(order);
         for t in &mut ix.fwd {
             *t = remap[*t as usize];
         }
-        // Postings by counting sort; pairs are in entry order, so each list
-        // comes out ascending. Duplicates (a term twice in a name) dropped.
-        let nterms = order.len();
+        for t in &mut toks {
+            *t = remap[*t as usize];
+        }
+        drop(remap);
+        eprintln!("sort+remap {:?}", t0.elapsed());
+        // Postings by counting sort: count per term, then fill. Entries come
+        // in order, so each list comes out ascending. A term twice in one
+        // name is posted once.
         let mut last = vec![u32::MAX; nterms];
         let mut counts = vec![0u32; nterms + 1];
-        for p in &mut pairs {
-            p.0 = remap[p.0 as usize];
-            if last[p.0 as usize] != p.1 {
-                last[p.0 as usize] = p.1;
-                counts[p.0 as usize + 1] += 1;
+        for e in 0..entry as usize {
+            for &t in &toks[tok_start[e] as usize..tok_start[e + 1] as usize] {
+                if last[t as usize] != e as u32 {
+                    last[t as usize] = e as u32;
+                    counts[t as usize + 1] += 1;
+                }
             }
         }
         for i in 0..nterms {
@@ -340,25 +417,27 @@ impl Index {
         }
         ix.post_start = counts.clone();
         ix.postings = vec![0; counts[nterms] as usize];
-        last.iter_mut().for_each(|l| *l = u32::MAX);
-        for &(t, e) in &pairs {
-            if last[t as usize] != e {
-                last[t as usize] = e;
-                ix.postings[counts[t as usize] as usize] = e;
-                counts[t as usize] += 1;
+        last.fill(u32::MAX);
+        for e in 0..entry as usize {
+            for &t in &toks[tok_start[e] as usize..tok_start[e + 1] as usize] {
+                if last[t as usize] != e as u32 {
+                    last[t as usize] = e as u32;
+                    ix.postings[counts[t as usize] as usize] = e as u32;
+                    counts[t as usize] += 1;
+                }
             }
         }
-        drop(pairs);
+        drop(toks);
+        eprintln!("postings {:?}", t0.elapsed());
 
         // Filter and facet columns.
         let mut code_ids: FxMap<String, u16> = FxMap::default();
-        let mut name_counts: Vec<HashMap<String, usize>> = Vec::new();
+        let mut name_counts: Vec<FxMap<String, usize>> = Vec::new();
         ix.status.reserve(n);
         ix.types.reserve(n);
         ix.continents.reserve(n);
         ix.rec_country_start.reserve(n + 1);
         for r in 0..n {
-            ix.display_len.push(reg.display_name(r).len() as u32);
             ix.status.push(
                 STATUSES
                     .iter()
@@ -369,21 +448,30 @@ impl Index {
                 m | TYPES.iter().position(|x| *x == t).map_or(0, |p| 1 << p)
             }));
             ix.rec_country_start.push(ix.rec_countries.len() as u32);
+        eprintln!("facets {:?}", t0.elapsed());
             let first = ix.rec_countries.len();
             let mut cont = 0u8;
             for p in reg.places(r) {
-                let next = code_ids.len() as u16;
-                let id = *code_ids.entry(p.country_code.to_string()).or_insert(next);
-                if id as usize == name_counts.len() {
-                    name_counts.push(HashMap::new());
-                    ix.countries.push(Country {
-                        code: p.country_code.to_string(),
-                        title: String::new(),
-                    });
+                let id = match code_ids.get(p.country_code) {
+                    Some(&id) => id,
+                    None => {
+                        let id = code_ids.len() as u16;
+                        code_ids.insert(p.country_code.to_string(), id);
+                        name_counts.push(FxMap::default());
+                        ix.countries.push(Country {
+                            code: p.country_code.to_string(),
+                            title: String::new(),
+                        });
+                        id
+                    }
+                };
+                let counts = &mut name_counts[id as usize];
+                match counts.get_mut(p.country_name) {
+                    Some(c) => *c += 1,
+                    None => {
+                        counts.insert(p.country_name.to_string(), 1);
+                    }
                 }
-                *name_counts[id as usize]
-                    .entry(p.country_name.to_string())
-                    .or_default() += 1;
                 if !ix.rec_countries[first..].contains(&id) {
                     ix.rec_countries.push(id);
                 }

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::id::RecordId;
-use crate::model::{Record, STATUSES};
+use crate::model::{ExternalId, Record, STATUSES};
 use crate::shard::sections::{self, Names, RecordsSection, Summary, flags};
 use crate::shard::{SectionKind, ShardError, ShardInfo, read_file};
 
@@ -45,6 +45,10 @@ impl NameRef<'_> {
     /// Typed `acronym`.
     pub fn is_acronym(&self) -> bool {
         self.flags & flags::ACRONYM != 0
+    }
+    /// All four type bits at once (`crate::index::name_flags` values).
+    pub fn type_bits(&self) -> u8 {
+        self.flags
     }
 }
 
@@ -128,7 +132,7 @@ impl Registry {
         })?;
         let records_bytes = take(SectionKind::Records);
         let summary = sections::decode_summary(&summary_bytes, info.record_count)?;
-        let names = sections::decode_names(&names_bytes, info.record_count)?;
+        let names = sections::decode_names(names_bytes, info.record_count)?;
         let mut registry = Registry {
             info,
             summary,
@@ -218,6 +222,16 @@ impl Registry {
             })
     }
 
+    /// Total number of names of all records.
+    pub fn name_count(&self) -> usize {
+        self.names.entries.len()
+    }
+
+    /// Total bytes of all name values.
+    pub fn name_bytes(&self) -> usize {
+        self.names.text.len()
+    }
+
     /// Display name of record `i`.
     pub fn display_name(&self, i: usize) -> &str {
         self.names(i)
@@ -278,6 +292,27 @@ impl Registry {
             section: SectionKind::Records,
         })?;
         sections::assemble(i, &self.summary, &self.names, rec)
+    }
+}
+
+impl Registry {
+    fn records_section(&self) -> Result<&RecordsSection, ShardError> {
+        self.records.as_ref().ok_or(ShardError::MissingSection {
+            section: SectionKind::Records,
+        })
+    }
+
+    /// The external ids of record `i` (needs the records section). Decodes
+    /// only that part of the record: much cheaper than [`Registry::record`].
+    pub fn external_ids(&self, i: usize) -> Result<Vec<ExternalId>, ShardError> {
+        sections::external_ids(i, self.records_section()?)
+    }
+
+    /// Calls `f` with every external-id value of record `i`, borrowed (each
+    /// of `all`, then `preferred` when it is not one of them); needs the
+    /// records section. Allocates nothing.
+    pub fn for_each_external_id(&self, i: usize, f: impl FnMut(&str)) -> Result<(), ShardError> {
+        sections::for_each_external_id(i, self.records_section()?, f)
     }
 }
 

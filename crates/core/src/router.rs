@@ -15,8 +15,8 @@
 //!
 //! Parameters (list): `query` (`query.name`/`query.names` are aliases;
 //! upstream redirects them), `filter`, `page` (1–500, 20 items per page),
-//! `all_status` (no value, `true` or `false`), `query.advanced` and
-//! `affiliation` (validated, then 501: not implemented in this build),
+//! `all_status` (no value, `true` or `false`), `query.advanced` (E3, v2)
+//! and `affiliation` (E4; v1 as specified, v2 with v2 records as an extension),
 //! `format=json`. A repeated parameter: the last value counts (upstream).
 //!
 //! Errors are `{"errors": [...]}` with upstream's wording, but with HTTP 400
@@ -301,18 +301,26 @@ impl Engine {
             return Response::errors(400, &errors);
         }
         if params.has("affiliation") {
-            return Response::error(501, "affiliation matching is not implemented in this build");
+            // E4 (affiliation/): scored candidates, at most one chosen; v2 answers with v2 records.
+            let text = params.value("affiliation").unwrap_or("");
+            return match self.affiliation(text, &filters, version) {
+                Ok(result) => Response::ok(&result),
+                Err(e) => Response::error(503, format!("full records are not loaded: {e}")),
+            };
         }
-        if params.has("query.advanced") {
-            return Response::error(
-                501,
-                "query.advanced is not implemented in this build; use query and filter",
-            );
-        }
-        let hits = match query {
-            None => self.list(&filters),
-            Some(q) if q.trim().is_empty() => Hits::default(),
-            Some(q) => match self.search(q, &filters) {
+        // E3 (search/advanced_exec.rs): id order, status rule, v2 only.
+        let advanced = match params.value("query.advanced") {
+            Some(expr) => match self.advanced_route(version, expr, &filters) {
+                Ok(hits) => Some(hits),
+                Err((status, message)) => return Response::error(status, message),
+            },
+            None => None,
+        };
+        let hits = match (advanced, query) {
+            (Some(hits), _) => hits,
+            (None, None) => self.list(&filters),
+            (None, Some(q)) if q.trim().is_empty() => Hits::default(),
+            (None, Some(q)) => match self.search(q, &filters) {
                 Ok(h) => h,
                 Err(e) => return Response::error(400, e),
             },

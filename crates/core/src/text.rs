@@ -89,6 +89,37 @@ fn is_word_mark(c: char) -> bool {
     matches!(c as u32, 0x0900..=0x0DFF if !matches!(c as u32, 0x0964 | 0x0965))
 }
 
+/// Scripts without case and outside the folding tables: every character
+/// folds to itself (checked exhaustively by a test), so folding can skip the
+/// special cases and `char::to_lowercase`.
+fn is_caseless(cp: u32) -> bool {
+    matches!(cp,
+        0x0590..=0x08FF        // Hebrew, Arabic, Syriac, Thaana, NKo…
+        | 0x0900..=0x0DFF      // Indic
+        | 0x0E00..=0x0FFF      // Thai, Lao, Tibetan
+        | 0x1000..=0x109F      // Myanmar
+        | 0x1100..=0x11FF      // Hangul Jamo
+        | 0x1780..=0x17FF      // Khmer
+        | 0x3040..=0x9FFF      // Kana, Bopomofo, CJK symbols, Han
+        | 0xAC00..=0xD7AF      // Hangul syllables
+        | 0xF900..=0xFAFF      // Han compatibility
+        | 0x20000..=0x2FA1F) // Han extensions
+}
+
+/// Frequent letters of common scripts that are words whatever the slower
+/// checks below say (checked exhaustively by a test): accented Latin,
+/// Greek, Cyrillic, Arabic letters and digits, Indic.
+fn is_plain_letter(cp: u32) -> bool {
+    match cp {
+        0xC0..=0x17F => LATIN1_EXT_A[(cp - 0xC0) as usize] != b'.',
+        0x0388..=0x038A | 0x038C | 0x038E..=0x03A1 | 0x03A3..=0x03F5 => true,
+        0x0400..=0x0481 | 0x048A..=0x052F => true,
+        0x0620..=0x063F | 0x0641..=0x064A | 0x0660..=0x0669 | 0x0671..=0x06D3 => true,
+        0x0900..=0x0DFF => !matches!(cp, 0x0964 | 0x0965),
+        _ => false,
+    }
+}
+
 fn class(c: char) -> Class {
     if c.is_ascii() {
         return match c {
@@ -97,6 +128,9 @@ fn class(c: char) -> Class {
             '&' => Class::Ampersand,
             _ => Class::Separator,
         };
+    }
+    if is_plain_letter(c as u32) {
+        return Class::Word;
     }
     if is_dropped_mark(c) {
         Class::Drop
@@ -119,6 +153,34 @@ fn class(c: char) -> Class {
 
 /// Appends the folded form of one character (lowercase, accents removed).
 pub fn fold_char_into(c: char, out: &mut String) {
+    let cp = c as u32;
+    if cp < 0x80 {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
+    if is_caseless(cp) {
+        out.push(c);
+        return;
+    }
+    // Basic Cyrillic: lowercase by offset, then `й`→`и`, `ё`→`е`.
+    if let 0x0400..=0x045F = cp {
+        let l = match cp {
+            0x0400..=0x040F => cp + 0x50,
+            0x0410..=0x042F => cp + 0x20,
+            _ => cp,
+        };
+        out.push(match l {
+            0x0439 => 'и',
+            0x0451 => 'е',
+            _ => char::from_u32(l).unwrap_or(c),
+        });
+        return;
+    }
+    fold_char_slow(c, out)
+}
+
+/// [`fold_char_into`] without the fast paths.
+fn fold_char_slow(c: char, out: &mut String) {
     let cp = c as u32;
     if cp < 0x80 {
         out.push(c.to_ascii_lowercase());
@@ -234,143 +296,169 @@ pub struct Token {
 /// Calls `f` for every token of `s`, in order. Unigrams of a run come in
 /// order; the bigram starting at a character comes right after that
 /// character's unigram.
-pub fn for_each_token(s: &str, mut f: impl FnMut(TokenRef<'_>)) {
-    if s.is_ascii() {
-        return ascii_tokens(s, f);
-    }
-    let mut buf = String::new();
-    let mut word_start: Option<usize> = None;
-    let mut word_end = 0;
-    // The previous run character: (start, end, folded).
-    let mut run_prev: Option<(usize, usize, String)> = None;
-    let mut chars = s.char_indices().peekable();
-    let flush_word =
-        |buf: &mut String, ws: &mut Option<usize>, we: usize, f: &mut dyn FnMut(TokenRef<'_>)| {
-            if let Some(st) = ws.take() {
-                if !buf.is_empty() {
-                    f(TokenRef {
-                        text: buf,
-                        start: st,
-                        end: we,
-                        kind: TokenKind::Word,
-                    });
-                }
-                buf.clear();
-            }
-        };
-    while let Some((i, c)) = chars.next() {
-        let end = i + c.len_utf8();
-        match class(c) {
-            Class::Word => {
-                run_prev = None;
-                if word_start.is_none() {
-                    word_start = Some(i);
-                }
-                fold_char_into(c, &mut buf);
-                word_end = end;
-            }
-            Class::Drop => {
-                if word_start.is_some() {
-                    word_end = end;
-                }
-            }
-            Class::Apostrophe => {
-                let next_is_word = chars.peek().is_some_and(|&(_, n)| class(n) == Class::Word);
-                if word_start.is_some() && next_is_word {
-                    continue;
-                }
-                flush_word(&mut buf, &mut word_start, word_end, &mut f);
-                run_prev = None;
-            }
-            Class::Ampersand => {
-                flush_word(&mut buf, &mut word_start, word_end, &mut f);
-                run_prev = None;
-                f(TokenRef {
-                    text: "and",
-                    start: i,
-                    end,
-                    kind: TokenKind::Word,
-                });
-            }
-            Class::Separator => {
-                flush_word(&mut buf, &mut word_start, word_end, &mut f);
-                run_prev = None;
-            }
-            Class::Run => {
-                flush_word(&mut buf, &mut word_start, word_end, &mut f);
-                let mut folded = String::new();
-                fold_char_into(c, &mut folded);
-                f(TokenRef {
-                    text: &folded,
-                    start: i,
-                    end,
-                    kind: TokenKind::Unigram,
-                });
-                if let Some((ps, _, pf)) = &run_prev {
-                    let bigram = format!("{pf}{folded}");
-                    f(TokenRef {
-                        text: &bigram,
-                        start: *ps,
-                        end,
-                        kind: TokenKind::Bigram,
-                    });
-                }
-                run_prev = Some((i, end, folded));
-            }
-        }
-    }
-    flush_word(&mut buf, &mut word_start, word_end, &mut f);
+pub fn for_each_token(s: &str, f: impl FnMut(TokenRef<'_>)) {
+    Tokenizer::default().for_each(s, f)
 }
 
-/// The same tokens as the general path, for ASCII text (most names), byte
-/// by byte.
-fn ascii_tokens(s: &str, mut f: impl FnMut(TokenRef<'_>)) {
-    let b = s.as_bytes();
-    let mut buf = String::with_capacity(24);
-    let mut start: Option<usize> = None;
-    let mut end = 0;
-    let mut i = 0;
-    let flush = |buf: &mut String,
-                 start: &mut Option<usize>,
-                 end: usize,
-                 f: &mut dyn FnMut(TokenRef<'_>)| {
-        if let Some(st) = start.take() {
+/// Reusable buffers for tokenising many strings (the index build): once
+/// warmed up, tokenising allocates nothing. Same tokens as
+/// [`for_each_token`].
+#[derive(Debug, Default)]
+pub struct Tokenizer {
+    word: String,
+    run_prev: String,
+    run_cur: String,
+    bigram: String,
+}
+
+/// Emits the pending word, if any.
+fn flush_word(
+    word: &mut String,
+    start: &mut Option<usize>,
+    end: usize,
+    f: &mut impl FnMut(TokenRef<'_>),
+) {
+    if let Some(st) = start.take() {
+        if !word.is_empty() {
             f(TokenRef {
-                text: buf,
+                text: word,
                 start: st,
                 end,
                 kind: TokenKind::Word,
             });
-            buf.clear();
         }
-    };
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_alphanumeric() {
-            if start.is_none() {
-                start = Some(i);
-            }
-            buf.push(c.to_ascii_lowercase() as char);
-            end = i + 1;
-        } else if (c == b'\'' || c == b'`')
-            && start.is_some()
-            && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
-        {
-            // An apostrophe inside a word: dropped.
-        } else {
-            flush(&mut buf, &mut start, end, &mut f);
-            if c == b'&' {
-                f(TokenRef {
-                    text: "and",
-                    start: i,
-                    end: i + 1,
-                    kind: TokenKind::Word,
-                });
-            }
-        }
-        i += 1;
+        word.clear();
     }
-    flush(&mut buf, &mut start, end, &mut f);
+}
+
+impl Tokenizer {
+    /// Calls `f` for every token of `s`, in order (see [`for_each_token`]).
+    pub fn for_each(&mut self, s: &str, mut f: impl FnMut(TokenRef<'_>)) {
+        if s.is_ascii() {
+            return self.ascii(s, f);
+        }
+        let word = &mut self.word;
+        word.clear();
+        let mut word_start: Option<usize> = None;
+        let mut word_end = 0;
+        // Start of the previous run character (its folded text: run_prev).
+        let mut run_prev: Option<usize> = None;
+        let mut chars = s.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let end = i + c.len_utf8();
+            match class(c) {
+                Class::Word => {
+                    run_prev = None;
+                    if word_start.is_none() {
+                        word_start = Some(i);
+                    }
+                    fold_char_into(c, word);
+                    word_end = end;
+                }
+                Class::Drop => {
+                    if word_start.is_some() {
+                        word_end = end;
+                    }
+                }
+                Class::Apostrophe => {
+                    let next_is_word = chars.peek().is_some_and(|&(_, n)| class(n) == Class::Word);
+                    if word_start.is_some() && next_is_word {
+                        continue;
+                    }
+                    flush_word(word, &mut word_start, word_end, &mut f);
+                    run_prev = None;
+                }
+                Class::Ampersand => {
+                    flush_word(word, &mut word_start, word_end, &mut f);
+                    run_prev = None;
+                    f(TokenRef {
+                        text: "and",
+                        start: i,
+                        end,
+                        kind: TokenKind::Word,
+                    });
+                }
+                Class::Separator => {
+                    flush_word(word, &mut word_start, word_end, &mut f);
+                    run_prev = None;
+                }
+                Class::Run => {
+                    flush_word(word, &mut word_start, word_end, &mut f);
+                    self.run_cur.clear();
+                    fold_char_into(c, &mut self.run_cur);
+                    f(TokenRef {
+                        text: &self.run_cur,
+                        start: i,
+                        end,
+                        kind: TokenKind::Unigram,
+                    });
+                    if let Some(ps) = run_prev {
+                        self.bigram.clear();
+                        self.bigram.push_str(&self.run_prev);
+                        self.bigram.push_str(&self.run_cur);
+                        f(TokenRef {
+                            text: &self.bigram,
+                            start: ps,
+                            end,
+                            kind: TokenKind::Bigram,
+                        });
+                    }
+                    std::mem::swap(&mut self.run_prev, &mut self.run_cur);
+                    run_prev = Some(i);
+                }
+            }
+        }
+        flush_word(word, &mut word_start, word_end, &mut f);
+    }
+
+    /// The same tokens as the general path, for ASCII text (most names),
+    /// a run of alphanumerics at a time.
+    fn ascii(&mut self, s: &str, mut f: impl FnMut(TokenRef<'_>)) {
+        let b = s.as_bytes();
+        let buf = &mut self.word;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if !c.is_ascii_alphanumeric() {
+                if c == b'&' {
+                    f(TokenRef {
+                        text: "and",
+                        start: i,
+                        end: i + 1,
+                        kind: TokenKind::Word,
+                    });
+                }
+                i += 1;
+                continue;
+            }
+            let start = i;
+            buf.clear();
+            loop {
+                let run = i;
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                let at = buf.len();
+                buf.push_str(&s[run..i]);
+                buf[at..].make_ascii_lowercase();
+                // An apostrophe inside a word is dropped.
+                if i + 1 < b.len()
+                    && (b[i] == b'\'' || b[i] == b'`')
+                    && b[i + 1].is_ascii_alphanumeric()
+                {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            f(TokenRef {
+                text: buf,
+                start,
+                end: i,
+                kind: TokenKind::Word,
+            });
+        }
+    }
 }
 
 /// All tokens of `s`.
@@ -434,19 +522,20 @@ pub fn original_prefix_end(original: &str, folded_len: usize) -> usize {
 /// lowercase, without spaces and hyphens, without a resolver prefix
 /// (`https://isni.org/isni/`, `wikidata.org/wiki/`, `doi.org/10.13039/`…).
 pub fn external_id_key(s: &str) -> String {
-    let mut k: String = s
+    let k: String = s
         .trim()
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '-' && *c != '\u{2010}' && *c != '\u{2011}')
         .flat_map(char::to_lowercase)
         .collect();
+    let mut r: &str = &k;
     for p in ["https://", "http://"] {
-        if let Some(r) = k.strip_prefix(p) {
-            k = r.to_string();
+        if let Some(x) = r.strip_prefix(p) {
+            r = x;
         }
     }
-    if let Some(r) = k.strip_prefix("www.") {
-        k = r.to_string();
+    if let Some(x) = r.strip_prefix("www.") {
+        r = x;
     }
     for p in [
         "isni.org/isni/",
@@ -458,12 +547,37 @@ pub fn external_id_key(s: &str) -> String {
         "10.13039/",
         "grid.ac/institutes/",
     ] {
-        if let Some(r) = k.strip_prefix(p) {
-            k = r.to_string();
+        if let Some(x) = r.strip_prefix(p) {
+            r = x;
             break;
         }
     }
-    k.trim_end_matches('/').to_string()
+    let r = r.trim_end_matches('/');
+    if r.len() == k.len() {
+        k
+    } else {
+        r.to_string()
+    }
+}
+
+/// True when `s` could be (the start of) an external identifier in a form
+/// [`external_id_key`] understands: its key is digits (ISNI, FundRef; an
+/// ISNI may end in `X`), `q` + digits (Wikidata) or `grid.` + a digit
+/// (GRID). Names such as "3M" or "Area 51" are not, so typing them never
+/// needs the external-id tables (nor, in typeahead mode, the records).
+pub fn looks_like_external_id(s: &str) -> bool {
+    if !s.bytes().any(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let k = external_id_key(s);
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = k.strip_prefix("grid.") {
+        return rest.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    }
+    if let Some(rest) = k.strip_prefix('q') {
+        return digits(rest);
+    }
+    digits(&k) || (k.len() == 16 && k.ends_with('x') && digits(&k[..15]))
 }
 
 #[cfg(test)]
@@ -582,6 +696,29 @@ mod tests {
             "501100000769"
         );
         assert_eq!(external_id_key("grid.4991.5"), "grid.4991.5");
+        assert_eq!(external_id_key("https://grid.ac/institutes/grid.4991.5/"), "grid.4991.5");
+    }
+
+    #[test]
+    fn external_id_look_alikes() {
+        for s in [
+            "0000 0004 1936 8948",
+            "0000 0004 1936 894X",
+            "https://isni.org/isni/0000000419368948",
+            "0000",
+            "Q34433",
+            "q3",
+            "https://www.wikidata.org/wiki/Q34433",
+            "501100000769",
+            "http://dx.doi.org/10.13039/501100000769",
+            "grid.4991.5",
+            "grid.4",
+        ] {
+            assert!(looks_like_external_id(s), "{s}");
+        }
+        for s in ["univ", "3M", "Area 51", "Q", "Qatar 1", "grid.", "grid", "1st Faculty", ""] {
+            assert!(!looks_like_external_id(s), "{s}");
+        }
     }
 
     #[test]
@@ -601,6 +738,32 @@ mod tests {
             // A trailing non-ASCII character sends the text down the general path.
             let general: Vec<Token> = tokens(&format!("{s}\u{00a0}"));
             assert_eq!(tokens(s), general, "{s}");
+        }
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_slow_paths() {
+        let (mut fast, mut slow) = (String::new(), String::new());
+        for cp in 0..=0x2FA1F {
+            let Some(c) = char::from_u32(cp) else { continue };
+            fast.clear();
+            slow.clear();
+            fold_char_into(c, &mut fast);
+            fold_char_slow(c, &mut slow);
+            assert_eq!(fast, slow, "{cp:04X}");
+            if is_caseless(cp) {
+                assert!(c.to_lowercase().eq([c]), "{cp:04X}");
+            }
+            if is_plain_letter(cp) {
+                // What `class` decides without the shortcut.
+                assert!(
+                    !is_dropped_mark(c)
+                        && !is_run_char(c)
+                        && !matches!(c, '\u{2019}' | '\u{2018}' | '\u{02BC}' | '\u{00B4}')
+                        && (c.is_alphanumeric() || is_word_mark(c)),
+                    "{cp:04X}"
+                );
+            }
         }
     }
 

@@ -57,7 +57,11 @@ fn exact_name_is_chosen() {
         "  Cape  Fynbos Herbarium. ",
         "Kaapse Fynbos-herbarium",
     ] {
-        assert_eq!(chosen_default(e, text).as_deref(), Some(CAPE_FYNBOS), "{text}");
+        assert_eq!(
+            chosen_default(e, text).as_deref(),
+            Some(CAPE_FYNBOS),
+            "{text}"
+        );
     }
     let m = e.match_affiliation("Cape Fynbos Herbarium", &Filters::default());
     assert_eq!(m[0].matching_type, MatchingType::Exact);
@@ -134,7 +138,10 @@ fn acronym_alone_in_a_known_context() {
 #[test]
 fn non_latin_names() {
     let e = &demo().engine;
-    assert_eq!(chosen_default(e, "東雲工科大学").as_deref(), Some(SHINONOME));
+    assert_eq!(
+        chosen_default(e, "東雲工科大学").as_deref(),
+        Some(SHINONOME)
+    );
     assert_eq!(
         chosen_default(e, "東雲工科大学, 東京").as_deref(),
         Some(SHINONOME)
@@ -210,7 +217,9 @@ fn hostile_input_gives_empty_results() {
     ] {
         let m = e.match_affiliation(text, &Filters::default());
         assert!(m.iter().all(|x| !x.chosen), "{text:.40}: {m:?}");
-        let r = e.affiliation(text, &Filters::default(), Version::V1).unwrap();
+        let r = e
+            .affiliation(text, &Filters::default(), Version::V1)
+            .unwrap();
         assert_eq!(r.number_of_results, r.items.len());
     }
     // Unbalanced quotes around a real name still match it.
@@ -219,17 +228,16 @@ fn hostile_input_gives_empty_results() {
         Some(CAPE_FYNBOS)
     );
     // 10 KB of repeats: one organization, read from the first kilobyte.
-    assert_eq!(
-        chosen_default(e, &long_names).as_deref(),
-        Some(CAPE_FYNBOS)
-    );
+    assert_eq!(chosen_default(e, &long_names).as_deref(), Some(CAPE_FYNBOS));
 }
 
 #[test]
 fn result_shape_v1_and_v2() {
     let e = &demo().engine;
     let text = "Department of Botany, Cape Fynbos Herbarium, Cape Town, South Africa";
-    let v1 = e.affiliation(text, &Filters::default(), Version::V1).unwrap();
+    let v1 = e
+        .affiliation(text, &Filters::default(), Version::V1)
+        .unwrap();
     let json: serde_json::Value = serde_json::to_value(&v1).unwrap();
     assert_eq!(json["number_of_results"], v1.items.len());
     let first = &json["items"][0];
@@ -261,9 +269,14 @@ fn result_shape_v1_and_v2() {
         .map(|i| i["score"].as_f64().unwrap())
         .collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-    let v2 = e.affiliation(text, &Filters::default(), Version::V2).unwrap();
+    let v2 = e
+        .affiliation(text, &Filters::default(), Version::V2)
+        .unwrap();
     let json: serde_json::Value = serde_json::to_value(&v2).unwrap();
-    assert!(json["items"][0]["organization"]["names"].is_array(), "v2 shape");
+    assert!(
+        json["items"][0]["organization"]["names"].is_array(),
+        "v2 shape"
+    );
 }
 
 /// Real data: a few dev-set style strings.
@@ -311,7 +324,13 @@ fn real_data() {
         );
     }
     // Common names without a country; acronyms without context.
-    for text in ["Ministry of Health", "Department of Physics", "CHU", "UCL", "USA"] {
+    for text in [
+        "Ministry of Health",
+        "Department of Physics",
+        "CHU",
+        "UCL",
+        "USA",
+    ] {
         assert_eq!(chosen_default(e, text), None, "{text}");
     }
     // Two unrelated institutions.
@@ -319,4 +338,62 @@ fn real_data() {
         chosen_default(e, "Umeå University, Sweden; University of Salerno, Italy"),
         None
     );
+}
+
+/// The HTTP shape through the router: `/v1` as specified, `/v2` with v2 records.
+#[test]
+fn router_answers_the_affiliation_result_in_both_versions() {
+    let engine = &demo().engine;
+    let r = engine.handle("/v1/organizations?affiliation=Shinonome%20Institute%20of%20Technology%2C%20Tokyo%2C%20Japan");
+    assert_eq!(r.status, 200, "{}", r.json);
+    let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(
+        v["number_of_results"].as_u64().unwrap() as usize,
+        items.len()
+    );
+    assert!(!items.is_empty());
+    for item in items {
+        let mut keys: Vec<&str> = item
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "chosen",
+                "matching_type",
+                "organization",
+                "score",
+                "substring"
+            ]
+        );
+        let score = item["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&score));
+    }
+    assert_eq!(items[0]["chosen"], true);
+    assert_eq!(items[0]["organization"]["id"], SHINONOME);
+    assert!(
+        items[0]["organization"]["name"].is_string(),
+        "v1 record shape"
+    );
+    assert!(items.iter().skip(1).all(|i| i["chosen"] == false));
+
+    let r = engine.handle("/v2/organizations?affiliation=Shinonome%20Institute%20of%20Technology");
+    let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    assert!(
+        v["items"][0]["organization"]["names"].is_array(),
+        "v2 record shape"
+    );
+
+    // Validation still applies on this path (upstream skips it silently).
+    let r = engine.handle("/v1/organizations?affiliation=x&filter=colour:red");
+    assert_eq!(r.status, 400, "{}", r.json);
+    for hostile in ["", "%22", "%5C", "12345", "%28%28%28"] {
+        let r = engine.handle(&format!("/v1/organizations?affiliation={hostile}"));
+        assert_eq!(r.status, 200, "{hostile}: {}", r.json);
+    }
 }

@@ -6,26 +6,11 @@ use miniz_oxide::deflate::compress_to_vec;
 use registry_core::container::{ContainerError, unwrap_dump};
 use registry_core::import::{ImportError, ImportOptions, import_dump};
 
-fn crc(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= b as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
-
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut out = vec![0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 2, 3];
     out.extend_from_slice(b"dump.json\0");
     out.extend(compress_to_vec(data, 9));
-    out.extend_from_slice(&crc(data).to_le_bytes());
+    out.extend_from_slice(&common::crc32_reference(data).to_le_bytes());
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out
 }
@@ -40,7 +25,7 @@ fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
         let mut local = vec![];
         local.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
         local.extend_from_slice(&[20, 0, 0, 0, 8, 0, 0, 0, 0, 0]);
-        local.extend_from_slice(&crc(data).to_le_bytes());
+        local.extend_from_slice(&common::crc32_reference(data).to_le_bytes());
         local.extend_from_slice(&(packed.len() as u32).to_le_bytes());
         local.extend_from_slice(&(data.len() as u32).to_le_bytes());
         local.extend_from_slice(&(name.len() as u16).to_le_bytes());
@@ -50,7 +35,7 @@ fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
         out.extend(&packed);
         central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
         central.extend_from_slice(&[20, 0, 20, 0, 0, 0, 8, 0, 0, 0, 0, 0]);
-        central.extend_from_slice(&crc(data).to_le_bytes());
+        central.extend_from_slice(&common::crc32_reference(data).to_le_bytes());
         central.extend_from_slice(&(packed.len() as u32).to_le_bytes());
         central.extend_from_slice(&(data.len() as u32).to_le_bytes());
         central.extend_from_slice(&(name.len() as u16).to_le_bytes());

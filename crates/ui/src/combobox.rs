@@ -152,9 +152,10 @@ pub fn Combobox(
             announce_seq.update_value(|k| *k += 1);
             return;
         }
-        let f = filters.get_untracked();
+        // Posted to the Worker now, before anything else this keystroke does.
+        let answer = registry_client::suggest(&q, &filters.get_untracked(), limit);
         spawn_local(async move {
-            match registry_client::suggest(&q, &f, limit).await {
+            match answer.await {
                 Ok(h) => {
                     if seq.get_value() != n {
                         return; // a newer keystroke is in flight: never show stale results
@@ -329,11 +330,11 @@ pub fn Combobox(
 
     let on_input = move |ev: web_sys::Event| {
         let v = event_target_value(&ev);
+        run(v.clone()); // the suggestion request first: it is what the keystroke waits for
         text.set(v.clone());
         if let Some(cb) = on_edit {
-            cb.run(v.clone());
+            cb.run(v);
         }
-        run(v);
     };
 
     let list_id_store = StoredValue::new(list_id.clone());

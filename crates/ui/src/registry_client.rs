@@ -3,6 +3,7 @@
 //! typed shapes the UI reads. The UI wasm never contains the registry core.
 
 use std::cell::RefCell;
+use std::future::Future;
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -106,9 +107,17 @@ fn suggest_options(filters: &[String], limit: usize) -> JsValue {
 }
 
 /// Typeahead hits; a newer call makes this one fail with [`CallError::Stale`].
-pub async fn suggest(text: &str, filters: &[String], limit: usize) -> Result<Vec<Hit>, CallError> {
-    let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit)))?;
-    from_js(&JsFuture::from(p).await.map_err(error_of)?)
+///
+/// The message is posted to the Worker at once (not when the future is
+/// first polled), so a keystroke's query is on its way before the page does
+/// anything else with the keystroke.
+pub fn suggest(
+    text: &str,
+    filters: &[String],
+    limit: usize,
+) -> impl Future<Output = Result<Vec<Hit>, CallError>> + use<> {
+    let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit)));
+    async move { from_js(&JsFuture::from(p?).await.map_err(error_of)?) }
 }
 
 /// One record summary by id, outside the typeahead's stale channel.
@@ -119,10 +128,16 @@ pub async fn summary(id: &str) -> Result<Option<Summary>, CallError> {
     Ok(hits.into_iter().next().map(|h| h.summary))
 }
 
-/// The API router: `/v2/organizations?…` → `(status, JSON text)`.
-pub async fn request(path_and_query: &str) -> Result<(u16, String), CallError> {
-    let p = with_client(|c| c.request(path_and_query))?;
-    let v = JsFuture::from(p).await.map_err(error_of)?;
+/// The API router: `/v2/organizations?…` → `(status, JSON text)`. Posted
+/// at once, like [`suggest`], so several requests can be in flight.
+pub fn request(
+    path_and_query: &str,
+) -> impl Future<Output = Result<(u16, String), CallError>> + use<> {
+    let p = with_client(|c| c.request(path_and_query));
+    async move { response(JsFuture::from(p?).await.map_err(error_of)?) }
+}
+
+fn response(v: JsValue) -> Result<(u16, String), CallError> {
     let status = js_sys::Reflect::get(&v, &"status".into())
         .ok()
         .and_then(|s| s.as_f64())

@@ -5,6 +5,7 @@
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::combobox::Combobox;
@@ -61,12 +62,19 @@ fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> String {
     format!("/v2/organizations?{}", parts.join("&"))
 }
 
-async fn fetch(url: &str) -> Result<Value, String> {
-    match registry_client::request(url).await {
-        Ok((status, body)) => {
-            let v: Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
-            if status >= 400 {
-                let msg = v
+/// Posts `url` to the registry now; the future parses the answer as `T`.
+fn fetch<T: serde::de::DeserializeOwned>(
+    url: &str,
+) -> impl std::future::Future<Output = Result<T, String>> + use<T> {
+    let answer = registry_client::request(url);
+    async move {
+        match answer.await {
+            Ok((status, body)) if status < 400 => {
+                serde_json::from_str(&body).map_err(|e| e.to_string())
+            }
+            Ok((status, body)) => {
+                let v: Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
+                Err(v
                     .get("errors")
                     .and_then(Value::as_array)
                     .map(|a| {
@@ -75,21 +83,52 @@ async fn fetch(url: &str) -> Result<Value, String> {
                             .collect::<Vec<_>>()
                             .join("; ")
                     })
-                    .unwrap_or_else(|| format!("HTTP {status}"));
-                Err(msg)
-            } else {
-                Ok(v)
+                    .unwrap_or_else(|| format!("HTTP {status}")))
             }
+            Err(e) => Err(format!("{e:?}")),
         }
-        Err(e) => Err(format!("{e:?}")),
     }
+}
+
+/// A results page as the UI reads it.
+#[derive(Deserialize)]
+struct Page {
+    #[serde(default)]
+    items: Vec<Value>,
+    #[serde(default)]
+    meta: Value,
+    #[serde(default)]
+    number_of_results: u64,
+}
+
+/// Only the facet counts of a results page (the items are skipped unparsed).
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(default)]
+    meta: Value,
 }
 
 /// Results and facet counts for `s`: each facet with a selection counts
 /// the query without its own selection (so its other values stay visible
-/// with the number they would add); statuses count all statuses.
+/// with the number they would add); statuses count all statuses. All the
+/// requests are posted at once (the Worker answers them in order).
 async fn load(s: &State) -> Results {
-    let main = match fetch(&list_url(s, &s.api_filter(None), false, s.page)).await {
+    let main = fetch::<Page>(&list_url(s, &s.api_filter(None), false, s.page));
+    let own: Vec<_> = FACETS
+        .iter()
+        .map(|&(key, _, _)| {
+            let selected = s.filter.iter().any(|(k, _)| k == key);
+            (selected || key == "status").then(|| {
+                fetch::<MetaOnly>(&list_url(
+                    s,
+                    &s.api_filter(Some(key)),
+                    key == "status",
+                    1,
+                ))
+            })
+        })
+        .collect();
+    let main = match main.await {
         Ok(v) => v,
         Err(e) => {
             return Results {
@@ -98,19 +137,15 @@ async fn load(s: &State) -> Results {
             };
         }
     };
-    let meta = main.get("meta").cloned().unwrap_or(Value::Null);
     let mut groups = Vec::new();
-    for (key, _, meta_key) in FACETS {
-        let selected = s.filter.iter().any(|(k, _)| k == key);
-        let mut list = if selected || key == "status" {
-            let url = list_url(s, &s.api_filter(Some(key)), key == "status", 1);
-            fetch(&url)
+    for ((key, _, meta_key), own) in FACETS.iter().zip(own) {
+        let mut list = match own {
+            Some(f) => f
                 .await
                 .ok()
-                .map(|v| entries(v.get("meta").unwrap_or(&Value::Null), meta_key))
-                .unwrap_or_default()
-        } else {
-            entries(&meta, meta_key)
+                .map(|v| entries(&v.meta, meta_key))
+                .unwrap_or_default(),
+            None => entries(&main.meta, meta_key),
         };
         // Selected values stay listed even when they count 0.
         for (k, v) in &s.filter {
@@ -122,7 +157,7 @@ async fn load(s: &State) -> Results {
                 });
             }
         }
-        let title = match key {
+        let title = match *key {
             "country" => "Country",
             "type" => "Type",
             "status" => "Status",
@@ -135,15 +170,8 @@ async fn load(s: &State) -> Results {
         });
     }
     Results {
-        total: main
-            .get("number_of_results")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        items: main
-            .get("items")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default(),
+        total: main.number_of_results,
+        items: main.items,
         groups,
         error: None,
     }
@@ -186,8 +214,12 @@ pub fn App() -> impl IntoView {
     });
     let _ = window_event_listener(ev::popstate, move |_| state.set(url_state::current()));
 
-    // Navigation: a new history entry, or a replacement while typing.
+    // Navigation: a new history entry, or a replacement while typing. While
+    // typing, the address bar follows the query only when its results are
+    // shown (see below), so first bring the current entry up to date: Back
+    // returns to what was typed.
     let go = Callback::new(move |s: State| {
+        url_state::sync(&state.get_untracked());
         url_state::write(&s, true);
         state.set(s);
         window().scroll_to_with_x_and_y(0.0, 0.0);
@@ -213,31 +245,35 @@ pub fn App() -> impl IntoView {
         if s.id.is_some() {
             return;
         }
-        document().set_title(&if s.q.is_empty() {
-            "Organization registry".to_string()
-        } else {
-            format!("{} – Organization registry", s.q)
-        });
         let n = seq.get_value() + 1;
         seq.set_value(n);
-        // While typing, the list and facet counts wait for a short pause so
-        // that the typeahead (same Worker) is never queued behind them.
-        let delay = if typing.get_value() { 180 } else { 0 };
-        typing.set_value(false);
-        set_timeout(
-            move || {
-                if seq.get_value() != n {
-                    return;
+        let apply = move || {
+            if seq.get_value() != n {
+                return; // a newer state (keystroke) superseded this one
+            }
+            // Title and address bar: once per shown state, not per keystroke
+            // (history.replaceState is a same-document navigation: slow).
+            document().set_title(&if s.q.is_empty() {
+                "Organization registry".to_string()
+            } else {
+                format!("{} – Organization registry", s.q)
+            });
+            url_state::sync(&s);
+            spawn_local(async move {
+                let r = load(&s).await;
+                if seq.get_value() == n {
+                    results.set(Some(r)); // only the newest state's answer is ever shown
                 }
-                spawn_local(async move {
-                    let r = load(&s).await;
-                    if seq.get_value() == n {
-                        results.set(Some(r)); // only the newest state's answer is ever shown
-                    }
-                });
-            },
-            std::time::Duration::from_millis(delay),
-        );
+            });
+        };
+        // While typing, the list and facet counts are asked for after the
+        // suggestions are painted: the suggestion request was posted first
+        // and the Worker answers in order, so it never waits behind them.
+        if std::mem::take(&mut *typing.write_value()) {
+            request_animation_frame(move || set_timeout(apply, std::time::Duration::ZERO));
+        } else {
+            apply();
+        }
     });
 
     let on_edit = Callback::new(move |v: String| {
@@ -246,7 +282,9 @@ pub fn App() -> impl IntoView {
         s.q = v;
         s.page = 1;
         typing.set_value(!from_record);
-        url_state::write(&s, from_record);
+        if from_record {
+            url_state::write(&s, true); // leaving the record page is a navigation
+        }
         state.set(s);
     });
     let on_pick = Callback::new(move |p: Pick| go.run(State::record(&p.id)));
@@ -266,15 +304,19 @@ pub fn App() -> impl IntoView {
         s.page = 1;
         go.run(s);
     });
-    let selected = Callback::new(move |(k, v): (String, String)| state.with(|s| s.has(&k, &v)));
+    // Facet selections only: typing must not rebuild the sidebar.
+    let filter = Memo::new(move |_| state.with(|s| s.filter.clone()));
+    let selected = Callback::new(move |(k, v): (String, String)| {
+        filter.with(|f| f.iter().any(|(a, b)| a == &k && b == &v))
+    });
     let clear = Callback::new(move |_| {
         let mut s = state.get_untracked();
         s.filter.clear();
         s.page = 1;
         go.run(s);
     });
-    let any_selected = Signal::derive(move || state.with(|s| !s.filter.is_empty()));
-    let groups = Signal::derive(move || {
+    let any_selected = Signal::derive(move || filter.with(|f| !f.is_empty()));
+    let groups = Memo::new(move |_| {
         results.with(|r| r.as_ref().map(|r| r.groups.clone()).unwrap_or_default())
     });
     let no_filters = Signal::derive(Vec::new);

@@ -267,6 +267,35 @@ impl Glob {
         }
     }
 
+    /// The literal characters every match starts with (up to the first
+    /// `*` or `?`), and whether that is the whole pattern (no wildcard).
+    pub(crate) fn literal_prefix(&self) -> (String, bool) {
+        let first = &self.segs[0];
+        let prefix: String = first.iter().map_while(|c| *c).collect();
+        let whole = !self.has_star && prefix.chars().count() == first.len();
+        (prefix, whole)
+    }
+
+    /// Literal runs (between `*` and `?`) that every matching value
+    /// contains as substrings: a cheap pre-check before [`Glob::matches`].
+    pub(crate) fn required_runs(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for seg in &self.segs {
+            let mut run = String::new();
+            for c in seg {
+                match c {
+                    Some(c) => run.push(*c),
+                    None if !run.is_empty() => out.push(std::mem::take(&mut run)),
+                    None => {}
+                }
+            }
+            if !run.is_empty() {
+                out.push(run);
+            }
+        }
+        out
+    }
+
     /// Whether the whole of `s` matches. `chars` is scratch space.
     pub(crate) fn matches(&self, s: &str, chars: &mut Vec<char>) -> bool {
         chars.clear();

@@ -67,7 +67,7 @@ fn in_bounds<T: PartialOrd>(v: &T, lo: &Bound<T>, hi: &Bound<T>) -> bool {
 }
 
 /// A record's date as `yyyymmdd` (only full dates count).
-fn record_date(v: &str) -> Option<u32> {
+pub(crate) fn record_date(v: &str) -> Option<u32> {
     parse_date(v).filter(|(a, b)| a == b).map(|(a, _)| a)
 }
 

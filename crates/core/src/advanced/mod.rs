@@ -139,6 +139,7 @@
 //!   `O(value × pattern)`, never exponential.
 
 mod analysis;
+mod columns;
 mod eval;
 mod fields;
 mod lexer;
@@ -148,6 +149,7 @@ use std::fmt;
 use std::ops::Bound;
 
 pub use analysis::{letter_tokens, text_tokens};
+pub use columns::{FieldIndex, RecordSet};
 pub use fields::{Field, FieldKind};
 
 use crate::model::Record;

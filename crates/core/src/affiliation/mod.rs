@@ -41,6 +41,10 @@
 //! run of several parts, partly matched), `COMMON TERMS` (partial word
 //! overlap).
 //!
+//! Versions: [`Engine::affiliation`] gives v1 records under `/v1` (the
+//! spec's E4) and v2 records under `/v2` — an extension: the spec shows the
+//! `affiliation` parameter for v1 only; the item shape is the same.
+//!
 //! Hostile input: at most [`split::MAX_BYTES`] bytes and
 //! [`split::MAX_PARTS`] parts are read; text without words gives an empty
 //! result. Nothing here panics on any input.
@@ -57,8 +61,8 @@ use crate::index::{Index, name_flags};
 use crate::model::Record;
 use crate::search::{Engine, Filters, Version};
 use crate::shard::ShardError;
-use crate::v1::RecordV1;
 use crate::text;
+use crate::v1::RecordV1;
 
 use score::{STok, Sim};
 use split::Parsed;
@@ -359,6 +363,12 @@ impl Engine {
             }
         }
         // Evidence outside the matched tokens.
+        let cx = Context {
+            p: &p,
+            stoks: &stoks,
+            mentions: &mentions,
+            place_tok: &place_tok,
+        };
         let words = p.toks.len().div_ceil(64);
         let mut scored: Vec<Scored<'_>> = best
             .iter()
@@ -377,8 +387,7 @@ impl Engine {
                 let acr = acronym_cache
                     .entry(r)
                     .or_insert_with(|| record_acronyms(self, r));
-                let (bonus, factor) =
-                    evidence(self, r, &p, &stoks, &mentions, &matched, &place_tok, acr);
+                let (bonus, factor) = evidence(self, r, &cx, &matched, acr);
                 Scored {
                     score: b.sim.score * factor + bonus,
                     record: r,
@@ -489,6 +498,15 @@ impl Engine {
     }
 }
 
+/// What the evidence step reads about the text.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    p: &'a Parsed,
+    stoks: &'a [STok<'a>],
+    mentions: &'a [countries::Mention],
+    place_tok: &'a [bool],
+}
+
 /// Marks the tokens of every occurrence of `city` in the text.
 fn mark_city(p: &Parsed, city: &str, out: &mut [bool]) {
     let seq = text::phrase_tokens(city);
@@ -497,7 +515,9 @@ fn mark_city(p: &Parsed, city: &str, out: &mut [bool]) {
     }
     for start in 0..(p.toks.len() + 1).saturating_sub(seq.len()) {
         if (0..seq.len()).all(|k| p.toks[start + k].text == seq[k]) {
-            out[start..start + seq.len()].iter_mut().for_each(|x| *x = true);
+            out[start..start + seq.len()]
+                .iter_mut()
+                .for_each(|x| *x = true);
         }
     }
 }
@@ -536,7 +556,9 @@ fn scorer_tokens<'a>(ix: &Index, p: &'a Parsed, mentions: &[countries::Mention])
                 term,
                 w,
                 digits: t.digits,
-                acronym_like: !t.digits && t.text.chars().count() >= 2 && (t.caps >= 2 || (t.all_caps && t.caps >= 1)),
+                acronym_like: !t.digits
+                    && t.text.chars().count() >= 2
+                    && (t.caps >= 2 || (t.all_caps && t.caps >= 1)),
                 country: country[i],
             }
         })
@@ -596,13 +618,16 @@ fn part_candidates(ix: &Index, toks: &[STok<'_>]) -> Vec<u32> {
 fn evidence(
     engine: &Engine,
     r: u32,
-    p: &Parsed,
-    stoks: &[STok<'_>],
-    mentions: &[countries::Mention],
+    cx: &Context<'_>,
     matched: &[bool],
-    place_tok: &[bool],
     acronyms: &[String],
 ) -> (f32, f32) {
+    let Context {
+        p,
+        stoks,
+        mentions,
+        place_tok,
+    } = *cx;
     let ix = engine.index();
     let mut bonus = 0.0;
     let outside: Vec<&countries::Mention> = mentions
@@ -615,14 +640,15 @@ fn evidence(
             .iter()
             .map(|&c| countries::region(&ix.countries()[c as usize].code))
             .collect();
-        let agree = outside
-            .iter()
-            .any(|m| m.regions.iter().any(|x| regions.contains(&x.as_str())));
-        bonus += if agree {
-            COUNTRY_BONUS
-        } else {
-            -COUNTRY_PENALTY
-        };
+        let agrees =
+            |m: &&countries::Mention| m.regions.iter().any(|x| regions.contains(&x.as_str()));
+        if outside.iter().any(agrees) {
+            bonus += COUNTRY_BONUS;
+        } else if !mentions.iter().any(|m| agrees(&m)) {
+            // No mention of the record's country anywhere (its own name
+            // may say it: "Korea Agency for Marine Data").
+            bonus -= COUNTRY_PENALTY;
+        }
     }
     // City.
     let mut cities: Vec<&str> = Vec::new();
@@ -648,10 +674,7 @@ fn evidence(
     if city_outside {
         bonus += CITY_BONUS;
     }
-    let place_only = matched
-        .iter()
-        .zip(place_tok)
-        .all(|(&m, &pl)| !m || pl);
+    let place_only = matched.iter().zip(place_tok).all(|(&m, &pl)| !m || pl);
     let factor = if place_only { PLACE_ONLY_FACTOR } else { 1.0 };
     // Acronym elsewhere in the text.
     if !acronyms.is_empty()

@@ -138,6 +138,7 @@ fn fuzzy_credit(a: &str, b: &str) -> f32 {
     }
     let max = if short >= 8 { 2 } else { 1 };
     match bounded_distance(a, b, max) {
+        d if d > max => 0.0,
         1 => FUZZY1,
         2 => FUZZY2,
         _ => 0.0,
@@ -177,11 +178,11 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
             continue;
         }
         let mut best = (0.0, 0);
-        for i in 0..ns {
-            if used & (1 << i) != 0 || s[i].digits {
+        for (i, t) in s.iter().enumerate() {
+            if used & (1 << i) != 0 || t.digits {
                 continue;
             }
-            let c = fuzzy_credit(s[i].text, name_text[j]);
+            let c = fuzzy_credit(t.text, name_text[j]);
             if c > best.0 {
                 best = (c, i);
             }

@@ -20,6 +20,7 @@
 //! that record whatever its status (filters still apply); an identifier URL
 //! with wrong check digits is a 400 that says so.
 
+pub mod advanced_exec;
 pub mod facets;
 pub mod filters;
 pub mod query;
@@ -54,6 +55,8 @@ pub struct Engine {
     registry: Registry,
     index: Index,
     clock: fn() -> f64,
+    /// Columns for `query.advanced`, built on first use (advanced_exec).
+    advanced: std::sync::OnceLock<crate::advanced::FieldIndex>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -95,6 +98,7 @@ impl Engine {
             registry,
             index,
             clock: default_clock,
+            advanced: std::sync::OnceLock::new(),
         }
     }
 

@@ -519,8 +519,8 @@ pub fn decode_summary(data: &[u8], record_count: u32) -> Result<Summary, ShardEr
 }
 
 /// Decodes the names section.
-pub fn decode_names(data: &[u8], record_count: u32) -> Result<Names, ShardError> {
-    let mut r = Reader::new(data, SectionKind::Names);
+pub fn decode_names(data: Vec<u8>, record_count: u32) -> Result<Names, ShardError> {
+    let mut r = Reader::new(&data, SectionKind::Names);
     let mut s = Names::default();
     // Kinds: (lang index + 1 or 0, flags, range of type indexes).
     let nk = r.count("name kind count")?;
@@ -577,27 +577,31 @@ pub fn decode_names(data: &[u8], record_count: u32) -> Result<Names, ShardError>
             types_len,
         });
     }
+    // The text: NUL-terminated names. The section buffer itself becomes
+    // the `String` (no copy of the text).
     let text_at = r.pos();
-    let text = r.bytes(r.remaining())?;
-    let text = std::str::from_utf8(text).map_err(|_| r.malformed("names are not UTF-8"))?;
-    let mut pieces = text.split('\0');
-    let mut start = 0u32;
+    let malformed = |what: &str| ShardError::Malformed {
+        section: SectionKind::Names,
+        offset: text_at,
+        what: what.into(),
+    };
+    let mut data = data;
+    data.drain(..text_at);
+    let text = String::from_utf8(data).map_err(|_| malformed("names are not UTF-8"))?;
+    let mut ends = text.match_indices('\0').map(|(i, _)| i);
+    let mut start = 0usize;
     for e in &mut s.entries {
-        let piece = pieces
+        let end = ends
             .next()
-            .ok_or_else(|| r.malformed("fewer names than the counts say"))?;
-        e.start = start;
-        e.len = piece.len() as u32;
-        start += e.len + 1;
+            .ok_or_else(|| malformed("fewer names than the counts say"))?;
+        e.start = start as u32;
+        e.len = (end - start) as u32;
+        start = end + 1;
     }
-    if pieces.next() != Some("") || pieces.next().is_some() {
-        return Err(ShardError::Malformed {
-            section: SectionKind::Names,
-            offset: text_at,
-            what: "more names than the counts say".into(),
-        });
+    if start != text.len() {
+        return Err(malformed("more names than the counts say"));
     }
-    s.text = text.to_string();
+    s.text = text;
     Ok(s)
 }
 
@@ -687,30 +691,8 @@ fn read_rest(
     let domains = (0..nd)
         .map(|_| r.str().map(str::to_string))
         .collect::<Result<_, _>>()?;
-    let established = match r.varint()? {
-        0 => None,
-        1 => Some(r.zigzag()?),
-        t => return Err(r.malformed(format!("bad optional tag {t}"))),
-    };
-    let ne = r.count("external id count")?;
-    let mut external_ids = Vec::with_capacity(ne);
-    for _ in 0..ne {
-        let kind = t.ext_kinds.get(r)?.to_string();
-        let na = r.count("id count")?;
-        let all: Vec<String> = (0..na)
-            .map(|_| r.str().map(str::to_string))
-            .collect::<Result<_, _>>()?;
-        let preferred = match r.usize_max(all.len() + 1, "preferred id")? {
-            0 => None,
-            1 => Some(r.str()?.to_string()),
-            i => Some(all[i - 2].clone()),
-        };
-        external_ids.push(ExternalId {
-            all,
-            preferred,
-            kind,
-        });
-    }
+    let established = read_established(r)?;
+    let external_ids = read_external_ids(r, t)?;
     let nl = r.count("link count")?;
     let mut links = Vec::with_capacity(nl);
     for _ in 0..nl {
@@ -761,6 +743,86 @@ fn read_rest(
         locations: locs,
         relationships,
     })
+}
+
+fn read_established(r: &mut Reader<'_>) -> Result<Option<i64>, ShardError> {
+    Ok(match r.varint()? {
+        0 => None,
+        1 => Some(r.zigzag()?),
+        t => return Err(r.malformed(format!("bad optional tag {t}"))),
+    })
+}
+
+fn read_external_ids(r: &mut Reader<'_>, t: &RecordTables) -> Result<Vec<ExternalId>, ShardError> {
+    let ne = r.count("external id count")?;
+    let mut external_ids = Vec::with_capacity(ne);
+    for _ in 0..ne {
+        let kind = t.ext_kinds.get(r)?.to_string();
+        let na = r.count("id count")?;
+        let all: Vec<String> = (0..na)
+            .map(|_| r.str().map(str::to_string))
+            .collect::<Result<_, _>>()?;
+        let preferred = match r.usize_max(all.len() + 1, "preferred id")? {
+            0 => None,
+            1 => Some(r.str()?.to_string()),
+            i => Some(all[i - 2].clone()),
+        };
+        external_ids.push(ExternalId {
+            all,
+            preferred,
+            kind,
+        });
+    }
+    Ok(external_ids)
+}
+
+/// A reader positioned at record `i`'s external ids: skips the admin
+/// events, domains and established year that precede them in the layout
+/// [`read_rest`] decodes (the section was checked whole at load time).
+fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+    let mut r = Reader::new(&rec.bytes, SectionKind::Records);
+    let at = *rec
+        .offsets
+        .get(i)
+        .ok_or_else(|| r.malformed(format!("no record {i}")))?;
+    r.bytes(at as usize)?;
+    for _ in 0..4 {
+        r.varint()?; // created / last_modified: date and schema indexes
+    }
+    let nd = r.count("domain count")?;
+    for _ in 0..nd {
+        let len = r.count("string length")?;
+        r.bytes(len)?;
+    }
+    read_established(&mut r)?;
+    Ok(r)
+}
+
+/// Record `i`'s external ids alone, without decoding the rest of the record.
+pub fn external_ids(i: usize, rec: &RecordsSection) -> Result<Vec<ExternalId>, ShardError> {
+    read_external_ids(&mut at_external_ids(i, rec)?, &rec.tables)
+}
+
+/// Calls `f` with every external-id value of record `i` (each of `all`, and
+/// `preferred` when it is not one of them), borrowed, in stored order.
+pub fn for_each_external_id(
+    i: usize,
+    rec: &RecordsSection,
+    mut f: impl FnMut(&str),
+) -> Result<(), ShardError> {
+    let mut r = at_external_ids(i, rec)?;
+    let ne = r.count("external id count")?;
+    for _ in 0..ne {
+        r.varint()?; // kind
+        let na = r.count("id count")?;
+        for _ in 0..na {
+            f(r.str()?);
+        }
+        if r.usize_max(na + 1, "preferred id")? == 1 {
+            f(r.str()?);
+        }
+    }
+    Ok(())
 }
 
 /// Reassembles record `i` from the three sections.

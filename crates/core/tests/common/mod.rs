@@ -56,3 +56,20 @@ pub fn shard_bytes(records: &[Record]) -> Vec<u8> {
 pub fn registry(records: &[Record]) -> Registry {
     Registry::from_bytes(&shard_bytes(records)).unwrap()
 }
+
+/// CRC-32 (IEEE), bitwise: an implementation independent of the crate's
+/// table-driven one, for building containers and re-checksummed sections.
+pub fn crc32_reference(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
