@@ -412,14 +412,27 @@ impl Tokenizer {
     }
 
     /// The same tokens as the general path, for ASCII text (most names),
-    /// a run of alphanumerics at a time.
+    /// byte by byte.
     fn ascii(&mut self, s: &str, mut f: impl FnMut(TokenRef<'_>)) {
         let b = s.as_bytes();
         let buf = &mut self.word;
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            if !c.is_ascii_alphanumeric() {
+        buf.clear();
+        let mut start: Option<usize> = None;
+        let mut end = 0;
+        for (i, &c) in b.iter().enumerate() {
+            if c.is_ascii_alphanumeric() {
+                if start.is_none() {
+                    start = Some(i);
+                }
+                buf.push(c.to_ascii_lowercase() as char);
+                end = i + 1;
+            } else if (c == b'\'' || c == b'`')
+                && start.is_some()
+                && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                // An apostrophe inside a word: dropped.
+            } else {
+                flush_word(buf, &mut start, end, &mut f);
                 if c == b'&' {
                     f(TokenRef {
                         text: "and",
@@ -428,36 +441,9 @@ impl Tokenizer {
                         kind: TokenKind::Word,
                     });
                 }
-                i += 1;
-                continue;
             }
-            let start = i;
-            buf.clear();
-            loop {
-                let run = i;
-                while i < b.len() && b[i].is_ascii_alphanumeric() {
-                    i += 1;
-                }
-                let at = buf.len();
-                buf.push_str(&s[run..i]);
-                buf[at..].make_ascii_lowercase();
-                // An apostrophe inside a word is dropped.
-                if i + 1 < b.len()
-                    && (b[i] == b'\'' || b[i] == b'`')
-                    && b[i + 1].is_ascii_alphanumeric()
-                {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            f(TokenRef {
-                text: buf,
-                start,
-                end: i,
-                kind: TokenKind::Word,
-            });
         }
+        flush_word(buf, &mut start, end, &mut f);
     }
 }
 

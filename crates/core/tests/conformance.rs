@@ -1050,7 +1050,7 @@ fn errors_use_upstream_wording_with_http_400() {
 }
 
 #[test]
-fn routes_root_unknown_and_not_implemented() {
+fn routes_root_unknown_affiliation_and_advanced() {
     let d = demo();
     // Upstream: `/` is a router root / 500 page; ours is a JSON index.
     for p in ["/", "", "/v2", "/v1/", "/heartbeat", "/v2/heartbeat"] {
@@ -1069,11 +1069,14 @@ fn routes_root_unknown_and_not_implemented() {
     }
     let (s, v) = get(
         &d.engine,
-        "/v1/organizations?affiliation=Northfield+University",
+        "/v1/organizations?affiliation=Shinonome+Institute+of+Technology",
     );
-    assert_eq!(s, 501, "{v}");
-    let (s, _) = get(&d.engine, "/v2/organizations?query.advanced=names.value:x");
-    assert_eq!(s, 501);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["items"][0]["chosen"], true, "{v}");
+    assert_eq!(v["items"][0]["organization"]["id"], "https://ror.org/03ncywt35");
+    let (s, v) = get(&d.engine, "/v2/organizations?query.advanced=names.value:northfield");
+    assert_eq!(s, 200, "{v}");
+    assert!(v["number_of_results"].as_u64().unwrap() >= 1, "{v}");
     // query.name / query.names are aliases of query (upstream redirects).
     let a = ok(&d.engine, "/v2/organizations?query.name=northfield");
     let b = ok(&d.engine, "/v2/organizations?query=northfield");

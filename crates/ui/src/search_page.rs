@@ -25,6 +25,8 @@ const MAX_PAGE: u64 = 500;
 /// One results page.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Results {
+    /// The query text these results answer (`data-for` on the results column).
+    q: String,
     total: u64,
     items: Vec<Value>,
     groups: Vec<Group>,
@@ -132,6 +134,7 @@ async fn load(s: &State) -> Results {
         Ok(v) => v,
         Err(e) => {
             return Results {
+                q: s.q.clone(),
                 error: Some(e),
                 ..Results::default()
             };
@@ -170,6 +173,7 @@ async fn load(s: &State) -> Results {
         });
     }
     Results {
+        q: s.q.clone(),
         total: main.number_of_results,
         items: main.items,
         groups,
@@ -415,7 +419,8 @@ pub fn App() -> impl IntoView {
         None => view! {
             <div class="layout">
                 <Facets groups=groups selected=selected on_toggle=toggle on_clear=clear any_selected=any_selected />
-                <section class="results-col" aria-live="off">{results_view}</section>
+                <section class="results-col" aria-live="off"
+                    data-for=move || results.with(|r| r.as_ref().map(|r| r.q.clone()))>{results_view}</section>
             </div>
         }
         .into_any(),

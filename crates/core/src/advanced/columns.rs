@@ -25,17 +25,49 @@
 //! so both give the same answers (checked on the real data in the tests).
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Bound;
 
 use super::analysis::{Glob, each_letter_token, each_text_token};
 use super::eval::record_date;
 use super::fields::{Field, FieldKind, any_num, any_str};
 use super::{Clause, Node, Pattern, Predicate, Query, RangeBounds, Target, Term};
-use crate::index::FxHasher;
 use crate::model::Record;
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// FxHash-style word hashing with a final avalanche: keys such as
+/// identifier URLs differ only in a few bytes, and plain FxHash leaves the
+/// low bits (the bucket index) badly mixed for them.
+#[derive(Clone, Copy, Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut v = [0u8; 8];
+            v[..rest.len()].copy_from_slice(rest);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(v))
+                .wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // murmur3's fmix64.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<MixHasher>>;
 
 /// A set of records (by index), one bit each.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,8 +351,10 @@ pub struct FieldIndex {
 /// Builds one string column.
 struct StrBuilder {
     ids: FxMap<Box<str>, u32>,
-    keys: Vec<Box<str>>,
-    lists: Vec<Vec<u32>>,
+    /// Per key: the last record added (to drop repeats).
+    last: Vec<u32>,
+    /// (key, record) pairs in record order.
+    pairs: Vec<(u32, u32)>,
     fwd: Option<Forward>,
 }
 
@@ -328,8 +362,8 @@ impl StrBuilder {
     fn new(kind: FieldKind) -> StrBuilder {
         StrBuilder {
             ids: FxMap::default(),
-            keys: Vec::new(),
-            lists: Vec::new(),
+            last: Vec::new(),
+            pairs: Vec::new(),
             fwd: (kind != FieldKind::Keyword).then(|| Forward {
                 rec_start: Vec::new(),
                 val_start: vec![0],
@@ -342,16 +376,15 @@ impl StrBuilder {
         let id = match self.ids.get(key) {
             Some(&id) => id,
             None => {
-                let id = self.keys.len() as u32;
+                let id = self.last.len() as u32;
                 self.ids.insert(key.into(), id);
-                self.keys.push(key.into());
-                self.lists.push(Vec::new());
+                self.last.push(u32::MAX);
                 id
             }
         };
-        let list = &mut self.lists[id as usize];
-        if list.last() != Some(&r) {
-            list.push(r);
+        if self.last[id as usize] != r {
+            self.last[id as usize] = r;
+            self.pairs.push((id, r));
         }
         id
     }
@@ -359,29 +392,41 @@ impl StrBuilder {
     fn finish(self, n: usize) -> StrColumn {
         let StrBuilder {
             ids,
-            keys,
-            lists,
+            last,
+            pairs,
             fwd,
         } = self;
-        drop(ids);
-        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
+        drop(last);
+        let mut keys: Vec<(Box<str>, u32)> = ids.into_iter().collect();
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut remap = vec![0u32; keys.len()];
         let mut col = StrColumn::default();
-        col.dict.arena.reserve(keys.iter().map(|k| k.len()).sum());
+        col.dict.arena.reserve(keys.iter().map(|k| k.0.len()).sum());
         col.dict.start.reserve(keys.len() + 1);
-        col.post_start.reserve(keys.len() + 1);
-        col.postings
-            .reserve(lists.iter().map(Vec::len).sum::<usize>());
-        for (new, &old) in order.iter().enumerate() {
-            remap[old as usize] = new as u32;
+        for (new, (key, old)) in keys.iter().enumerate() {
+            remap[*old as usize] = new as u32;
             col.dict.start.push(col.dict.arena.len() as u32);
-            col.dict.arena.push_str(&keys[old as usize]);
-            col.post_start.push(col.postings.len() as u32);
-            col.postings.extend_from_slice(&lists[old as usize]);
+            col.dict.arena.push_str(key);
         }
         col.dict.start.push(col.dict.arena.len() as u32);
-        col.post_start.push(col.postings.len() as u32);
+        drop(keys);
+        // Postings by counting sort: pairs are in record order, so every
+        // list comes out ascending.
+        let mut start = vec![0u32; remap.len() + 1];
+        for &(k, _) in &pairs {
+            start[remap[k as usize] as usize + 1] += 1;
+        }
+        for i in 0..remap.len() {
+            start[i + 1] += start[i];
+        }
+        col.post_start = start.clone();
+        col.postings = vec![0; pairs.len()];
+        for &(k, r) in &pairs {
+            let slot = &mut start[remap[k as usize] as usize];
+            col.postings[*slot as usize] = r;
+            *slot += 1;
+        }
+        drop(pairs);
         col.fwd = fwd.map(|mut f| {
             f.words.iter_mut().for_each(|w| *w = remap[*w as usize]);
             while f.rec_start.len() < n {
