@@ -163,6 +163,8 @@ test("facet counts update while typing", async () => {
   const first = expected.body.meta.countries[0];
   const shown = await page.locator(`[data-facet=country] input[value=${first.id}] + label .count`).innerText();
   assert.equal(Number(shown), first.count);
+  // The address bar follows the typed query once typing pauses (not per keystroke).
+  await page.waitForFunction(() => location.search === "?q=institute");
   assert.match(page.url(), /\?q=institute$/);
 });
 

@@ -50,7 +50,7 @@ const page = await browser.newPage({ viewport: { width: 1100, height: 850 } });
 await page.goto(server.url);
 await page.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""), null, { timeout: 120_000 });
 const release = await page.locator("#release").innerText();
-await page.waitForSelector(".results-col[data-for]");
+await page.waitForSelector(".results-col");
 await page.evaluate(() => {
   window.__samples = [];
   window.__events = new Map(); // interactionId → {duration, processing}
@@ -132,6 +132,7 @@ const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.leng
 const line = (label, xs) => {
   const s = sorted(xs);
   const missing = xs.length - s.length;
+  if (!s.length) return `${label}: never shown (${missing} keystrokes)`;
   return `${label} over ${s.length} keystrokes: p50 ${pct(s, 50).toFixed(1)} ms, p95 ${pct(s, 95).toFixed(1)} ms, max ${s.at(-1).toFixed(1)} ms${missing ? ` (${missing} never shown)` : ""}`;
 };
 if (process.env.VERBOSE) console.log(raw.sort((a, b) => (b.paint ?? 1e9) - (a.paint ?? 1e9)).slice(0, 15));

@@ -306,6 +306,8 @@ pub struct Index {
     postings: Vec<u32>,
     entry_record: Vec<u32>,
     entry_flags: Vec<u8>,
+    /// Bit e: entry e's name has the word `and` (or `&`).
+    entry_and: Vec<u64>,
     rec_entry_start: Vec<u32>,
     fwd_start: Vec<u32>,
     fwd: Vec<u32>,
@@ -325,7 +327,6 @@ impl Index {
     /// Builds the index of a registry.
     pub fn build(reg: &Registry) -> Index {
         let n = reg.len();
-        let t0 = std::time::Instant::now();
         let names = reg.name_count();
         let mut ix = Index::default();
         // Sizes from the names section: about 0.7 distinct terms and 4
@@ -355,6 +356,13 @@ impl Index {
                 ix.entry_record.push(r as u32);
                 ix.entry_flags.push(name.type_bits());
                 tok.for_each(name.value, |t| {
+                    if t.text == "and" {
+                        let w = entry as usize / 64;
+                        if ix.entry_and.len() <= w {
+                            ix.entry_and.resize(w + 1, 0);
+                        }
+                        ix.entry_and[w] |= 1 << (entry % 64);
+                    }
                     let id = dict.intern(t.text);
                     toks.push(id);
                     if t.kind != TokenKind::Bigram {
@@ -374,7 +382,6 @@ impl Index {
             (ix.fwd.len() as f32 / entry as f32).max(1.0)
         };
 
-        eprintln!("tokenize+intern {:?}", t0.elapsed());
         // Sort the dictionary and renumber.
         let order = dict.sorted();
         let nterms = order.len();
@@ -398,7 +405,6 @@ impl Index {
             *t = remap[*t as usize];
         }
         drop(remap);
-        eprintln!("sort+remap {:?}", t0.elapsed());
         // Postings by counting sort: count per term, then fill. Entries come
         // in order, so each list comes out ascending. A term twice in one
         // name is posted once.
@@ -428,7 +434,6 @@ impl Index {
             }
         }
         drop(toks);
-        eprintln!("postings {:?}", t0.elapsed());
 
         // Filter and facet columns.
         let mut code_ids: FxMap<String, u16> = FxMap::default();
@@ -448,7 +453,6 @@ impl Index {
                 m | TYPES.iter().position(|x| *x == t).map_or(0, |p| 1 << p)
             }));
             ix.rec_country_start.push(ix.rec_countries.len() as u32);
-        eprintln!("facets {:?}", t0.elapsed());
             let first = ix.rec_countries.len();
             let mut cont = 0u8;
             for p in reg.places(r) {
@@ -570,6 +574,18 @@ impl Index {
         &self.fwd[self.fwd_start[e as usize] as usize..self.fwd_start[e as usize + 1] as usize]
     }
 
+    /// True when entry `e`'s name has the word `and` (or `&`).
+    pub fn entry_has_and(&self, e: u32) -> bool {
+        self.entry_and
+            .get(e as usize / 64)
+            .is_some_and(|w| w & (1 << (e % 64)) != 0)
+    }
+
+    /// Length of entry `e`'s phrase sequence (without reading it).
+    pub fn entry_len(&self, e: u32) -> usize {
+        (self.fwd_start[e as usize + 1] - self.fwd_start[e as usize]) as usize
+    }
+
     /// Average phrase length of a name, in tokens.
     pub fn avg_len(&self) -> f32 {
         self.avg_len
@@ -643,6 +659,7 @@ impl Index {
             + v32(&self.postings)
             + v32(&self.entry_record)
             + self.entry_flags.capacity()
+            + self.entry_and.capacity() * 8
             + v32(&self.rec_entry_start)
             + v32(&self.fwd_start)
             + v32(&self.fwd)

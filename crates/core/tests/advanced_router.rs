@@ -124,7 +124,10 @@ fn envelope_items_and_facets() {
         .registry()
         .index_of(registry_core::RecordId::parse(first["id"].as_str().unwrap()).unwrap())
         .unwrap();
-    assert_eq!(first, &serde_json::to_value(e.registry().record(i).unwrap()).unwrap());
+    assert_eq!(
+        first,
+        &serde_json::to_value(e.registry().record(i).unwrap()).unwrap()
+    );
     let mut sorted = want.clone();
     sorted.sort();
     assert_eq!(want, sorted);
@@ -212,11 +215,16 @@ fn status_default_and_overrides() {
         all_ids(e, "NOT status:active", ""),
         scan(e, "NOT status:active", ALL)
     );
-    assert_eq!(all_ids(e, "status:withdrawn OR types:education", ""),
-        scan(e, "status:withdrawn OR types:education", ALL));
+    assert_eq!(
+        all_ids(e, "status:withdrawn OR types:education", ""),
+        scan(e, "status:withdrawn OR types:education", ALL)
+    );
     // all_status.
     assert_eq!(all_ids(e, "*", "&all_status"), scan(e, "*", ALL));
-    assert_eq!(all_ids(e, "*", "&all_status=false"), scan(e, "*", &["active"]));
+    assert_eq!(
+        all_ids(e, "*", "&all_status=false"),
+        scan(e, "*", &["active"])
+    );
     // A status filter decides.
     assert_eq!(
         all_ids(e, "*", "&filter=status:inactive"),
@@ -254,11 +262,20 @@ fn errors_are_400_with_position() {
     }
     // Too long.
     let long = "a ".repeat(1500);
-    let (s, v) = get(e, &format!("/v2/organizations?query.advanced={}", enc(&long)));
+    let (s, v) = get(
+        e,
+        &format!("/v2/organizations?query.advanced={}", enc(&long)),
+    );
     assert_eq!(s, 400);
-    assert!(v["errors"][0].as_str().unwrap().contains("longer than"), "{v}");
+    assert!(
+        v["errors"][0].as_str().unwrap().contains("longer than"),
+        "{v}"
+    );
     // Existing validation first, with its messages.
-    let (s, v) = get(e, "/v2/organizations?query=x&query.advanced=types:education");
+    let (s, v) = get(
+        e,
+        "/v2/organizations?query=x&query.advanced=types:education",
+    );
     assert_eq!(s, 400);
     assert_eq!(
         v["errors"][0],
@@ -393,7 +410,9 @@ const VALUES: &[&str] = &[
     "\\",
 ];
 
-const OPS: &[&str] = &[" ", " AND ", " OR ", " NOT ", " -", " +", " && ", " || ", " !"];
+const OPS: &[&str] = &[
+    " ", " AND ", " OR ", " NOT ", " -", " +", " && ", " || ", " !",
+];
 
 fn random_expr(rng: &mut Rng) -> String {
     let mut s = String::new();
@@ -439,7 +458,10 @@ fn fuzz(e: &Engine, records: &[Record], n: usize, seed: u64) -> (usize, usize) {
                 let want = records
                     .iter()
                     .filter(|r| lift || r.status == "active")
-                    .filter(|r| extra != "&filter=types:education" || r.types.iter().any(|t| t == "education"))
+                    .filter(|r| {
+                        extra != "&filter=types:education"
+                            || r.types.iter().any(|t| t == "education")
+                    })
                     .filter(|r| q.matches(r))
                     .count();
                 assert_eq!(v["number_of_results"], want, "{expr}{extra}");
@@ -513,7 +535,9 @@ fn full_data_router_agrees_with_scan() {
                     lift || r.status == "active"
                 }
             })
-            .filter(|r| !extra.contains("types:education") || r.types.iter().any(|t| t == "education"))
+            .filter(|r| {
+                !extra.contains("types:education") || r.types.iter().any(|t| t == "education")
+            })
             .filter(|r| q.matches(r))
             .map(|r| r.id.as_str())
             .collect();
@@ -526,7 +550,11 @@ fn full_data_router_agrees_with_scan() {
             .iter()
             .map(|s| s["count"].as_u64().unwrap())
             .sum();
-        assert_eq!(statuses as usize, want.len(), "{expr}: facets over all matches");
+        assert_eq!(
+            statuses as usize,
+            want.len(),
+            "{expr}: facets over all matches"
+        );
     }
     let (ok, bad) = fuzz(e, records, 150, 0x9E37_79B9_7F4A_7C15);
     println!("full data fuzz: {ok} evaluated, {bad} rejected");

@@ -21,6 +21,14 @@ use crate::{Pick, Strings, title_case};
 const PER_PAGE: u64 = 20;
 /// Deepest page the API serves.
 const MAX_PAGE: u64 = 500;
+/// Pause in typing after which the address bar and title follow the query.
+const URL_DELAY_MS: u64 = 400;
+
+/// Runs `f` after the next frame is painted (a task queued from the frame's
+/// animation callbacks runs after its paint).
+fn after_paint(f: impl FnOnce() + 'static) {
+    request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
+}
 
 /// One results page.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -121,12 +129,7 @@ async fn load(s: &State) -> Results {
         .map(|&(key, _, _)| {
             let selected = s.filter.iter().any(|(k, _)| k == key);
             (selected || key == "status").then(|| {
-                fetch::<MetaOnly>(&list_url(
-                    s,
-                    &s.api_filter(Some(key)),
-                    key == "status",
-                    1,
-                ))
+                fetch::<MetaOnly>(&list_url(s, &s.api_filter(Some(key)), key == "status", 1))
             })
         })
         .collect();
@@ -218,12 +221,27 @@ pub fn App() -> impl IntoView {
     });
     let _ = window_event_listener(ev::popstate, move |_| state.set(url_state::current()));
 
-    // Navigation: a new history entry, or a replacement while typing. While
-    // typing, the address bar follows the query only when its results are
-    // shown (see below), so first bring the current entry up to date: Back
-    // returns to what was typed.
+    // The address bar and the title follow the typed query once typing
+    // pauses: history.replaceState is a same-document navigation (the
+    // browser even reloads the favicon), far too slow for every keystroke.
+    let url_seq = StoredValue::new(0u64);
+    let show_state = move |s: &State| {
+        url_seq.update_value(|k| *k += 1);
+        if s.id.is_none() {
+            document().set_title(&if s.q.is_empty() {
+                "Organization registry".to_string()
+            } else {
+                format!("{} – Organization registry", s.q)
+            });
+        }
+        url_state::sync(s);
+    };
+    let _ = window_event_listener(ev::pagehide, move |_| show_state(&state.get_untracked()));
+
+    // Navigation: a new history entry. The current entry is first brought up
+    // to date with what was typed, so Back returns to it.
     let go = Callback::new(move |s: State| {
-        url_state::sync(&state.get_untracked());
+        show_state(&state.get_untracked());
         url_state::write(&s, true);
         state.set(s);
         window().scroll_to_with_x_and_y(0.0, 0.0);
@@ -251,33 +269,47 @@ pub fn App() -> impl IntoView {
         }
         let n = seq.get_value() + 1;
         seq.set_value(n);
-        let apply = move || {
+        let typed = std::mem::take(&mut *typing.write_value());
+        let apply = move |s: State| {
             if seq.get_value() != n {
                 return; // a newer state (keystroke) superseded this one
             }
-            // Title and address bar: once per shown state, not per keystroke
-            // (history.replaceState is a same-document navigation: slow).
-            document().set_title(&if s.q.is_empty() {
-                "Organization registry".to_string()
-            } else {
-                format!("{} – Organization registry", s.q)
-            });
-            url_state::sync(&s);
             spawn_local(async move {
                 let r = load(&s).await;
-                if seq.get_value() == n {
-                    results.set(Some(r)); // only the newest state's answer is ever shown
+                if seq.get_value() != n {
+                    return; // only the newest state's answer is ever shown
+                }
+                if typed {
+                    // After the next paint, so the suggestions go first.
+                    after_paint(move || {
+                        if seq.get_value() == n {
+                            results.set(Some(r));
+                        }
+                    });
+                } else {
+                    results.set(Some(r));
                 }
             });
         };
-        // While typing, the list and facet counts are asked for after the
-        // suggestions are painted: the suggestion request was posted first
-        // and the Worker answers in order, so it never waits behind them.
-        if std::mem::take(&mut *typing.write_value()) {
-            request_animation_frame(move || set_timeout(apply, std::time::Duration::ZERO));
-        } else {
-            apply();
+        if !typed {
+            show_state(&s);
+            apply(s);
+            return;
         }
+        let k = url_seq.get_value() + 1;
+        url_seq.set_value(k);
+        set_timeout(
+            move || {
+                if url_seq.get_value() == k {
+                    show_state(&state.get_untracked());
+                }
+            },
+            std::time::Duration::from_millis(URL_DELAY_MS),
+        );
+        // While typing, the list and facet counts are asked for after the
+        // keystroke's frame: the suggestion request was posted first and the
+        // Worker answers in order, so it never waits behind them.
+        after_paint(move || apply(s));
     });
 
     let on_edit = Callback::new(move |v: String| {
@@ -295,6 +327,7 @@ pub fn App() -> impl IntoView {
     let on_enter = Callback::new(move |_: String| {
         // Enter without a highlighted option: the results below are the answer;
         // record the query as a history entry.
+        show_state(&state.get_untracked());
         url_state::write(&state.get_untracked(), true);
     });
 
@@ -346,7 +379,8 @@ pub fn App() -> impl IntoView {
     };
 
     let results_view = move || {
-        let Some(r) = results.get() else {
+        results.with(|r| {
+        let Some(r) = r.as_ref() else {
             return view! { <p class="loading" role="status">"Loading…"</p> }.into_any();
         };
         let s = state.get_untracked();
@@ -407,6 +441,7 @@ pub fn App() -> impl IntoView {
             </nav>
         }
         .into_any()
+    })
     };
 
     // Only a change of page kind (results ↔ record) rebuilds the main view.

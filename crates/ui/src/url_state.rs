@@ -211,7 +211,10 @@ pub fn write(state: &State, push: bool) {
 
 /// Replaces the address bar's entry with `state` unless it already shows it.
 pub fn sync(state: &State) {
-    let shown = leptos::prelude::window().location().search().unwrap_or_default();
+    let shown = leptos::prelude::window()
+        .location()
+        .search()
+        .unwrap_or_default();
     if shown != state.to_query() {
         write(state, false);
     }

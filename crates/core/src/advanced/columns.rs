@@ -51,8 +51,8 @@ impl Hasher for MixHasher {
         if !rest.is_empty() {
             let mut v = [0u8; 8];
             v[..rest.len()].copy_from_slice(rest);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(v))
-                .wrapping_mul(0x517c_c1b7_2722_0a95);
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from_le_bytes(v)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
     }
 
@@ -462,13 +462,9 @@ impl FieldIndex {
             .collect();
         let mut exists: Vec<RecordSet> = Field::ALL.iter().map(|_| RecordSet::empty(n)).collect();
         let mut buf = String::new();
-        let t0 = std::time::Instant::now();
-        let mut dec = std::time::Duration::ZERO;
         for i in 0..n {
             let r = i as u32;
-            let td = std::time::Instant::now();
             let rec = record(i);
-            dec += td.elapsed();
             for ((f, b), ex) in Field::ALL.iter().zip(&mut builders).zip(&mut exists) {
                 let Some(rec) = &rec else {
                     if let Builder::Str(StrBuilder { fwd: Some(fw), .. }) = b {
@@ -507,9 +503,8 @@ impl FieldIndex {
                                 sb.add(v, r);
                                 return false;
                             }
-                            let mut words = std::mem::take(
-                                &mut sb.fwd.as_mut().expect("text field").words,
-                            );
+                            let mut words =
+                                std::mem::take(&mut sb.fwd.as_mut().expect("text field").words);
                             let mut push = |tok: &str| {
                                 words.push(sb.add(tok, r));
                                 false
@@ -531,7 +526,6 @@ impl FieldIndex {
                 }
             }
         }
-        eprintln!("PROBE loop {:?} decode {:?}", t0.elapsed(), dec);
         let fields = builders
             .into_iter()
             .zip(exists)
@@ -544,7 +538,6 @@ impl FieldIndex {
                 },
             })
             .collect();
-        eprintln!("PROBE total {:?}", t0.elapsed());
         FieldIndex { n, fields }
     }
 
@@ -555,18 +548,24 @@ impl FieldIndex {
 
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.fields
-            .iter()
-            .map(|f| {
-                f.exists.words.capacity() * 8
-                    + match &f.col {
-                        Column::Str(c) => c.heap_bytes(),
-                        Column::Num(c) => c.heap_bytes(),
-                        Column::Date(c) => c.heap_bytes(),
-                    }
-            })
-            .sum::<usize>()
+        self.field_heap_bytes().iter().map(|f| f.1).sum::<usize>()
             + self.fields.capacity() * std::mem::size_of::<FieldColumn>()
+    }
+
+    /// Approximate heap bytes per field.
+    pub fn field_heap_bytes(&self) -> Vec<(Field, usize)> {
+        Field::ALL
+            .iter()
+            .zip(&self.fields)
+            .map(|(f, c)| {
+                let col = match &c.col {
+                    Column::Str(c) => c.heap_bytes(),
+                    Column::Num(c) => c.heap_bytes(),
+                    Column::Date(c) => c.heap_bytes(),
+                };
+                (*f, c.exists.words.capacity() * 8 + col)
+            })
+            .collect()
     }
 
     /// The records `query` matches (the same as [`Query::matches`] on each

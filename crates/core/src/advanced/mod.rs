@@ -51,7 +51,11 @@
 //!
 //! [`Query::matches`] tests one full record; [`Query::matcher`] gives a
 //! [`Matcher`] that reuses its buffers over many records. Evaluation is a
-//! straightforward scan of the record's values (no index). The active-only
+//! straightforward scan of the record's values (no index). For a whole
+//! registry, [`FieldIndex`] holds every field in columns and answers a query
+//! with set operations ([`FieldIndex::matches`] → [`RecordSet`]), with the
+//! same results; the API engine builds one on first use
+//! (`crate::search::advanced_exec`). The active-only
 //! default is the caller's business: apply it unless
 //! [`Query::constrains_status`]. To accelerate, inspect [`Query::root`] /
 //! [`Query::clauses`]: every [`Clause`] names its [`Target`] field(s) and a

@@ -11,9 +11,12 @@
 //!   as a URL, GRID, Wikidata Q-id or URL, FundRef number or DOI) returns its
 //!   records.
 //! * **Ranking** (documented rule, best first):
-//!   1. tier: exact name (display, label or alias) > exact acronym >
-//!      the query is a prefix of the display name (words in order) > the
-//!      query is a prefix of another name > the words match in any order;
+//!   1. tier: exact display name > exact other name (label or alias) >
+//!      exact acronym > the query is a prefix of the display name (words in
+//!      order) > the query is a prefix of another name > the words match in
+//!      any order (so among records named exactly like the query, those
+//!      whose display name it is come before those where it is a label or
+//!      an alias: "Institute of Philosophy");
 //!   2. active before inactive before withdrawn;
 //!   3. fewer words in the matched name;
 //!   4. shorter display name;
@@ -27,6 +30,15 @@
 //! * Inactive and withdrawn records are shown (ranked after active ones)
 //!   unless a `status` filter says otherwise: a typeahead should not hide
 //!   them silently.
+//! * **Cost**: one pass over the entries of the rarest query unit's
+//!   postings (a union for a prefix), keeping each record's best name and
+//!   only the best `k` records in a bounded heap: no sort of all candidates
+//!   and no allocation per candidate, so one- and two-character queries
+//!   (tens of thousands of candidates) stay well under a millisecond.
+//!   External ids are consulted only for text that looks like one
+//!   ([`crate::text::looks_like_external_id`]).
+
+use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
@@ -38,6 +50,10 @@ use crate::text::{self, TokenKind};
 
 /// Most query words considered.
 const MAX_WORDS: usize = 16;
+
+/// Ranking key: tier, status, words in the matched name, display-name
+/// length, record (smaller is better).
+type Key = (u8, u8, u16, u32, u32);
 
 /// Which name matched.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -66,7 +82,15 @@ pub struct Suggestion {
     pub reason: &'static str,
 }
 
-const REASONS: [&str; 5] = ["exact", "acronym", "display_prefix", "name_prefix", "words"];
+/// Reason of each tier (the two exact-name tiers share one).
+const REASONS: [&str; 6] = [
+    "exact",
+    "exact",
+    "acronym",
+    "display_prefix",
+    "name_prefix",
+    "words",
+];
 
 /// A required query unit.
 struct Unit {
@@ -76,6 +100,37 @@ struct Unit {
     pair: Option<(u32, u32)>,
     /// Folded text (for highlighting).
     text: String,
+}
+
+/// Candidate entries in ascending order: one postings list, or a bitset.
+enum Cands<'a> {
+    List(std::slice::Iter<'a, u32>),
+    Bits {
+        words: &'a [u64],
+        /// Index of the next word to load.
+        at: usize,
+        /// Bits of the current word not yet returned (its index is at - 1).
+        bits: u64,
+    },
+}
+
+impl Iterator for Cands<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Cands::List(it) => it.next().copied(),
+            Cands::Bits { words, at, bits } => {
+                while *bits == 0 {
+                    *bits = *words.get(*at)?;
+                    *at += 1;
+                }
+                let e = (*at as u32 - 1) * 64 + bits.trailing_zeros();
+                *bits &= *bits - 1;
+                Some(e)
+            }
+        }
+    }
 }
 
 impl Engine {
@@ -98,9 +153,9 @@ impl Engine {
         {
             return vec![self.whole(r, "id")];
         }
-        let key = text::external_id_key(text);
-        let ext = if key.bytes().any(|b| b.is_ascii_digit()) {
-            ix.external(self.registry()).by_key(&key)
+        let ext = if text::looks_like_external_id(text) {
+            ix.external(self.registry())
+                .by_key(&text::external_id_key(text))
         } else {
             Vec::new()
         };
@@ -196,96 +251,177 @@ impl Engine {
             .min_by_key(|&u| ix.range_postings(&units[u].range))
             .unwrap_or(0);
         let drive = &units[driver].range;
-        let cands: Vec<u32> = if drive.len() == 1 {
-            ix.postings(drive.start).to_vec()
+        let mut seen: Vec<u64>;
+        let cands = if drive.len() == 1 {
+            Cands::List(ix.postings(drive.start).iter())
         } else {
             // Union of several postings lists, in entry order, via a bitset.
-            let mut seen = vec![0u64; ix.entries().div_ceil(64)];
+            seen = vec![0u64; ix.entries().div_ceil(64)];
             for term in drive.clone() {
                 for &e in ix.postings(term) {
                     seen[e as usize / 64] |= 1 << (e % 64);
                 }
             }
-            let mut v = Vec::with_capacity(ix.range_postings(drive));
-            for (w, &bits) in seen.iter().enumerate() {
-                let mut b = bits;
-                while b != 0 {
-                    v.push((w * 64) as u32 + b.trailing_zeros());
-                    b &= b - 1;
-                }
+            Cands::Bits {
+                words: &seen,
+                at: 0,
+                bits: 0,
             }
-            v
         };
-        // Best (key, entry) per record.
-        type Key = (u8, u8, u16, u32, u32);
-        let mut best: Vec<(Key, u32)> = Vec::new();
+        // Units other than the driver that must be checked per entry.
+        let checks: Vec<&Unit> = units
+            .iter()
+            .enumerate()
+            .filter(|&(u, unit)| u != driver || unit.pair.is_some())
+            .map(|(_, unit)| unit)
+            .collect();
+        let unfiltered = filters.statuses.is_none()
+            && filters.types.is_none()
+            && filters.country_codes.is_none()
+            && filters.country_names.is_none()
+            && filters.continent_codes.is_none()
+            && filters.continent_names.is_none();
+        // No exact match when a query word is not a term at all.
+        let can_be_exact = exact_ids.is_some();
+        let exact_ids: &[u32] = exact_ids.as_deref().unwrap_or(&[]);
+        // The best (key, entry) of each record (entries come grouped by
+        // record), offered to a bounded max-heap of the best k records.
+        // Keys end with the record, so they are distinct and the result is
+        // exactly the first k of a full sort.
+        let mut top: BinaryHeap<(Key, u32)> = BinaryHeap::with_capacity(k + 1);
+        // The worst key in a full heap: anything not better is rejected.
+        let mut bar: Option<Key> = None;
+        let mut offer = |key: Key, e: u32, bar: &mut Option<Key>| {
+            if top.len() < k {
+                top.push((key, e));
+            } else if top.peek().is_some_and(|w| key < w.0) {
+                top.pop();
+                top.push((key, e));
+            }
+            if top.len() == k {
+                *bar = top.peek().map(|w| w.0);
+            }
+        };
+        // The best tier entry `e` can reach, from its flags and length
+        // alone (its content words are at most its words, exactly them
+        // without `and`): reading its words is skipped when even that
+        // cannot beat the bar.
+        // Entries holding the rarest exact word: only they can be exact.
+        let rarest = exact_ids
+            .iter()
+            .copied()
+            .min_by_key(|&t| ix.postings(t).len());
+        let mut exact_bits = Vec::new();
+        if let Some(t) = rarest.filter(|_| can_be_exact) {
+            exact_bits = vec![0u64; ix.entries().div_ceil(64)];
+            for &e in ix.postings(t) {
+                exact_bits[e as usize / 64] |= 1 << (e % 64);
+            }
+        }
+        let may_be_exact =
+            |e: u32| rarest.is_none() || exact_bits[e as usize / 64] & (1 << (e % 64)) != 0;
+        let best_tier = |e: u32, flags: u8, words: usize| {
+            let display = flags & name_flags::DISPLAY != 0;
+            let acronym = flags & name_flags::ACRONYM != 0;
+            let n = exact_ids.len();
+            let exact = can_be_exact
+                && (words == n || words > n && ix.entry_has_and(e))
+                && may_be_exact(e);
+            let prefix = !phrase_prefix.is_empty() && words >= phrase_prefix.len();
+            match (exact, prefix) {
+                (true, _) if !acronym && display => 0,
+                (true, _) if !acronym => 1,
+                (true, _) => 2,
+                (false, true) if display => 3,
+                (false, true) => 4,
+                (false, false) => 5,
+            }
+        };
+        let mut cur: Option<(Key, u32)> = None;
         let mut last_rec = u32::MAX;
         let mut rec_ok = false;
-        for &e in &cands {
+        for e in cands {
             let r = ix.entry_record(e);
             if r != last_rec {
+                if let Some((key, be)) = cur.take() {
+                    offer(key, be, &mut bar);
+                }
                 last_rec = r;
-                rec_ok = visible(r);
+                rec_ok = unfiltered || visible(r);
             }
             if !rec_ok {
                 continue;
             }
+            let flags = ix.entry_flags(e);
+            let len = ix.entry_len(e);
+            let rest = (
+                ix.status(r),
+                len.min(u16::MAX as usize) as u16,
+                ix.display_len(r),
+                r,
+            );
+            if let Some(b) = bar
+                && (best_tier(e, flags, len), rest.0, rest.1, rest.2, rest.3) >= b
+            {
+                continue;
+            }
             let terms = ix.entry_terms(e);
-            let all = units.iter().enumerate().all(|(u, unit)| {
-                u == driver && unit.pair.is_none()
-                    || match unit.pair {
-                        Some((a, b)) => terms.windows(2).any(|w| w[0] == a && w[1] == b),
-                        None => terms.iter().any(|t| unit.range.contains(t)),
-                    }
+            let all = checks.iter().all(|unit| match unit.pair {
+                Some((a, b)) => terms.windows(2).any(|w| w[0] == a && w[1] == b),
+                None => terms.iter().any(|t| unit.range.contains(t)),
             });
             if !all {
                 continue;
             }
-            let flags = ix.entry_flags(e);
-            let content = || terms.iter().copied().filter(|&t| Some(t) != and_id);
-            let exact = exact_ids
-                .as_ref()
-                .is_some_and(|ids| content().eq(ids.iter().copied()));
-            let prefix = !phrase_prefix.is_empty()
-                && content().count() >= phrase_prefix.len()
-                && content()
-                    .zip(phrase_prefix.iter())
-                    .all(|(t, r)| r.contains(&t));
-            let tier = if exact && flags & name_flags::ACRONYM == 0 {
-                0
-            } else if exact {
-                1
-            } else if prefix && flags & name_flags::DISPLAY != 0 {
-                2
-            } else if prefix {
-                3
-            } else {
-                4
+            // One pass over the name's content words (without `and`):
+            // equal to the query's words (exact), or starting with them in
+            // order, the last by prefix while it is being typed (prefix).
+            let mut exact = can_be_exact;
+            let mut prefix = !phrase_prefix.is_empty();
+            let mut n = 0usize;
+            for &t in terms {
+                if Some(t) == and_id {
+                    continue;
+                }
+                if exact {
+                    exact = exact_ids.get(n) == Some(&t);
+                }
+                if prefix && n < phrase_prefix.len() {
+                    prefix = phrase_prefix[n].contains(&t);
+                }
+                n += 1;
+                if !exact && (!prefix || n >= phrase_prefix.len()) {
+                    break;
+                }
+            }
+            let exact = exact && n == exact_ids.len();
+            let prefix = prefix && n >= phrase_prefix.len();
+            let display = flags & name_flags::DISPLAY != 0;
+            let acronym = flags & name_flags::ACRONYM != 0;
+            let tier = match (exact, prefix) {
+                (true, _) if !acronym && display => 0,
+                (true, _) if !acronym => 1,
+                (true, _) => 2,
+                (false, true) if display => 3,
+                (false, true) => 4,
+                (false, false) => 5,
             };
-            let display_len = ix.display_len(r);
-            let key: Key = (
-                tier,
-                ix.status(r),
-                terms.len().min(u16::MAX as usize) as u16,
-                display_len,
-                r,
-            );
-            match best.last_mut() {
-                Some((bk, be)) if bk.4 == r => {
+            let key: Key = (tier, rest.0, rest.1, rest.2, rest.3);
+            match &mut cur {
+                Some((bk, be)) => {
                     if key < *bk {
                         *bk = key;
                         *be = e;
                     }
                 }
-                _ => best.push((key, e)),
+                None => cur = Some((key, e)),
             }
         }
-        if best.len() > k {
-            best.select_nth_unstable_by(k - 1, |a, b| a.0.cmp(&b.0));
-            best.truncate(k);
+        if let Some((key, be)) = cur {
+            offer(key, be, &mut bar);
         }
-        best.sort_unstable_by_key(|a| a.0);
-        best.into_iter()
+        top.into_sorted_vec()
+            .into_iter()
             .map(|(key, e)| self.hit(e, &units, REASONS[key.0 as usize]))
             .collect()
     }
