@@ -17,15 +17,28 @@ async function open({ dataUrl, mode = "full", wasmUrl }) {
   const { manifest, files } = await loadShardFiles(dataUrl, mode === "typeahead" ? ["summary", "names"] : ["all"]);
   registry = files.length === 1 ? new Registry(files[0]) : Registry.fromFiles(files);
   openInfo = { dataUrl, manifest };
+  warmSoon();
   return { ...registry.info(), manifest, readyMs: performance.now() - started, bytes: files.reduce((n, f) => n + f.length, 0) };
+}
+
+// With full records, build the external-id tables right after this message
+// is answered rather than during the first id-like query (tens of ms; the
+// worker is off the main thread, and messages queued meanwhile just wait).
+function warmSoon() {
+  if (!registry.info().hasRecords) return;
+  const r = registry;
+  setTimeout(() => {
+    if (registry === r) r.warm();
+  }, 0);
 }
 
 // Methods that need full records load the records section first (lazy mode).
 async function ensureRecords() {
   if (registry.info().hasRecords) return;
-  recordsPending ??= loadShardFiles(openInfo.dataUrl, ["records"], openInfo.manifest).then(({ files }) =>
-    registry.addRecords(files[0]),
-  );
+  recordsPending ??= loadShardFiles(openInfo.dataUrl, ["records"], openInfo.manifest).then(({ files }) => {
+    registry.addRecords(files[0]);
+    warmSoon();
+  });
   try {
     await recordsPending;
   } finally {
@@ -43,7 +56,10 @@ self.onmessage = async ({ data: { id, method, args = [] } }) => {
       if (!registry) throw new Error("the registry is not open yet");
       if (typeof registry[method] !== "function" || method.startsWith("_") || method === "free")
         throw new Error(`unknown method '${method}'`);
-      if (NEEDS_RECORDS.has(method)) await ensureRecords();
+      // Typeahead mode: an external id (ISNI, GRID, Wikidata, FundRef) is
+      // only in the records, so such a suggest loads them first.
+      if (NEEDS_RECORDS.has(method) || (method === "suggest" && registry.suggestNeedsRecords(String(args[0] ?? ""))))
+        await ensureRecords();
       value = registry[method](...args);
     }
     self.postMessage({ id, ok: true, value });

@@ -9,7 +9,7 @@ use miniz_oxide::inflate::decompress_to_vec_with_limit;
 use crate::crc32::crc32;
 
 /// Largest decompressed dump accepted (guards against decompression bombs).
-pub const MAX_DUMP_BYTES: usize = 4 << 30;
+pub const MAX_DUMP_BYTES: usize = u32::MAX as usize;
 
 /// Why a container could not be opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,7 +185,7 @@ pub fn unzip_dump(b: &[u8]) -> Result<Vec<u8>, ContainerError> {
         .ok_or_else(|| bad("entry data truncated"))?;
     let out = match pick.method {
         0 => data.to_vec(),
-        8 => decompress_to_vec_with_limit(data, pick.size.min(MAX_DUMP_BYTES)).map_err(|e| {
+        8 => decompress_to_vec_with_limit(data, pick.size).map_err(|e| {
             ContainerError::BadZip(format!("{:?} while inflating {}", e.status, pick.name))
         })?,
         m => {

@@ -539,11 +539,7 @@ pub fn external_id_key(s: &str) -> String {
         }
     }
     let r = r.trim_end_matches('/');
-    if r.len() == k.len() {
-        k
-    } else {
-        r.to_string()
-    }
+    if r.len() == k.len() { k } else { r.to_string() }
 }
 
 /// True when `s` could be (the start of) an external identifier in a form
@@ -682,7 +678,10 @@ mod tests {
             "501100000769"
         );
         assert_eq!(external_id_key("grid.4991.5"), "grid.4991.5");
-        assert_eq!(external_id_key("https://grid.ac/institutes/grid.4991.5/"), "grid.4991.5");
+        assert_eq!(
+            external_id_key("https://grid.ac/institutes/grid.4991.5/"),
+            "grid.4991.5"
+        );
     }
 
     #[test]
@@ -702,7 +701,17 @@ mod tests {
         ] {
             assert!(looks_like_external_id(s), "{s}");
         }
-        for s in ["univ", "3M", "Area 51", "Q", "Qatar 1", "grid.", "grid", "1st Faculty", ""] {
+        for s in [
+            "univ",
+            "3M",
+            "Area 51",
+            "Q",
+            "Qatar 1",
+            "grid.",
+            "grid",
+            "1st Faculty",
+            "",
+        ] {
             assert!(!looks_like_external_id(s), "{s}");
         }
     }
@@ -731,7 +740,9 @@ mod tests {
     fn fast_paths_agree_with_the_slow_paths() {
         let (mut fast, mut slow) = (String::new(), String::new());
         for cp in 0..=0x2FA1F {
-            let Some(c) = char::from_u32(cp) else { continue };
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
             fast.clear();
             slow.clear();
             fold_char_into(c, &mut fast);

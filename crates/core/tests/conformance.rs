@@ -1073,8 +1073,14 @@ fn routes_root_unknown_affiliation_and_advanced() {
     );
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["items"][0]["chosen"], true, "{v}");
-    assert_eq!(v["items"][0]["organization"]["id"], "https://ror.org/03ncywt35");
-    let (s, v) = get(&d.engine, "/v2/organizations?query.advanced=names.value:northfield");
+    assert_eq!(
+        v["items"][0]["organization"]["id"],
+        "https://ror.org/03ncywt35"
+    );
+    let (s, v) = get(
+        &d.engine,
+        "/v2/organizations?query.advanced=names.value:northfield",
+    );
     assert_eq!(s, 200, "{v}");
     assert!(v["number_of_results"].as_u64().unwrap() >= 1, "{v}");
     // query.name / query.names are aliases of query (upstream redirects).

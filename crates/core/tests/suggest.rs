@@ -278,3 +278,105 @@ fn empty_and_limits() {
             .is_empty()
     );
 }
+
+/// Within the exact tier, records whose display name is the query come
+/// before records where it is only a label or an alias ("Institute of
+/// Philosophy": several institutes, and other records with that label).
+#[test]
+fn exact_display_names_before_exact_labels_and_aliases() {
+    let Some(d) = full() else { return };
+    let e = &d.engine;
+    let s = e.suggest("Institute of Philosophy", &Filters::default(), 10);
+    let exact: Vec<bool> = s
+        .iter()
+        .filter(|h| h.reason == "exact")
+        .map(|h| h.matched.types.contains(&registry_core::model::DISPLAY))
+        .collect();
+    assert!(exact.len() >= 2, "{exact:?}");
+    assert!(exact[0], "{:?}", s[0]);
+    assert!(exact.windows(2).all(|w| w[0] || !w[1]), "{exact:?}");
+    // The same over a sample of names of every kind.
+    for r in d.records.iter().step_by(97) {
+        for n in &r.names {
+            let s = e.suggest(&n.value, &Filters::default(), 10);
+            let kinds: Vec<bool> = s
+                .iter()
+                .filter(|h| h.reason == "exact")
+                .map(|h| h.matched.types.contains(&registry_core::model::DISPLAY))
+                .collect();
+            assert!(
+                kinds.windows(2).all(|w| w[0] || !w[1]),
+                "{}: {kinds:?}",
+                n.value
+            );
+        }
+    }
+}
+
+/// The first k hits are exactly the first k of a longer list: the bounded
+/// top-k selection ranks like a full sort, for short (many candidates) and
+/// long queries, with and without filters.
+#[test]
+fn top_k_is_a_prefix_of_the_full_ranking() {
+    let d = full().unwrap_or_else(demo);
+    let e = &d.engine;
+    let active = e.parse_filters("status:active", Version::V2).unwrap();
+    for q in [
+        "u", "s", "in", "un", "uni", "univ", "n", "nf", "東", "m", "inst of", "a&",
+    ] {
+        for f in [&Filters::default(), &active] {
+            let all = e.suggest(q, f, 100_000);
+            for k in [1, 5, 10] {
+                let top = e.suggest(q, f, k);
+                assert_eq!(top, all[..k.min(all.len())], "{q} k={k}");
+            }
+        }
+    }
+}
+
+/// `Registry::external_ids` decodes the same ids as the full record.
+#[test]
+fn external_ids_alone_match_the_full_records() {
+    let d = full().unwrap_or_else(demo);
+    let reg = d.engine.registry();
+    for i in (0..reg.len()).step_by(7) {
+        assert_eq!(
+            reg.external_ids(i).unwrap(),
+            reg.record(i).unwrap().external_ids
+        );
+        let mut values = Vec::new();
+        reg.for_each_external_id(i, |v| values.push(v.to_string()))
+            .unwrap();
+        for x in reg.record(i).unwrap().external_ids {
+            for v in x.all.iter().chain(x.preferred.iter()) {
+                assert!(values.contains(v), "{v}");
+            }
+        }
+    }
+}
+
+/// Text that does not look like an external id never needs the id tables;
+/// ids in any usual form still find their records.
+#[test]
+fn only_id_like_text_consults_external_ids() {
+    for s in ["3M", "Area 51", "univ 2", "Qatar 1"] {
+        assert!(!text::looks_like_external_id(s), "{s}");
+    }
+    let Some(d) = full() else { return };
+    let r = d
+        .records
+        .iter()
+        .find(|r| r.external_ids.iter().any(|x| x.kind == "isni"))
+        .unwrap();
+    let isni = &r
+        .external_ids
+        .iter()
+        .find(|x| x.kind == "isni")
+        .unwrap()
+        .all[0];
+    let hits = d.engine.suggest(isni, &Filters::default(), 5);
+    assert!(
+        hits.iter()
+            .any(|h| h.summary.id == r.id && h.reason == "external_id")
+    );
+}

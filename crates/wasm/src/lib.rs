@@ -278,6 +278,23 @@ impl Registry {
         to_js(&out)
     }
 
+    /// Builds the external-id tables now (full mode: call it shortly after
+    /// loading, e.g. from a `setTimeout`, so that no request pays for it).
+    /// Without the records section there is nothing to build.
+    pub fn warm(&self) {
+        if self.engine.registry().has_records() {
+            self.engine.index().warm(self.engine.registry());
+        }
+    }
+
+    /// True when `suggest(text)` needs the records section first: it is
+    /// missing (typeahead mode) and `text` looks like an external id (ISNI,
+    /// GRID, Wikidata, FundRef), which only the records hold.
+    #[wasm_bindgen(js_name = suggestNeedsRecords)]
+    pub fn suggest_needs_records(&self, text: &str) -> bool {
+        !self.engine.registry().has_records() && registry_core::text::looks_like_external_id(text)
+    }
+
     /// Facet counts (`meta`) for `{query, filter, allStatus, version}`.
     pub fn facets(&self, params: JsValue) -> Result<JsValue, JsError> {
         let body = self.search(params)?;

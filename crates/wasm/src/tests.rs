@@ -153,3 +153,34 @@ fn typeahead_mode_loads_records_later() {
         "records given twice"
     );
 }
+
+#[wasm_bindgen_test]
+fn warm_builds_the_external_id_tables_ahead() {
+    let r = Registry::new(SHARD).unwrap();
+    r.warm();
+    r.warm(); // idempotent
+    assert!(!r.suggest_needs_records("0000 0004 1936 8948"));
+    // The same answers as without warming: names still match.
+    let hits = js_sys::Array::from(&r.suggest("東雲", JsValue::UNDEFINED).unwrap());
+    assert!(hits.length() >= 1);
+}
+
+#[wasm_bindgen_test]
+fn typeahead_mode_says_when_an_id_needs_the_records() {
+    use registry_core::shard::{self, SectionKind::*};
+    let source = include_bytes!("../../core/tests/compat/format-1.source.json");
+    let records = registry_core::import::import_dump(source, Default::default(), &mut |_, _| {})
+        .unwrap()
+        .records;
+    let built = shard::build(&records, "split", 0, &shard::Stored).unwrap();
+    let light = vec![js_sys::Uint8Array::from(&built.file(&[Summary, Names])[..])];
+    let mut r = Registry::from_files(light).unwrap();
+    r.warm(); // nothing to build yet
+    assert!(r.suggest_needs_records("Q34433"));
+    assert!(r.suggest_needs_records("grid.4991.5"));
+    assert!(!r.suggest_needs_records("Shinonome"));
+    assert!(!r.suggest_needs_records("3M"));
+    r.add_records(&built.file(&[Records])).unwrap();
+    assert!(!r.suggest_needs_records("Q34433"));
+    r.warm();
+}

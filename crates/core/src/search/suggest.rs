@@ -324,9 +324,8 @@ impl Engine {
             let display = flags & name_flags::DISPLAY != 0;
             let acronym = flags & name_flags::ACRONYM != 0;
             let n = exact_ids.len();
-            let exact = can_be_exact
-                && (words == n || words > n && ix.entry_has_and(e))
-                && may_be_exact(e);
+            let exact =
+                can_be_exact && (words == n || words > n && ix.entry_has_and(e)) && may_be_exact(e);
             let prefix = !phrase_prefix.is_empty() && words >= phrase_prefix.len();
             match (exact, prefix) {
                 (true, _) if !acronym && display => 0,
