@@ -1,6 +1,7 @@
 //! Research-organization registry core: record model, dump import, shard
-//! format and (in later modules) search — pure Rust, no I/O, no wasm-bindgen,
-//! so the same code runs natively and in the browser.
+//! format, search (keyword, typeahead, advanced, affiliation) and the API
+//! router — pure Rust, no I/O, no wasm-bindgen, so the same code runs
+//! natively and in the browser.
 //!
 //! The host supplies bytes (a dump, shard files) and gets values back:
 //!
@@ -17,6 +18,12 @@
 //! let registry = Registry::from_bytes(&built.full_file()).unwrap();
 //! assert_eq!(registry.display_name(0), "Example University");
 //! assert_eq!(registry.record(0).unwrap(), imported.records[0]);
+//!
+//! // Every front end answers the API through one router.
+//! let engine = registry_core::search::Engine::new(registry);
+//! let answer = engine.handle("/v2/organizations?query=example%20univ");
+//! assert_eq!(answer.status, 200);
+//! assert!(answer.json.contains("https://ror.org/02mhbdp94"));
 //! ```
 //!
 //! # Quirks
