@@ -6,11 +6,13 @@
 use std::path::Path;
 use std::time::Instant;
 
+use registry_core::router::encode_component;
 use registry_core::search::Engine;
 
 use crate::alloc;
 use crate::args::Args;
 use crate::load;
+use crate::stats::percentile;
 
 const DEFAULT_DATA: &str = "../shared/data/registry-v2.json.gz";
 
@@ -91,27 +93,6 @@ const QUERIES: &[(&str, &str, &str)] = &[
     ("phrase", "links.value:\"wikipedia org\"", "&all_status"),
 ];
 
-fn pct_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 3);
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
-    v[i]
-}
-
 fn line(name: &str, v: &mut [f64]) {
     let max = v.iter().copied().fold(0.0, f64::max);
     println!(
@@ -180,7 +161,7 @@ pub fn cmd_bench_advanced(rest: &[String]) -> Result<(), String> {
     for &(kind, expr, extra) in QUERIES {
         let url = format!(
             "/v2/organizations?query.advanced={}{extra}",
-            pct_encode(expr)
+            encode_component(expr)
         );
         let mut times = Vec::with_capacity(reps);
         let mut results = 0;

@@ -23,33 +23,14 @@
 use std::path::Path;
 use std::time::Instant;
 
+use registry_core::router::encode_component;
 use registry_core::search::{Engine, Filters, query};
 use registry_core::text;
 
 use crate::alloc;
 use crate::args::Args;
 use crate::load;
-
-fn pct_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 3);
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
-    v[i]
-}
+use crate::stats::percentile;
 
 thread_local! {
     static SLOWEST: std::cell::RefCell<Vec<(f64, String)>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -400,12 +381,12 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
         let mut e2_lat: Vec<f64> = Vec::new();
         let mut paths: Vec<String> = Vec::new();
         for (k, q) in e2_queries.iter().enumerate() {
-            let esc = pct_encode(&query::escape(q));
+            let esc = encode_component(&query::escape(q));
             paths.push(format!("/v2/organizations?query={esc}"));
             if let Some(first) = q.split_whitespace().next() {
                 paths.push(format!(
                     "/v2/organizations?query={}&all_status",
-                    pct_encode(&query::escape(first))
+                    encode_component(&query::escape(first))
                 ));
             }
             if k % 10 == 0 {

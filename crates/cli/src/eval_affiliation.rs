@@ -15,6 +15,7 @@ use registry_core::search::{Engine, Filters};
 
 use crate::args::Args;
 use crate::load;
+use crate::stats::percentile;
 
 const DEFAULT_DATA: &str = "../shared/data/registry-v2.json.gz";
 const DEFAULT_EVAL: &str = "../shared/eval/affiliation-dev.jsonl";
@@ -66,14 +67,6 @@ impl Counts {
             div(self.chosen_on_empty, self.empty_gold)
         )
     }
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
 /// Runs the command.

@@ -10,6 +10,7 @@ mod eval_affiliation;
 mod load;
 mod serve;
 mod site;
+mod stats;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

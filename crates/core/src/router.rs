@@ -73,6 +73,21 @@ struct Envelope<T> {
     time_taken: u64,
 }
 
+/// Percent-encodes a query-string component (everything but ASCII
+/// alphanumerics and `-_.~`), the inverse of [`form_decode`]: front ends use
+/// it to build router URLs from user text.
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Decodes `application/x-www-form-urlencoded` text (`+` = space).
 pub fn form_decode(s: &str) -> String {
     if !s.contains(['%', '+']) {

@@ -562,6 +562,31 @@ pub fn looks_like_external_id(s: &str) -> bool {
     digits(&k) || (k.len() == 16 && k.ends_with('x') && digits(&k[..15]))
 }
 
+/// Levenshtein distance between `a` and `b`, or `max + 1` as soon as it is
+/// certain to exceed `max` (fuzzy terms and near-miss matching).
+pub fn bounded_distance(a: &[char], b: &str, max: usize) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > max {
+        return max + 1;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > max {
+            return max + 1;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()].min(max + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

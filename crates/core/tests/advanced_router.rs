@@ -43,15 +43,7 @@ fn full() -> Option<&'static (Engine, Vec<Record>)> {
 }
 
 fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    registry_core::router::encode_component(s)
 }
 
 #[track_caller]

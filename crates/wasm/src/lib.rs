@@ -7,6 +7,7 @@
 //! method goes through the core's router, so the answers are the API's.
 #![deny(missing_docs)]
 
+use registry_core::router::encode_component;
 use registry_core::search::Engine;
 use registry_core::search::filters::Version;
 use registry_core::{RecordId, RecordV1};
@@ -42,20 +43,6 @@ fn now_ms() -> f64 {
         js_sys::Function::from(now).call0(&p).ok()?.as_f64()
     })
     .unwrap_or_else(js_sys::Date::now)
-}
-
-/// Percent-encodes a query-string component.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 /// Parameters of `search`, `advanced` and `affiliation`.
@@ -108,9 +95,12 @@ impl Registry {
 
     fn list(&self, key: &str, value: &str, p: &ListParams) -> Result<JsValue, JsError> {
         let version = p.version.unwrap_or(2);
-        let mut url = format!("/v{version}/organizations?{key}={}", encode(value));
+        let mut url = format!(
+            "/v{version}/organizations?{key}={}",
+            encode_component(value)
+        );
         if let Some(f) = p.filter.as_deref().filter(|f| !f.is_empty()) {
-            url.push_str(&format!("&filter={}", encode(f)));
+            url.push_str(&format!("&filter={}", encode_component(f)));
         }
         if p.all_status {
             url.push_str("&all_status");

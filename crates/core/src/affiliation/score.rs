@@ -97,26 +97,7 @@ pub fn unknown_weight(ix: &Index) -> f32 {
 /// Levenshtein distance, giving up (returning `max + 1`) beyond `max`.
 pub fn bounded_distance(a: &str, b: &str, max: usize) -> usize {
     let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > max {
-        return max + 1;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        let mut row_min = cur[0];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            row_min = row_min.min(cur[j + 1]);
-        }
-        if row_min > max {
-            return max + 1;
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()].min(max + 1)
+    crate::text::bounded_distance(&a, b, max)
 }
 
 fn is_optional(t: &STok<'_>) -> bool {

@@ -466,21 +466,5 @@ fn contains_seq(hay: &[u32], needle: &[u32]) -> bool {
 
 /// Levenshtein distance between `a` and `b` is at most `max`.
 fn within_distance(a: &[char], b: &str, max: usize) -> bool {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        let mut row_min = cur[0];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            row_min = row_min.min(cur[j + 1]);
-        }
-        if row_min > max {
-            return false;
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()] <= max
+    crate::text::bounded_distance(a, b, max) <= max
 }

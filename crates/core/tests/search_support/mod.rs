@@ -59,15 +59,7 @@ pub fn full() -> Option<&'static Data> {
 
 /// Percent-encodes a query value.
 pub fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    registry_core::router::encode_component(s)
 }
 
 /// Sends a request; returns the status and the parsed JSON body.
