@@ -133,6 +133,21 @@ impl Iterator for Cands<'_> {
     }
 }
 
+/// The ranking tier of a matched name (lower is better): exact display
+/// name, exact other name, exact acronym, prefix of the display name, prefix
+/// of another name, words in any order.
+#[inline]
+fn tier(exact: bool, prefix: bool, display: bool, acronym: bool) -> u8 {
+    match (exact, prefix) {
+        (true, _) if !acronym && display => 0,
+        (true, _) if !acronym => 1,
+        (true, _) => 2,
+        (false, true) if display => 3,
+        (false, true) => 4,
+        (false, false) => 5,
+    }
+}
+
 impl Engine {
     /// Typeahead suggestions for `text` under `filters`, at most `k`.
     pub fn suggest(&self, text: &str, filters: &Filters, k: usize) -> Vec<Suggestion> {
@@ -327,14 +342,7 @@ impl Engine {
             let exact =
                 can_be_exact && (words == n || words > n && ix.entry_has_and(e)) && may_be_exact(e);
             let prefix = !phrase_prefix.is_empty() && words >= phrase_prefix.len();
-            match (exact, prefix) {
-                (true, _) if !acronym && display => 0,
-                (true, _) if !acronym => 1,
-                (true, _) => 2,
-                (false, true) if display => 3,
-                (false, true) => 4,
-                (false, false) => 5,
-            }
+            tier(exact, prefix, display, acronym)
         };
         let mut cur: Option<(Key, u32)> = None;
         let mut last_rec = u32::MAX;
@@ -397,14 +405,7 @@ impl Engine {
             let prefix = prefix && n >= phrase_prefix.len();
             let display = flags & name_flags::DISPLAY != 0;
             let acronym = flags & name_flags::ACRONYM != 0;
-            let tier = match (exact, prefix) {
-                (true, _) if !acronym && display => 0,
-                (true, _) if !acronym => 1,
-                (true, _) => 2,
-                (false, true) if display => 3,
-                (false, true) => 4,
-                (false, false) => 5,
-            };
+            let tier = tier(exact, prefix, display, acronym);
             let key: Key = (tier, rest.0, rest.1, rest.2, rest.3);
             match &mut cur {
                 Some((bk, be)) => {
