@@ -11,8 +11,8 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// The files a manifest lists for the per-section layout, else the full file.
-fn manifest_files(manifest: &Path) -> Result<Vec<PathBuf>, String> {
+/// The full shard file a manifest lists.
+pub fn manifest_full_file(manifest: &Path) -> Result<PathBuf, String> {
     let text = read(manifest)?;
     let m: serde_json::Value = serde_json::from_slice(&text)
         .map_err(|e| format!("{} is not valid JSON: {e}", manifest.display()))?;
@@ -26,15 +26,15 @@ fn manifest_files(manifest: &Path) -> Result<Vec<PathBuf>, String> {
     let name = full
         .and_then(|f| f["name"].as_str())
         .ok_or_else(|| format!("{} lists no full shard file", manifest.display()))?;
-    Ok(vec![dir.join(name)])
+    Ok(dir.join(name))
 }
 
 /// Loads a registry from a shard, a build directory, a manifest or a dump.
 pub fn load(path: &Path, quiet: bool) -> Result<Registry, String> {
     let files = if path.is_dir() {
-        manifest_files(&path.join("manifest.json"))?
+        vec![manifest_full_file(&path.join("manifest.json"))?]
     } else if path.file_name().is_some_and(|n| n == "manifest.json") {
-        manifest_files(path)?
+        vec![manifest_full_file(path)?]
     } else {
         vec![path.to_path_buf()]
     };

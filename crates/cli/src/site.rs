@@ -61,8 +61,9 @@ fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The data as a built shard: from a dump (imported and built), a shard file
-/// (re-split without recompressing) or a build directory (its full file).
+/// The data as a built shard: from a dump (imported and built), or from a
+/// shard file or build directory (its full file re-split without
+/// recompressing).
 fn data_shard(
     path: &Path,
     release: Option<&str>,
@@ -74,15 +75,11 @@ fn data_shard(
     } else {
         path.to_path_buf()
     };
-    if file.file_name().is_some_and(|n| n == "manifest.json") {
-        let registry = load::load(&file, true)?;
-        let records: Vec<_> = (0..registry.len())
-            .map(|i| registry.record(i))
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?;
-        let rel = release.map_or_else(|| registry.info().release.clone(), str::to_string);
-        return Ok((build::build_shard(&records, &rel, level)?, records));
-    }
+    let file = if file.file_name().is_some_and(|n| n == "manifest.json") {
+        load::manifest_full_file(&file)?
+    } else {
+        file
+    };
     let bytes = load::read(&file)?;
     if bytes.starts_with(&shard::MAGIC) {
         let built = shard::reopen(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;

@@ -1,10 +1,13 @@
 //! `query.advanced`: every construct on the demo data, an independent check
 //! of every field against the real dump, and fuzzing.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::Rng;
 use registry_core::advanced::{self, ErrorKind, Field, FieldKind};
 use registry_core::search::Engine;
 use registry_core::{Record, Registry, container, import, shard};
@@ -1013,25 +1016,6 @@ fn real_data_every_field_matches_an_independent_scan() {
 }
 
 // ----------------------------------------------------------- fuzzing
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
 
 const FUZZ_FIELDS: &[&str] = &[
     "names.value",

@@ -3,10 +3,13 @@
 //! column fast path against `Query::matches` on every record (demo data,
 //! random expressions, and the real data when `../shared` exists).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use common::Rng;
 use registry_core::advanced;
 use registry_core::search::Engine;
 use registry_core::{Record, Registry, import, shard};
@@ -306,23 +309,6 @@ fn v1_is_not_supported() {
 }
 
 // ------------------------------------------------------------- fuzzing
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
 
 const FIELDS: &[&str] = &[
     "",

@@ -118,16 +118,24 @@ fn suggest_gives_ranked_hits_with_utf16_ranges() {
     assert!(message(r.suggest("東雲", opts).err().unwrap().into()).contains("nosuchtype"));
 }
 
-#[wasm_bindgen_test]
-fn typeahead_mode_loads_records_later() {
-    use registry_core::shard::{self, SectionKind::*};
+use registry_core::shard::{self, SectionKind::*};
+
+/// The six fixture records as a fresh build, and a registry loaded from its
+/// summary + names file only (typeahead mode).
+fn typeahead_only() -> (Vec<registry_core::Record>, shard::BuiltShard, Registry) {
     let source = include_bytes!("../../core/tests/compat/format-1.source.json");
     let records = registry_core::import::import_dump(source, Default::default(), &mut |_, _| {})
         .unwrap()
         .records;
     let built = shard::build(&records, "split", 0, &shard::Stored).unwrap();
     let light = vec![js_sys::Uint8Array::from(&built.file(&[Summary, Names])[..])];
-    let mut r = Registry::from_files(light).unwrap();
+    let r = Registry::from_files(light).unwrap();
+    (records, built, r)
+}
+
+#[wasm_bindgen_test]
+fn typeahead_mode_loads_records_later() {
+    let (records, built, mut r) = typeahead_only();
     assert_eq!(get(&r.info().unwrap(), "hasRecords").as_bool(), Some(false));
     let hits = js_sys::Array::from(&r.suggest("Shinonome", JsValue::UNDEFINED).unwrap());
     assert!(
@@ -167,14 +175,7 @@ fn warm_builds_the_external_id_tables_ahead() {
 
 #[wasm_bindgen_test]
 fn typeahead_mode_says_when_an_id_needs_the_records() {
-    use registry_core::shard::{self, SectionKind::*};
-    let source = include_bytes!("../../core/tests/compat/format-1.source.json");
-    let records = registry_core::import::import_dump(source, Default::default(), &mut |_, _| {})
-        .unwrap()
-        .records;
-    let built = shard::build(&records, "split", 0, &shard::Stored).unwrap();
-    let light = vec![js_sys::Uint8Array::from(&built.file(&[Summary, Names])[..])];
-    let mut r = Registry::from_files(light).unwrap();
+    let (_, built, mut r) = typeahead_only();
     r.warm(); // nothing to build yet
     assert!(r.suggest_needs_records("Q34433"));
     assert!(r.suggest_needs_records("grid.4991.5"));
