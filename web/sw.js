@@ -140,12 +140,14 @@ async function appFile(request) {
   }
 }
 
+// The installed release answers every data URL, its manifest included: the
+// page's Worker and the API URLs then use the same release until the user
+// applies an update (checkForUpdate fetches the server's manifest itself).
 async function dataFile(request) {
   const cur = await current();
   if (cur) {
     const hit = await (await caches.open(cur.cache)).match(request.url);
-    if (hit && !request.url.endsWith("/manifest.json")) return hit;
-    if (hit) return fetch(request, { cache: "no-cache" }).catch(() => hit);
+    if (hit) return hit;
   }
   return fetch(request);
 }

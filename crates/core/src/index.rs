@@ -597,6 +597,12 @@ impl Index {
         self.external.get_or_init(|| ExternalIds::build(reg))
     }
 
+    /// Drops the external-id maps (rebuilt on next use), for when the
+    /// registry gains its records section.
+    pub fn forget_external(&mut self) {
+        self.external = OnceLock::new();
+    }
+
     /// Builds the external-id maps now (e.g. right after load, or in the
     /// background) so that no request pays for it.
     pub fn warm(&self, reg: &Registry) {

@@ -96,3 +96,63 @@ fn summary_and_names_alone_serve_typeahead_data() {
         "{err}"
     );
 }
+
+#[test]
+fn an_engine_gains_its_records_without_a_rebuild() {
+    use registry_core::search::Engine;
+    use registry_core::shard::SectionKind::*;
+    let records = common::import_file(&common::demo_path());
+    let built = registry_core::shard::build(&records, "t", 0, &common::Zstd).unwrap();
+    let full = Engine::new(Registry::from_bytes(&built.full_file()).unwrap());
+    let mut lazy = Engine::new(Registry::from_bytes(&built.file(&[Summary, Names])).unwrap());
+    let with_ids = records
+        .iter()
+        .find(|r| r.external_ids.iter().any(|x| !x.all.is_empty()))
+        .expect("the demo has external ids");
+    let ext = &with_ids
+        .external_ids
+        .iter()
+        .find(|x| !x.all.is_empty())
+        .unwrap()
+        .all[0];
+    let requests = [
+        format!(
+            "/v2/organizations?query={}",
+            registry_core::router::encode_component(ext)
+        ),
+        format!("/v2/organizations/{}", with_ids.id),
+        "/v2/organizations?query.advanced=external_ids.type:grid".to_string(),
+        "/v2/organizations?query=university".to_string(),
+    ];
+    // Before: the external ids and the advanced columns are asked for (and
+    // cached) while the records are missing.
+    for r in &requests {
+        lazy.handle(r);
+    }
+    // Typeahead data alone: suggestions work, and the id pasted finds
+    // nothing yet (its external ids live in the records section).
+    let none = Default::default();
+    assert!(!lazy.suggest("univ", &none, 5).is_empty());
+    let by_ext = |e: &Engine| {
+        e.suggest(ext, &none, 5)
+            .iter()
+            .any(|s| s.reason == "external_id")
+    };
+    assert!(!by_ext(&lazy));
+    lazy.add_records_file(&built.file(&[Records])).unwrap();
+    for r in &requests {
+        let (a, b) = (lazy.handle(r), full.handle(r));
+        assert_eq!((a.status, &a.json), (b.status, &b.json), "{r}");
+    }
+    assert!(
+        full.handle(&requests[0]).json.contains(&with_ids.id),
+        "the external id finds its record"
+    );
+    assert!(by_ext(&lazy) && by_ext(&full));
+    // A second records file is refused and changes nothing.
+    assert!(lazy.add_records_file(&built.file(&[Records])).is_err());
+    assert_eq!(
+        lazy.handle(&requests[0]).json,
+        full.handle(&requests[0]).json
+    );
+}

@@ -102,6 +102,18 @@ impl Engine {
         }
     }
 
+    /// Adds the records section (a file of the same build) to an engine
+    /// loaded from the summary and names alone, without rebuilding the name
+    /// index: only what was derived from full records (the external-id maps
+    /// and the advanced-query columns, both built on first use) is dropped,
+    /// so that it is rebuilt with them.
+    pub fn add_records_file(&mut self, bytes: &[u8]) -> Result<(), crate::ShardError> {
+        self.registry.add_records_file(bytes)?;
+        self.index.forget_external();
+        self.advanced = std::sync::OnceLock::new();
+        Ok(())
+    }
+
     /// Sets the millisecond clock used for `time_taken` (the default is
     /// `std::time::Instant` natively and a constant 0 on wasm, where the
     /// host should pass e.g. `performance.now`).

@@ -1,0 +1,189 @@
+// Data releases and hostile data, end to end in headless Chromium. Builds its
+// own small sites with `registry site` (the app from target/site, data from
+// variants of the demo dump) and serves them from a folder whose target is
+// swapped between page loads, as a static host receiving a new deploy:
+// * a new release is offered ("Update now"), the old one keeps answering until
+//   the user accepts, then the page shows the new release and its new record,
+//   and the old release's cache is gone;
+// * a broken deploy (files that fail their SHA-256) is not offered and leaves
+//   the installed release working, with no partial cache left behind;
+// * record text containing markup is shown as text in suggestions, results
+//   and the record page, and never runs.
+// Served under SITE_PREFIX (default "/"), like the rest of the suite.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { chromium } from "playwright-core";
+import { serve, CHROMIUM_ARGS } from "./server.mjs";
+
+const PREFIX = process.env.SITE_PREFIX ?? "/";
+const APP = path.resolve("target/site");
+const REGISTRY = path.resolve("target/release/registry");
+const DEMO = JSON.parse(fs.readFileSync("data/demo/registry-demo.json", "utf8"));
+const display = (r) => r.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display")).value;
+
+let tmp, live, server, browser;
+
+/** Writes `records` as a dump and builds a site from it; returns its folder. */
+function site(name, records, release) {
+  const dump = path.join(tmp, `${name}.json`);
+  fs.writeFileSync(dump, JSON.stringify(records));
+  const out = path.join(tmp, name);
+  execFileSync(REGISTRY, ["site", dump, "-o", out, "--app", APP, "--release", release, "--level", "3"], { stdio: "pipe" });
+  return out;
+}
+
+/** Points the served folder at `dir` (the "deploy"). */
+function deploy(dir) {
+  fs.rmSync(live, { force: true });
+  fs.symlinkSync(dir, live);
+}
+
+before(async () => {
+  for (const f of [APP, REGISTRY]) assert.ok(fs.existsSync(f), `${f} is missing: run scripts/build-web.sh first`);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-release-"));
+  live = path.join(tmp, "live");
+  server = await serve(live, PREFIX);
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A fresh profile (its own service worker), with page errors collected. */
+async function freshPage() {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 850 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return { context, page, errors };
+}
+
+async function installed(page, release) {
+  await page.goto(server.url);
+  await page.waitForFunction((r) => new RegExp(`data: ${r}, \\d+ records`).test(document.getElementById("release")?.textContent ?? ""), release);
+  await page.evaluate(() => window.registryReady);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await page.waitForFunction(async () => (await caches.keys()).some((k) => k.startsWith("registry-data-")));
+}
+
+const dataCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith("registry-data-")));
+
+/** Asks the service worker to look for a release now; resolves to its answer. */
+const checkUpdate = (page) =>
+  page.evaluate(() => new Promise((resolve) => {
+    const onMessage = ({ data }) => {
+      if (data?.type !== "check-update-result") return;
+      navigator.serviceWorker.removeEventListener("message", onMessage);
+      resolve(data);
+    };
+    navigator.serviceWorker.addEventListener("message", onMessage);
+    navigator.serviceWorker.controller.postMessage({ type: "check-update" });
+  }));
+
+/** A spec URL fetched from the page: answered by the service worker. */
+const fetchApi = (page, rel) =>
+  page.evaluate(async (rel) => {
+    const res = await fetch(new URL(rel, document.baseURI));
+    return { status: res.status, release: res.headers.get("x-registry-release"), body: await res.json() };
+  }, rel);
+
+test("a new data release is offered, applied on request, and replaces the old one", async () => {
+  const added = DEMO[DEMO.length - 1];
+  const r1 = site("r1", DEMO.slice(0, -1), "r1");
+  const r2 = site("r2", DEMO, "r2");
+  deploy(r1);
+  const { context, page, errors } = await freshPage();
+  try {
+    await installed(page, "r1");
+    const query = `v2/organizations/${added.id.split("/").pop()}`;
+    assert.equal((await fetchApi(page, query)).status, 404, "r1 lacks the record");
+    deploy(r2);
+    // The next visit finds r2, downloads it in the background and offers it.
+    await page.reload();
+    await page.waitForSelector("#update:not([hidden])");
+    assert.match(await page.locator("#update-text").innerText(), new RegExp(`r2 \\(${DEMO.length} records\\)`));
+    // Until the user accepts, r1 keeps answering.
+    assert.match(await page.locator("#release").innerText(), /data: r1,/);
+    const before = await fetchApi(page, query);
+    assert.deepEqual([before.status, before.release], [404, "r1"]);
+    await Promise.all([page.waitForEvent("load"), page.locator("#update-apply").click()]);
+    await page.waitForFunction((n) => new RegExp(`data: r2, ${n} records`).test(document.getElementById("release")?.textContent ?? ""), DEMO.length);
+    const now = await fetchApi(page, query);
+    assert.deepEqual([now.status, now.release, now.body.id], [200, "r2", added.id]);
+    await page.locator("#q-input").fill(display(added));
+    await page.waitForFunction((name) => document.querySelector("#q-list-0 .cb-name")?.textContent === name, display(added));
+    assert.equal((await dataCaches(page)).length, 1, "the old release's cache is removed");
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a broken deploy is not offered and leaves the installed release working", async () => {
+  const good = site("good", DEMO, "good");
+  const broken = site("broken", DEMO.slice(1), "broken");
+  // Every data file of the new release fails its SHA-256 (a truncated upload).
+  for (const f of fs.readdirSync(path.join(broken, "data")).filter((f) => f.endsWith(".shard"))) {
+    const p = path.join(broken, "data", f);
+    fs.truncateSync(p, fs.statSync(p).size - 1);
+  }
+  deploy(good);
+  const { context, page } = await freshPage();
+  try {
+    await installed(page, "good");
+    const cachesBefore = await dataCaches(page);
+    deploy(broken);
+    const answer = await checkUpdate(page);
+    assert.match(answer.error ?? "", /SHA-256|checksum|bytes|size/i, JSON.stringify(answer));
+    assert.deepEqual(await dataCaches(page), cachesBefore, "no partial release cache left");
+    const res = await fetchApi(page, `v2/organizations?query=${encodeURIComponent(display(DEMO[0]))}`);
+    assert.deepEqual([res.status, res.release], [200, "good"]);
+    assert.ok(res.body.items.some((r) => r.id === DEMO[0].id));
+    await page.reload();
+    await page.waitForFunction(() => /data: good, \d+ records/.test(document.getElementById("release")?.textContent ?? ""));
+    assert.equal(await page.locator("#update").isHidden(), true);
+  } finally {
+    await context.close();
+  }
+});
+
+test("names containing markup are shown as text everywhere and never run", async () => {
+  const evil = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`;
+  const records = structuredClone(DEMO);
+  const target = records[5];
+  const name = target.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display"));
+  name.value = `Zyxlab ${evil} Institute`;
+  target.names.push({ lang: null, types: ["alias"], value: `<b>Zyxbold</b> & <a href="javascript:window.__xss=3">link</a>` });
+  deploy(site("markup", records, "markup"));
+  const { context, page, errors } = await freshPage();
+  try {
+    await page.goto(server.url);
+    await page.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""));
+    const input = page.locator("#q-input");
+    await input.fill("zyxlab");
+    await page.waitForFunction((name) => document.querySelector("#q-list-0 .cb-name")?.textContent === name, name.value);
+    await input.fill("zyxbold");
+    await page.waitForFunction(() => /Zyxbold/.test(document.querySelector("#q-list")?.innerText ?? ""));
+    assert.match(await page.locator("#q-list").innerText(), /<b>Zyxbold<\/b>/);
+    await page.goto(server.url + "?q=zyxlab");
+    await page.waitForSelector(".result");
+    assert.match(await page.locator(".result").first().innerText(), /<script>window\.__xss=2<\/script>/);
+    await page.goto(server.url + `?id=${target.id.split("/").pop()}`);
+    await page.waitForSelector("#record-title");
+    assert.equal(await page.locator("#record-title").evaluate((h) => h.firstChild.textContent), name.value);
+    assert.match(await page.locator("main").innerText(), /<a href="javascript:window\.__xss=3">link<\/a>/);
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    assert.equal(await page.locator("main img, main b, main script, a[href^='javascript:']").count(), 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
