@@ -11,7 +11,7 @@ use registry_core::router::encode_component;
 use registry_core::search::Engine;
 use registry_core::search::filters::Version;
 use registry_core::{RecordId, RecordV1};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 /// A loaded, indexed registry.
@@ -24,11 +24,12 @@ pub struct Registry {
     partial: Option<Vec<Vec<u8>>>,
 }
 
+/// A value as a plain JS value: its JSON text, parsed by the engine's
+/// `JSON.parse` (one generic serialiser, the router's, instead of a second
+/// one writing JS objects field by field).
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .map_err(|e| JsError::new(&e.to_string()))
+    let json = serde_json::to_string(value).map_err(js_err)?;
+    js_sys::JSON::parse(&json).map_err(|_| JsError::new("invalid JSON"))
 }
 
 fn js_err(e: impl std::fmt::Display) -> JsError {
@@ -46,8 +47,7 @@ fn now_ms() -> f64 {
 }
 
 /// Parameters of `search`, `advanced` and `affiliation`.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Default)]
 struct ListParams {
     query: Option<String>,
     expression: Option<String>,
@@ -58,12 +58,68 @@ struct ListParams {
     version: Option<u8>,
 }
 
+impl ListParams {
+    fn from_js(v: &JsValue) -> Result<ListParams, JsError> {
+        let o = params::object(v, "struct ListParams")?;
+        let mut p = ListParams::default();
+        if let Some(x) = o.field("query") {
+            p.query = params::opt_string(&x)?;
+        }
+        if let Some(x) = o.field("expression") {
+            p.expression = params::opt_string(&x)?;
+        }
+        if let Some(x) = o.field("text") {
+            p.text = params::opt_string(&x)?;
+        }
+        if let Some(x) = o.field("filter") {
+            p.filter = params::opt_string(&x)?;
+        }
+        if let Some(x) = o.field("allStatus") {
+            p.all_status = x
+                .as_bool()
+                .ok_or_else(|| params::invalid_type(&x, "a boolean"))?;
+        }
+        if let Some(x) = o.field("page") {
+            p.page = params::opt_uint(&x, u32::MAX.into(), "u32")?.map(|n| n as u32);
+        }
+        if let Some(x) = o.field("version") {
+            p.version = params::opt_uint(&x, u8::MAX.into(), "u8")?.map(|n| n as u8);
+        }
+        Ok(p)
+    }
+}
+
 /// Options of `suggest`.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct SuggestOptions {
     filters: Vec<String>,
     limit: Option<usize>,
+}
+
+impl SuggestOptions {
+    fn from_js(v: &JsValue) -> Result<SuggestOptions, JsError> {
+        let o = params::object(v, "struct SuggestOptions")?;
+        let mut s = SuggestOptions::default();
+        if let Some(x) = o.field("filters") {
+            s.filters = params::strings(&x)?;
+        }
+        if let Some(x) = o.field("limit") {
+            s.limit = params::opt_uint(&x, usize::MAX as u64, "usize")?.map(|n| n as usize);
+        }
+        Ok(s)
+    }
+}
+
+/// What `info` returns (members in the order `serde_json::Map` keeps them).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Info<'a> {
+    build_id: String,
+    build_time: u64,
+    format_version: u16,
+    has_records: bool,
+    record_count: u32,
+    release: &'a str,
 }
 
 /// A suggestion for JS: ranges in UTF-16 code units (what JS strings index).
@@ -76,13 +132,6 @@ struct JsSuggestion<'a> {
 
 fn utf16_offset(s: &str, byte: usize) -> usize {
     s.get(..byte).map_or(0, |p| p.encode_utf16().count())
-}
-
-/// The `{status, body}` object `request` returns.
-#[derive(Serialize)]
-struct HttpAnswer {
-    status: u16,
-    body: String,
 }
 
 impl Registry {
@@ -168,14 +217,14 @@ impl Registry {
     pub fn info(&self) -> Result<JsValue, JsError> {
         let r = self.engine.registry();
         let i = r.info();
-        to_js(&serde_json::json!({
-            "release": i.release,
-            "recordCount": i.record_count,
-            "formatVersion": i.format_version,
-            "buildTime": i.build_time,
-            "buildId": format!("{:016x}", i.build_id),
-            "hasRecords": r.has_records(),
-        }))
+        to_js(&Info {
+            build_id: format!("{:016x}", i.build_id),
+            build_time: i.build_time,
+            format_version: i.format_version,
+            has_records: r.has_records(),
+            record_count: i.record_count,
+            release: &i.release,
+        })
     }
 
     /// The API router: a spec URL path and query (`/v2/organizations?query=…`)
@@ -183,10 +232,12 @@ impl Registry {
     /// server and the service worker send.
     pub fn request(&self, path_and_query: &str) -> Result<JsValue, JsError> {
         let r = self.engine.handle(path_and_query);
-        to_js(&HttpAnswer {
-            status: r.status,
-            body: r.json,
-        })
+        let answer = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| js_sys::Reflect::set(&answer, &k.into(), &v);
+        set("status", r.status.into())
+            .and(set("body", r.json.into()))
+            .map_err(|_| JsError::new("cannot build the answer"))?;
+        Ok(answer.into())
     }
 
     /// One record by id in any accepted form, as a v2 (default) or v1 object.
@@ -208,7 +259,7 @@ impl Registry {
     /// E2 keyword search: `{query, filter, allStatus, page, version}` → the
     /// result envelope. Throws with the API's error messages.
     pub fn search(&self, params: JsValue) -> Result<JsValue, JsError> {
-        let p: ListParams = serde_wasm_bindgen::from_value(params).map_err(js_err)?;
+        let p = ListParams::from_js(&params)?;
         match p.query.as_deref() {
             Some(q) => self.list("query", q, &p),
             None => self.list(
@@ -221,14 +272,14 @@ impl Registry {
 
     /// E3 advanced search: `{expression, filter, allStatus, page}` → envelope.
     pub fn advanced(&self, params: JsValue) -> Result<JsValue, JsError> {
-        let p: ListParams = serde_wasm_bindgen::from_value(params).map_err(js_err)?;
+        let p = ListParams::from_js(&params)?;
         let e = p.expression.clone().unwrap_or_default();
         self.list("query.advanced", &e, &p)
     }
 
     /// E4 affiliation matching: `{text, filter, allStatus, version}` → result.
     pub fn affiliation(&self, params: JsValue) -> Result<JsValue, JsError> {
-        let p: ListParams = serde_wasm_bindgen::from_value(params).map_err(js_err)?;
+        let p = ListParams::from_js(&params)?;
         let t = p.text.clone().unwrap_or_default();
         self.list("affiliation", &t, &p)
     }
@@ -240,7 +291,7 @@ impl Registry {
         let o: SuggestOptions = if options.is_undefined() {
             SuggestOptions::default()
         } else {
-            serde_wasm_bindgen::from_value(options).map_err(js_err)?
+            SuggestOptions::from_js(&options)?
         };
         let filters = self
             .engine
@@ -293,5 +344,6 @@ impl Registry {
     }
 }
 
+mod params;
 #[cfg(test)]
 mod tests;

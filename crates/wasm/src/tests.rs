@@ -185,3 +185,68 @@ fn typeahead_mode_says_when_an_id_needs_the_records() {
     assert!(!r.suggest_needs_records("Q34433"));
     r.warm();
 }
+
+/// The option objects are read with serde-wasm-bindgen's rules and messages
+/// (what these exports did before reading them by hand).
+#[wasm_bindgen_test]
+fn bad_options_throw_serde_style_messages() {
+    let r = Registry::new(SHARD).unwrap();
+    let search_error = |json: &str| {
+        let params = js_sys::JSON::parse(json).unwrap();
+        message(r.search(params).err().unwrap().into())
+    };
+    assert_eq!(
+        search_error(r#"{"query": "x", "page": 1.5}"#),
+        "Error: invalid type: floating point `1.5`, expected u32"
+    );
+    assert_eq!(
+        search_error(r#"{"query": "x", "page": -1}"#),
+        "Error: invalid type: floating point `-1.0`, expected u32"
+    );
+    assert_eq!(
+        search_error(r#"{"query": "x", "page": 1e21}"#),
+        "Error: invalid type: floating point `1000000000000000000000.0`, expected u32"
+    );
+    assert_eq!(
+        search_error(r#"{"query": "x", "page": 5000000000}"#),
+        "Error: invalid value: integer `5000000000`, expected u32"
+    );
+    assert_eq!(
+        search_error(r#"{"query": "x", "page": "2"}"#),
+        r#"Error: invalid type: string "2", expected u32"#
+    );
+    assert_eq!(
+        search_error(r#"{"allStatus": "yes"}"#),
+        r#"Error: invalid type: string "yes", expected a boolean"#
+    );
+    assert_eq!(
+        search_error(r#"{"query": 3}"#),
+        "Error: invalid type: floating point `3.0`, expected a string"
+    );
+    assert_eq!(
+        message(r.search(JsValue::UNDEFINED).err().unwrap().into()),
+        "Error: invalid type: unit value, expected struct ListParams"
+    );
+    // null is None; a missing member keeps its default.
+    let ok = js_sys::JSON::parse(r#"{"query": "Shinonome", "page": null, "filter": null}"#);
+    assert!(r.search(ok.unwrap()).is_ok());
+    let opts = js_sys::JSON::parse(r#"{"limit": -2}"#).unwrap();
+    assert_eq!(
+        message(r.suggest("x", opts).err().unwrap().into()),
+        "Error: invalid type: floating point `-2.0`, expected usize"
+    );
+    // serde-wasm-bindgen asked any non-array for its iterator.
+    let opts = js_sys::JSON::parse(r#"{"filters": null}"#).unwrap();
+    assert_eq!(
+        message(r.suggest("x", opts).err().unwrap().into()),
+        "TypeError: Reflect.get called on non-object"
+    );
+    let opts = js_sys::JSON::parse(r#"{"filters": {"a": 1}}"#).unwrap();
+    assert_eq!(
+        message(r.suggest("x", opts).err().unwrap().into()),
+        "Error: invalid type: JsValue(Object({\"a\":1})), expected a sequence"
+    );
+    // A string is iterable: its characters are the filters (not valid ones).
+    let opts = js_sys::JSON::parse(r#"{"filters": "ab"}"#).unwrap();
+    assert!(r.suggest("x", opts).is_err());
+}

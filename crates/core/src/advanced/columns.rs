@@ -33,6 +33,7 @@ use super::eval::record_date;
 use super::fields::{Field, FieldKind, any_num, any_str};
 use super::{Clause, Node, Pattern, Predicate, Query, RangeBounds, Target, Term};
 use crate::model::Record;
+use crate::search::order::sort_by;
 
 /// FxHash-style word hashing with a final avalanche: keys such as
 /// identifier URLs differ only in a few bytes, and plain FxHash leaves the
@@ -274,7 +275,7 @@ impl StrColumn {
         let ids: Option<Vec<usize>> = keys.iter().map(|k| self.dict.find(k)).collect();
         let ids = ids?;
         let mut lists: Vec<&[u32]> = ids.iter().map(|&k| self.postings(k)).collect();
-        lists.sort_by_key(|l| l.len());
+        sort_by(&mut lists, |a, b| a.len().cmp(&b.len()));
         let mut cand: Vec<u32> = lists.first()?.to_vec();
         for l in &lists[1..] {
             cand.retain(|r| l.binary_search(r).is_ok());
@@ -300,7 +301,9 @@ struct Sorted<T> {
 
 impl<T: PartialOrd + Copy> Sorted<T> {
     fn from_pairs(mut pairs: Vec<(T, u32)>) -> Sorted<T> {
-        pairs.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+        sort_by(&mut pairs, |a, b| {
+            a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal)
+        });
         Sorted {
             vals: pairs.iter().map(|p| p.0).collect(),
             recs: pairs.iter().map(|p| p.1).collect(),
@@ -398,7 +401,7 @@ impl StrBuilder {
         } = self;
         drop(last);
         let mut keys: Vec<(Box<str>, u32)> = ids.into_iter().collect();
-        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        sort_by(&mut keys, |a, b| a.0.cmp(&b.0));
         let mut remap = vec![0u32; keys.len()];
         let mut col = StrColumn::default();
         col.dict.arena.reserve(keys.iter().map(|k| k.0.len()).sum());

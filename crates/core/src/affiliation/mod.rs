@@ -59,6 +59,7 @@ use serde::Serialize;
 
 use crate::index::{Index, name_flags};
 use crate::model::Record;
+use crate::search::order::sort_by;
 use crate::search::{Engine, Filters, Version};
 use crate::shard::ShardError;
 use crate::text;
@@ -397,7 +398,7 @@ impl Engine {
                 }
             })
             .collect();
-        scored.sort_unstable_by(|a, b| {
+        sort_by(&mut scored, |a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then(b.count.cmp(&a.count))
@@ -581,7 +582,7 @@ fn part_candidates(ix: &Index, toks: &[STok<'_>]) -> Vec<u32> {
             terms.push((ix.postings(id).len(), id, t.w));
         }
     }
-    terms.sort_unstable_by_key(|x| (x.0, x.1));
+    sort_by(&mut terms, |a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let mut acc: Vec<(u32, f32)> = Vec::new();
     let mut walked = 0;
     for (k, &(df, id, w)) in terms.iter().enumerate() {

@@ -53,7 +53,7 @@ pub struct Meta {
 
 fn top(counts: Vec<(usize, String, String)>) -> Vec<FacetEntry> {
     let mut v: Vec<_> = counts.into_iter().filter(|c| c.0 > 0).collect();
-    v.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    super::order::sort_by(&mut v, |a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     v.truncate(FACET_SIZE);
     v.into_iter()
         .map(|(count, id, title)| FacetEntry { count, id, title })
@@ -62,9 +62,12 @@ fn top(counts: Vec<(usize, String, String)>) -> Vec<FacetEntry> {
 
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
+    let mut out = String::new();
+    if let Some(f) = c.next() {
+        crate::v1::push_uppercase(&mut out, f);
+        out.extend(c);
+    }
+    out
 }
 
 /// Facets of `records` (any order).

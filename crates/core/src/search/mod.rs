@@ -23,6 +23,7 @@
 pub mod advanced_exec;
 pub mod facets;
 pub mod filters;
+pub(crate) mod order;
 pub mod query;
 pub mod suggest;
 
