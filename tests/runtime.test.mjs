@@ -114,6 +114,52 @@ test("typeahead mode answers suggest from summary + names, then loads records on
   assert.equal(res.record, "https://ror.org/0bsd6jb11");
 });
 
+test("suggestOnMainThread: once idle, suggestNow answers synchronously like the Worker; external ids and stale answers", async () => {
+  await page.goto(server.url + "api.html");
+  const res = await page.evaluate(async () => {
+    const { openRegistry, suggestReady } = await import("./registry.js");
+    const dataUrl = new URL("./data/", location.href);
+    const worker = await openRegistry({ dataUrl, mode: "typeahead" });
+    const r = await openRegistry({ dataUrl, mode: "typeahead", suggestOnMainThread: true });
+    const before = r.suggestNow("northfield"); // not built yet: null, use suggest
+    const ready = await r.suggestOnMainThread;
+    const page = await suggestReady();
+    const names = (hits) => hits.map((h) => [h.summary.id, h.matched.value, JSON.stringify(h.ranges16)]);
+    const out = { before, ready, page };
+    out.same = [];
+    for (const q of ["nort", "northfield univ", "CSU", "0bsd6jb11", "montclair"]) {
+      const now = r.suggestNow(q, { limit: 8 });
+      const viaWorker = await worker.suggest(q, { limit: 8 });
+      out.same.push([q, Array.isArray(now), JSON.stringify(names(now)) === JSON.stringify(names(viaWorker)), now.length]);
+    }
+    const filtered = r.suggestNow("univ", { filters: ["types:education"], limit: 5 });
+    out.filtered = filtered.every((h) => h.summary.types.includes("education")) && filtered.length > 0;
+    out.bad = (() => { try { r.suggestNow("univ", { filters: ["nope:x"] }); return "no error"; } catch (e) { return e.message; } })();
+    out.externalId = r.suggestNow("grid.710238.7"); // only in the records: the Worker answers
+    // A Worker suggest still in flight is superseded by a main-thread one.
+    const pending = r.suggest("grid.710238.7").then(() => "resolved", (e) => e.name);
+    const local = await r.suggest("northfield");
+    out.stale = await pending;
+    out.local = local.length;
+    worker.close();
+    r.close();
+    return out;
+  });
+  assert.equal(res.before, null);
+  assert.ok(res.ready && res.ready.buildMs > 0 && res.ready.memoryBytes > 0, JSON.stringify(res.ready));
+  assert.deepEqual(res.page, res.ready);
+  for (const [q, isArray, same, n] of res.same) {
+    assert.ok(isArray, q);
+    assert.ok(same, `main thread and Worker differ for ${q}`);
+    assert.ok(n > 0, q);
+  }
+  assert.ok(res.filtered);
+  assert.notEqual(res.bad, "no error");
+  assert.equal(res.externalId, null);
+  assert.equal(res.stale, "AbortError");
+  assert.ok(res.local > 0);
+});
+
 test("offline after the first visit: a reload still answers the same URLs identically", async () => {
   await page.goto(server.url + "api.html");
   const online = await viaServiceWorker(URLS);

@@ -37,6 +37,11 @@ export async function appReady(page) {
   await page.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""));
 }
 
+/** Waits until registry.js answers suggestions on the main thread; resolves to {buildMs, memoryBytes, bytes}. */
+export async function mainThreadSuggestReady(page) {
+  return page.evaluate(() => import(new URL("registry.js", document.baseURI).href).then((m) => m.suggestReady()));
+}
+
 /** The registry's own answer for a spec URL, through registry.js in the page. */
 export async function api(page, url) {
   return page.evaluate(async (url) => {
@@ -48,6 +53,33 @@ export async function api(page, url) {
     const { status, body } = await r.request(url);
     return { status, body: JSON.parse(body) };
   }, url);
+}
+
+/**
+ * In one task: sets a combobox's text, dispatches the input event, lets
+ * microtasks run (Leptos renders in microtasks) and reads the listbox. A
+ * Worker answer is a message task, so it cannot arrive before this task
+ * ends: an answer seen here was computed on the main thread.
+ */
+export async function typeInOneTask(page, inputSel, listSel, text) {
+  return page.evaluate(
+    async ({ inputSel, listSel, text }) => {
+      const input = document.querySelector(inputSel);
+      const list = document.querySelector(listSel);
+      input.focus();
+      input.value = text;
+      input.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText", data: text.slice(-1) }));
+      for (let i = 0; i < 50 && list.dataset.for !== text; i++) await Promise.resolve();
+      return {
+        for: list.dataset.for,
+        expanded: input.getAttribute("aria-expanded"),
+        names: [...list.querySelectorAll("[role=option]:not(.cb-succ) .cb-name")].map((e) => e.textContent),
+        marks: [...list.querySelectorAll("mark")].map((e) => e.textContent),
+        successors: list.querySelectorAll(".cb-succ").length,
+      };
+    },
+    { inputSel, listSel, text },
+  );
 }
 
 export const bare = (id) => id.split("/").pop();

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { start, appReady, api, bare, display, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
+import { start, appReady, api, bare, display, typeInOneTask, mainThreadSuggestReady, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
 
 let t;
 before(async () => {
@@ -58,6 +58,35 @@ test("keyboard only: type, move with the arrows, pick with Enter, land on the re
   await page.goBack();
   await page.waitForSelector(".results");
   assert.equal(await input().inputValue(), "northfield univ");
+});
+
+test("after load the typeahead answers without a Worker round trip (main thread, same task as the input event)", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  const ready = await mainThreadSuggestReady(page);
+  assert.ok(ready.buildMs > 0);
+  for (const text of ["northfield", "northfield univ", "nort"]) {
+    const got = await typeInOneTask(page, "#q-input", "#q-list", text);
+    assert.equal(got.for, text, `the listbox answers "${text}" in the input event's task`);
+    assert.equal(got.expanded, "true");
+    assert.ok(got.names.length > 0 && got.names.every((n) => /northfield/i.test(n)), JSON.stringify(got.names));
+    assert.ok(got.marks.some((m) => /^nort/i.test(m)), `highlighted: ${JSON.stringify(got.marks)}`);
+    // The same options as the Worker's answer.
+    const viaWorker = await page.evaluate(async (text) => {
+      const { openRegistry } = await import(new URL("registry.js", document.baseURI).href);
+      window.__plain ??= openRegistry({ dataUrl: new URL("data/", document.baseURI) });
+      return (await (await window.__plain).suggest(text, { limit: 8 })).map((h) => h.summary.name);
+    }, text);
+    assert.deepEqual(got.names, viaWorker.slice(0, got.names.length));
+  }
+  // An external id needs the records: the Worker answers it, a little later.
+  const rec = DEMO.find((r) => r.external_ids.some((e) => e.type === "grid"));
+  const grid = rec.external_ids.find((e) => e.type === "grid").all[0];
+  await typeInOneTask(page, "#q-input", "#q-list", grid);
+  await page.waitForFunction((grid) => document.getElementById("q-list").dataset.for === grid, grid);
+  assert.equal(await page.locator("#q-list-0 .cb-name").textContent(), display(rec));
+  await page.evaluate(async () => (await window.__plain)?.close());
 });
 
 test("suggestions show the matched alias/acronym, place, types, status and the successor", async () => {

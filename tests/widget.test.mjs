@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { start, DEMO, DOCS, SHOTS, bare, display } from "./ui-helpers.mjs";
+import { start, typeInOneTask, mainThreadSuggestReady, DEMO, DOCS, SHOTS, bare, display } from "./ui-helpers.mjs";
 
 let t;
 before(async () => {
@@ -114,6 +114,22 @@ test("withdrawn and inactive records are aria-disabled and offer their successor
   const nu = DEMO.find((r) => display(r) === "Northfield University");
   assert.equal(await page.locator("input[name=affiliation_id]").inputValue(), nu.id);
   assert.equal(await aff().inputValue(), "Northfield University");
+});
+
+test("once the page is idle the picker answers on the main thread, successor rows included", async () => {
+  const { page } = t;
+  await open();
+  const ready = await mainThreadSuggestReady(page);
+  assert.ok(ready.buildMs > 0);
+  const got = await typeInOneTask(page, "#affiliation-picker-input", "#affiliation-picker-list", "northfield univ");
+  assert.equal(got.for, "northfield univ");
+  assert.equal(got.expanded, "true");
+  assert.ok(got.names.length > 0 && got.marks.length > 0, JSON.stringify(got));
+  const withdrawn = await typeInOneTask(page, "#affiliation-picker-input", "#affiliation-picker-list", "Northfield University Board of Regents");
+  assert.ok(withdrawn.successors > 0, "the successor row is there in the same task");
+  // The themed picker (country/type restrictions) shares the instance and keeps its filters.
+  const themed = await typeInOneTask(page, "#themed-picker-input", "#themed-picker-list", "univ");
+  assert.equal(themed.for, "univ");
 });
 
 test("attributes restrict the suggestions; strings are overridable; theming by custom properties", async () => {

@@ -22,6 +22,8 @@
 //
 // The registry runs in a Web Worker loaded from this script's folder, so
 // host the folder on the form's origin (module workers are same-origin).
+// Once the page is idle, suggestions are also computed on the main thread
+// (registry.js `suggestOnMainThread`), so they paint in the keystroke's frame.
 const BASE = new URL(".", import.meta.url);
 const UI_JS = "ui/__UI_JS__";
 const UI_WASM = "ui/__UI_WASM__";
@@ -40,7 +42,7 @@ function load() {
     const ui = await import(new URL(UI_JS, BASE).href);
     await ui.default({ module_or_path: new URL(UI_WASM, BASE) });
     const { openRegistry } = await import(new URL("registry.js", BASE).href);
-    const client = await openRegistry({ dataUrl: new URL("data/", BASE), mode: "typeahead" });
+    const client = await openRegistry({ dataUrl: new URL("data/", BASE), mode: "typeahead", suggestOnMainThread: true });
     ui.setClient(client);
     return ui;
   })();

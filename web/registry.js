@@ -8,6 +8,18 @@
 // Everything runs in a Web Worker. `suggest` has stale-response protection:
 // a newer call supersedes an older one, whose promise rejects with an
 // AbortError (check `e.name === "AbortError"` and ignore it).
+//
+// Typeahead on the main thread (option `suggestOnMainThread: true`): a Worker
+// round trip costs about a frame, so the answer to a keystroke would paint a
+// frame late. With this option, once the page is idle after opening, a second
+// registry instance (summary + names only) is built on the main thread, for
+// suggestions alone; then `suggestNow(text, options)` answers synchronously
+// (inside the input handler, so the suggestions paint in the next frame) and
+// `suggest` resolves from it. Until then, and for queries that need the
+// records (external ids), `suggestNow` returns null and `suggest` asks the
+// Worker. `await client.suggestOnMainThread` → `{buildMs, memoryBytes}` once
+// ready (null if unavailable); `suggestReady()` is the same for the page's
+// first client with the option, e.g. for tests.
 
 export class StaleError extends Error {
   constructor() {
@@ -16,12 +28,34 @@ export class StaleError extends Error {
   }
 }
 
+/** Resolves after an idle period (or `timeout` ms), to keep long tasks out of the way of input. */
+function idle(timeout) {
+  return new Promise((resolve) =>
+    typeof requestIdleCallback === "function" ? requestIdleCallback(resolve, { timeout }) : setTimeout(resolve, 50),
+  );
+}
+
+// One registry wasm instance per page for main-thread suggestions.
+let mainModule = null;
+let firstReady = null;
+let firstReadySet = null;
+/** `{buildMs, memoryBytes}` once some client of this page answers suggestions on the main thread. */
+export function suggestReady() {
+  firstReady ??= new Promise((r) => (firstReadySet = r));
+  return firstReady;
+}
+
 export class RegistryClient {
   #worker;
   #next = 1;
   #pending = new Map();
   #latest = new Map(); // channel → newest call id
+  #main = null; // the main-thread Registry (summary + names), once built
+  #lastSuggest = -Infinity;
+  #closed = false;
   info = null;
+  /** Promise of `{buildMs, memoryBytes}` (null if unavailable) when started with `suggestOnMainThread`. */
+  suggestOnMainThread = null;
 
   constructor(worker) {
     this.#worker = worker;
@@ -49,10 +83,67 @@ export class RegistryClient {
     });
   }
 
-  /** Typeahead suggestions; a newer call supersedes older ones. */
+  /**
+   * Typeahead suggestions; a newer call supersedes older ones. Answered on the
+   * main thread when `suggestNow` can, else by the Worker.
+   */
   suggest(text, { filters = [], limit = 10 } = {}) {
-    return this.call("suggest", [text, { filters, limit }], "suggest");
+    let now;
+    try {
+      now = this.suggestNow(text, { filters, limit });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (!now) return this.call("suggest", [text, { filters, limit }], "suggest");
+    this.#latest.set("suggest", this.#next++); // older Worker answers are stale now
+    return Promise.resolve(now);
   }
+
+  /**
+   * Typeahead suggestions computed synchronously on the main thread, or null
+   * when that instance is not built yet (or `text` needs the records: an
+   * external id), in which case ask `suggest`. Throws on invalid filters.
+   */
+  suggestNow(text, { filters = [], limit = 10 } = {}) {
+    this.#lastSuggest = performance.now();
+    const r = this.#main;
+    if (!r || r.suggestNeedsRecords(text)) return null;
+    return r.suggest(text, { filters, limit });
+  }
+
+  /** Builds the main-thread suggest instance from the files the Worker loaded, when the page is idle. */
+  startMainThreadSuggest({ dataUrl, manifest, wasmUrl }) {
+    this.suggestOnMainThread ??= (async () => {
+      await idle(3000);
+      mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
+        const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
+        return { Registry: m.Registry, memory: exports.memory };
+      });
+      const [{ Registry, memory }, { loadShardFiles }] = await Promise.all([mainModule, import("./registry-data.js")]);
+      // The same release as the Worker's (its manifest), from the HTTP or
+      // service-worker cache: the Worker has just fetched these files.
+      const { files } = await loadShardFiles(dataUrl, ["summary", "names"], manifest);
+      // Decoding and indexing is one main-thread task (tens of ms): run it in
+      // an idle period that does not follow a keystroke closely.
+      const since = performance.now();
+      do await idle(1000);
+      while (performance.now() - this.#lastSuggest < 1000 && performance.now() - since < 30_000);
+      if (this.#closed) return null;
+      const started = performance.now();
+      this.#main = Registry.fromFiles(files);
+      // memoryBytes: this instance's whole wasm memory (a high-water mark, decode peak included).
+      const ready = { buildMs: performance.now() - started, memoryBytes: memory.buffer.byteLength, bytes: files.reduce((n, f) => n + f.length, 0) };
+      suggestReady();
+      firstReadySet?.(ready);
+      firstReadySet = null;
+      return ready;
+    })().catch((e) => {
+      console.warn("registry: suggestions stay in the Worker:", e);
+      return null;
+    });
+    return this.suggestOnMainThread;
+  }
+
   /** The router: any spec URL (`/v2/organizations?...`) → `{status, body}`. */
   request(pathAndQuery) {
     return this.call("request", [pathAndQuery]);
@@ -74,17 +165,22 @@ export class RegistryClient {
   }
   close() {
     this.#worker.terminate();
+    this.#closed = true;
+    this.#main?.free();
+    this.#main = null;
   }
 }
 
 /**
  * Starts the worker and loads the data named by `dataUrl`/manifest.json.
  * mode "full" loads one file; "typeahead" loads summary+names first and the
- * records only when a method needs them.
+ * records only when a method needs them. `suggestOnMainThread: true`: see the
+ * top of this file (everything works through the Worker until it is ready).
  */
-export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl } = {}) {
+export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, suggestOnMainThread = false } = {}) {
   const worker = new Worker(new URL("./registry-worker.js", import.meta.url), { type: "module" });
   const client = new RegistryClient(worker);
   client.info = await client.call("open", [{ dataUrl: String(dataUrl), mode, wasmUrl: wasmUrl && String(wasmUrl) }]);
+  if (suggestOnMainThread) client.startMainThreadSuggest({ dataUrl: String(dataUrl), manifest: client.info.manifest, wasmUrl });
   return client;
 }

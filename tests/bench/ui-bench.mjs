@@ -7,6 +7,12 @@
 //   text (its data-for attribute names the text its options answer):
 //   requestAnimationFrame after the update, then a MessageChannel message,
 //   which runs after that frame's paint. "frame" is the rAF time itself.
+//   The floor: a keystroke lands at a random point of the 16.7 ms frame
+//   interval, so even an answer computed inside the input handler paints
+//   0–16.7 ms (plus the frame's own work) later.
+// * frames missed: a sample whose frame began (the rAF timestamp, its vsync
+//   time) more than one frame interval after the keystroke was not painted
+//   in the first frame after it.
 // * event timing (INP-style): the PerformanceObserver `event` entries of each
 //   key interaction (keydown/keypress/keyup/input, grouped by interactionId):
 //   `duration` = event timestamp → next paint after its handlers (8 ms
@@ -51,6 +57,14 @@ await page.goto(server.url);
 await page.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""), null, { timeout: 120_000 });
 const release = await page.locator("#release").innerText();
 await page.waitForSelector(".results-col");
+// The typeahead answers on the main thread once registry.js has built its
+// suggest-only instance (when the page is idle after loading).
+const mainThread = await page.evaluate(() =>
+  Promise.race([
+    import(new URL("registry.js", document.baseURI).href).then((m) => m.suggestReady()),
+    new Promise((r) => setTimeout(() => r(null), 30_000)),
+  ]),
+);
 await page.evaluate(() => {
   window.__samples = [];
   window.__events = new Map(); // interactionId → {duration, processing}
@@ -59,10 +73,10 @@ await page.evaluate(() => {
   const col = document.querySelector(".results-col");
   // Calls back with (frame, paint): the rAF time, then a time after that frame's paint.
   const afterPaint = (cb) =>
-    requestAnimationFrame(() => {
+    requestAnimationFrame((vsync) => {
       const frame = performance.now();
       const ch = new MessageChannel();
-      ch.port1.onmessage = () => cb(frame, performance.now());
+      ch.port1.onmessage = () => cb(frame, performance.now(), vsync);
       ch.port2.postMessage(null);
     });
   // Resolves when `ok()` holds, checked now and on each data-for change of `el`.
@@ -84,14 +98,14 @@ await page.evaluate(() => {
     keyAt = null;
     const text = input.value;
     if (!text.trim()) return;
-    const s = { text, update: null, frame: null, paint: null, results: null, superseded: false };
+    const s = { text, handler: performance.now() - t0, update: null, frame: null, paint: null, vsync: null, results: null, superseded: false };
     window.__samples.push(s);
     // The list answers this text, or a newer text when typing outran it.
     when(list, () => list.dataset.for === text || (input.value !== text && list.dataset.for === input.value)).then((t) => {
       if (t === null) return;
       s.superseded = list.dataset.for !== text;
       s.update = t - t0;
-      afterPaint((f, p) => ((s.frame = f - t0), (s.paint = p - t0)));
+      afterPaint((f, p, v) => ((s.frame = f - t0), (s.paint = p - t0), (s.vsync = v - t0)));
     });
     when(col, () => col.dataset.for === text || (input.value !== text && col.dataset.for === input.value)).then((t) => {
       if (t !== null) afterPaint((_, p) => (s.results = p - t0));
@@ -137,9 +151,22 @@ const line = (label, xs) => {
 };
 if (process.env.VERBOSE) console.log(raw.sort((a, b) => (b.paint ?? 1e9) - (a.paint ?? 1e9)).slice(0, 15));
 console.log(`data: ${release}`);
+console.log(
+  mainThread
+    ? `main-thread suggest instance: built in ${mainThread.buildMs.toFixed(1)} ms (one task), wasm memory ${(mainThread.memoryBytes / 2 ** 20).toFixed(1)} MiB, from ${mainThread.bytes} B of shard files`
+    : "main-thread suggest instance: not ready (suggestions came from the Worker)",
+);
+console.log(line("keystroke-to-input-handler (browser's input delivery)", raw.map((s) => s.handler)));
 console.log(line("keystroke-to-list-update", raw.map((s) => s.update)));
 console.log(line("keystroke-to-frame (rAF)", raw.map((s) => s.frame)));
 console.log(line("keystroke-to-paint", raw.map((s) => s.paint)));
+const FRAME = 1000 / 60;
+const framed = raw.filter((s) => s.vsync !== null);
+const missed = framed.map((s) => Math.max(0, Math.floor(s.vsync / FRAME)));
+console.log(
+  `frames missed: ${missed.filter((m) => m > 0).length} of ${framed.length} keystrokes painted after the first frame following them` +
+    ` (1 frame late: ${missed.filter((m) => m === 1).length}, 2+: ${missed.filter((m) => m > 1).length})`,
+);
 const superseded = raw.filter((s) => s.superseded).length;
 if (superseded) console.log(`  (${superseded} keystrokes were answered only by a later keystroke's list)`);
 console.log(line("keystroke-to-results (list + facets painted)", raw.map((s) => s.results)));

@@ -71,7 +71,10 @@ impl Response {
     fn ok<T: Serialize>(value: &T) -> Response {
         match serde_json::to_string(value) {
             Ok(json) => Response { status: 200, json },
-            Err(e) => Response::error(500, format!("cannot serialise the response: {e}")),
+            // Unreachable for our types (string keys, no custom errors);
+            // not formatting serde_json's error keeps its messages out of
+            // the wasm.
+            Err(_) => Response::error(500, "cannot serialise the response"),
         }
     }
 }
@@ -274,7 +277,9 @@ impl Engine {
             .or(params.value("query.name"));
         if errors.is_empty() {
             if let Some(v) = params.value("all_status")
-                && !["", "true", "false"].contains(&v.to_lowercase().as_str())
+                && !(v.is_empty()
+                    || v.eq_ignore_ascii_case("true")
+                    || v.eq_ignore_ascii_case("false"))
             {
                 errors.push(
                     "allowed values for all_status parameter are empty (no value), true or false"

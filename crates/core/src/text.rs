@@ -504,6 +504,12 @@ pub fn original_prefix_end(original: &str, folded_len: usize) -> usize {
     original.len()
 }
 
+/// `s` lower-cased character by character (`char::to_lowercase`; unlike
+/// `str::to_lowercase`, no final-sigma rule, and much less wasm).
+pub fn lower(s: &str) -> String {
+    s.chars().flat_map(char::to_lowercase).collect()
+}
+
 /// Normalised key of an external identifier for typeahead look-ups:
 /// lowercase, without spaces and hyphens, without a resolver prefix
 /// (`https://isni.org/isni/`, `wikidata.org/wiki/`, `doi.org/10.13039/`…).

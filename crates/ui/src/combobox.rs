@@ -140,6 +140,44 @@ pub fn Combobox(
         );
     };
 
+    // Shows the answer for `q` (the caller checked that it is the newest call's).
+    let show = move |q: String, h: Vec<Hit>| {
+        let mut later = Vec::new();
+        for id in h
+            .iter()
+            .filter(|h| h.summary.status != "active")
+            .flat_map(|h| h.summary.successors.clone())
+        {
+            if successors.with_untracked(|m| m.contains_key(&id)) {
+                continue;
+            }
+            match registry_client::summary_now(&id) {
+                Some(s) => successors.update(|m| {
+                    m.insert(id, s);
+                }),
+                None => later.push(id),
+            }
+        }
+        let count = h.len();
+        shown_for.set(q);
+        hits.set(h);
+        active.set(None);
+        searched.set(true);
+        open.set(true);
+        announce(count);
+        if !later.is_empty() {
+            spawn_local(async move {
+                for id in later {
+                    if let Ok(Some(s)) = registry_client::summary(&id).await {
+                        successors.update(|m| {
+                            m.insert(id, s);
+                        });
+                    }
+                }
+            });
+        }
+    };
+
     let run = move |q: String| {
         let n = seq.get_value() + 1;
         seq.set_value(n);
@@ -152,34 +190,26 @@ pub fn Combobox(
             announce_seq.update_value(|k| *k += 1);
             return;
         }
-        // Posted to the Worker now, before anything else this keystroke does.
-        let answer = registry_client::suggest(&q, &filters.get_untracked(), limit);
+        let f = filters.get_untracked();
+        // On the main thread when it can: the answer is in the DOM before the
+        // keystroke's frame is painted.
+        if let Some(answer) = registry_client::suggest_now(&q, &f, limit) {
+            match answer {
+                Ok(h) => show(q, h),
+                Err(CallError::Stale) => {}
+                Err(CallError::Failed(m)) => error.set(Some(m)),
+            }
+            return;
+        }
+        // Else posted to the Worker now, before anything else this keystroke does.
+        let answer = registry_client::suggest(&q, &f, limit);
         spawn_local(async move {
             match answer.await {
                 Ok(h) => {
                     if seq.get_value() != n {
                         return; // a newer keystroke is in flight: never show stale results
                     }
-                    let wanted: Vec<String> = h
-                        .iter()
-                        .filter(|h| h.summary.status != "active")
-                        .flat_map(|h| h.summary.successors.clone())
-                        .filter(|id| !successors.with_untracked(|m| m.contains_key(id)))
-                        .collect();
-                    let count = h.len();
-                    shown_for.set(q.clone());
-                    hits.set(h);
-                    active.set(None);
-                    searched.set(true);
-                    open.set(true);
-                    announce(count);
-                    for id in wanted {
-                        if let Ok(Some(s)) = registry_client::summary(&id).await {
-                            successors.update(|m| {
-                                m.insert(id, s);
-                            });
-                        }
-                    }
+                    show(q, h);
                 }
                 Err(CallError::Stale) => {}
                 Err(CallError::Failed(m)) => {

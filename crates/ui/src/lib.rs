@@ -9,7 +9,9 @@
 //! * [`combobox::Combobox`]: the WAI-ARIA 1.2 combobox both use.
 //!
 //! The registry runs in a Web Worker behind `registry.js`
-//! ([`registry_client`]); record text is only ever rendered as text nodes.
+//! ([`registry_client`]); once the page is idle, typeahead suggestions are
+//! also computed by a suggest-only instance on the main thread, synchronously
+//! in the input handler. Record text is only ever rendered as text nodes.
 #![deny(missing_docs)]
 
 pub mod combobox;

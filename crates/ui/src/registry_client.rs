@@ -1,6 +1,12 @@
 //! The registry, as seen from the UI: wasm-bindgen bindings to the promise
 //! API of `registry.js` (which runs the registry in a Web Worker), plus the
 //! typed shapes the UI reads. The UI wasm never contains the registry core.
+//!
+//! Typeahead is the exception to "everything in the Worker": once the page
+//! is idle after opening, `registry.js` builds a second, suggest-only
+//! instance on the main thread, and [`suggest_now`] answers synchronously
+//! inside the input handler, so suggestions paint in the frame after the
+//! keystroke instead of one frame later (a Worker round trip).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -20,6 +26,14 @@ extern "C" {
 
     #[wasm_bindgen(method)]
     fn suggest(this: &RegistryClient, text: &str, options: &JsValue) -> js_sys::Promise;
+
+    /// Synchronous main-thread suggestions, or `null` when not available.
+    #[wasm_bindgen(method, catch, js_name = suggestNow)]
+    fn suggest_now(
+        this: &RegistryClient,
+        text: &str,
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method)]
     fn request(this: &RegistryClient, path_and_query: &str) -> js_sys::Promise;
@@ -71,11 +85,13 @@ pub fn set_client(client: JsValue) {
     CLIENT.with(|c| *c.borrow_mut() = Some(client.unchecked_into()));
 }
 
-/// Opens the registry at `data_url` (`mode` "full" or "typeahead").
+/// Opens the registry at `data_url` (`mode` "full" or "typeahead"), with
+/// main-thread suggestions once the page is idle.
 pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
     let options = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&options, &"dataUrl".into(), &data_url.into());
     let _ = js_sys::Reflect::set(&options, &"mode".into(), &mode.into());
+    let _ = js_sys::Reflect::set(&options, &"suggestOnMainThread".into(), &true.into());
     let client: RegistryClient = JsFuture::from(open_registry(&options))
         .await
         .map_err(error_of)?
@@ -118,6 +134,30 @@ pub fn suggest(
 ) -> impl Future<Output = Result<Vec<Hit>, CallError>> + use<> {
     let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit)));
     async move { from_js(&JsFuture::from(p?).await.map_err(error_of)?) }
+}
+
+/// Typeahead hits computed now, on the main thread; `None` while that
+/// instance is not ready or when the text needs the Worker (external ids):
+/// then use [`suggest`].
+pub fn suggest_now(
+    text: &str,
+    filters: &[String],
+    limit: usize,
+) -> Option<Result<Vec<Hit>, CallError>> {
+    let v = with_client(|c| c.suggest_now(text, &suggest_options(filters, limit))).ok()?;
+    match v {
+        Ok(v) if v.is_null() || v.is_undefined() => None,
+        Ok(v) => Some(from_js(&v)),
+        Err(e) => Some(Err(error_of(e))),
+    }
+}
+
+/// One record summary by id, now, when [`suggest_now`] can answer.
+pub fn summary_now(id: &str) -> Option<Summary> {
+    match suggest_now(id, &[], 1)? {
+        Ok(hits) => hits.into_iter().next().map(|h| h.summary),
+        Err(_) => None,
+    }
 }
 
 /// One record summary by id, outside the typeahead's stale channel.

@@ -18,17 +18,16 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Registry {
     engine: Engine,
-    /// The files loaded so far when the records section is missing, so that
-    /// `addRecords` can rebuild the engine (and index the external ids,
-    /// which live in the records section).
-    partial: Option<Vec<Vec<u8>>>,
 }
 
 /// A value as a plain JS value: its JSON text, parsed by the engine's
 /// `JSON.parse` (one generic serialiser, the router's, instead of a second
 /// one writing JS objects field by field).
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let json = serde_json::to_string(value).map_err(js_err)?;
+    // Our values always serialise (string keys, no custom errors); not
+    // formatting serde_json's error keeps its message table out of the wasm.
+    let json =
+        serde_json::to_string(value).map_err(|_| JsError::new("cannot serialise the value"))?;
     js_sys::JSON::parse(&json).map_err(|_| JsError::new("invalid JSON"))
 }
 
@@ -122,11 +121,16 @@ struct Info<'a> {
     release: &'a str,
 }
 
-/// A suggestion for JS: ranges in UTF-16 code units (what JS strings index).
+/// A suggestion for JS: the core's fields (listed, not `#[serde(flatten)]`,
+/// whose generic map code costs kilobytes of wasm) plus the ranges in UTF-16
+/// code units (what JS strings index).
 #[derive(Serialize)]
 struct JsSuggestion<'a> {
-    #[serde(flatten)]
-    inner: &'a registry_core::search::suggest::Suggestion,
+    index: usize,
+    summary: &'a registry_core::registry::RecordSummary,
+    matched: &'a registry_core::search::suggest::MatchedName,
+    ranges: &'a [(usize, usize)],
+    reason: &'static str,
     ranges16: Vec<(usize, usize)>,
 }
 
@@ -135,11 +139,10 @@ fn utf16_offset(s: &str, byte: usize) -> usize {
 }
 
 impl Registry {
-    fn from_core(registry: registry_core::Registry, files: Vec<Vec<u8>>) -> Registry {
-        let partial = (!registry.has_records()).then_some(files);
+    fn from_core(registry: registry_core::Registry) -> Registry {
         let mut engine = Engine::new(registry);
         engine.set_clock(now_ms);
-        Registry { engine, partial }
+        Registry { engine }
     }
 
     fn list(&self, key: &str, value: &str, p: &ListParams) -> Result<JsValue, JsError> {
@@ -176,12 +179,7 @@ impl Registry {
     #[wasm_bindgen(constructor)]
     pub fn new(shard: &[u8]) -> Result<Registry, JsError> {
         let registry = registry_core::Registry::from_bytes(shard).map_err(js_err)?;
-        let files = if registry.has_records() {
-            Vec::new()
-        } else {
-            vec![shard.to_vec()]
-        };
-        Ok(Registry::from_core(registry, files))
+        Ok(Registry::from_core(registry))
     }
 
     /// Loads several files of one build (the per-section files of a manifest).
@@ -190,27 +188,17 @@ impl Registry {
         let owned: Vec<Vec<u8>> = files.iter().map(js_sys::Uint8Array::to_vec).collect();
         let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let registry = registry_core::Registry::from_files(&slices).map_err(js_err)?;
-        Ok(Registry::from_core(registry, owned))
+        Ok(Registry::from_core(registry))
     }
 
-    /// Adds the records section (lazy, typeahead-first mode).
+    /// Adds the records section (lazy, typeahead-first mode). The name
+    /// index is kept: only what needs full records is rebuilt, on first use.
     #[wasm_bindgen(js_name = addRecords)]
     pub fn add_records(&mut self, file: &[u8]) -> Result<(), JsError> {
-        let Some(files) = self.partial.as_mut() else {
+        if self.engine.registry().has_records() {
             return Err(JsError::new("the records section is already loaded"));
-        };
-        files.push(file.to_vec());
-        let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-        match registry_core::Registry::from_files(&slices) {
-            Ok(registry) => {
-                *self = Registry::from_core(registry, Vec::new());
-                Ok(())
-            }
-            Err(e) => {
-                files.pop();
-                Err(js_err(e))
-            }
         }
+        self.engine.add_records_file(file).map_err(js_err)
     }
 
     /// `{release, recordCount, formatVersion, buildTime, buildId, hasRecords}`.
@@ -303,7 +291,11 @@ impl Registry {
         let out: Vec<JsSuggestion<'_>> = hits
             .iter()
             .map(|h| JsSuggestion {
-                inner: h,
+                index: h.index,
+                summary: &h.summary,
+                matched: &h.matched,
+                ranges: &h.ranges,
+                reason: h.reason,
                 ranges16: h
                     .ranges
                     .iter()

@@ -257,7 +257,7 @@ pub(crate) fn suggest(name: &str) -> Option<&'static str> {
         return Some(f.name());
     }
     // A typo.
-    let lower = name.to_lowercase();
+    let lower = crate::text::lower(name);
     let (best, dist) = Field::ALL
         .iter()
         .map(|f| {

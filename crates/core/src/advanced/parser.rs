@@ -548,7 +548,7 @@ impl<'a> Parser<'a> {
                         let v = e.value.unwrap_or_default();
                         Ok(match kind {
                             FieldKind::Text => analysis::fold(&v),
-                            FieldKind::Letters => v.to_lowercase(),
+                            FieldKind::Letters => crate::text::lower(&v),
                             _ => v,
                         })
                     })

@@ -106,14 +106,16 @@ pub fn compute(index: &Index, records: &[u32], version: Version) -> Meta {
             top(CONTINENTS
                 .iter()
                 .enumerate()
-                .map(|(i, (code, name))| (continents[i], code.to_lowercase(), name.to_string()))
+                .map(|(i, (code, name))| {
+                    (continents[i], crate::text::lower(code), name.to_string())
+                })
                 .collect())
         }),
         countries: top(index
             .countries()
             .iter()
             .enumerate()
-            .map(|(i, c)| (countries[i], c.code.to_lowercase(), c.title.clone()))
+            .map(|(i, c)| (countries[i], crate::text::lower(&c.code), c.title.clone()))
             .collect()),
         statuses: top(STATUSES
             .iter()
