@@ -40,6 +40,7 @@ pub mod advanced;
 pub mod affiliation;
 pub mod container;
 mod crc32;
+mod decimal;
 pub mod id;
 pub mod import;
 pub mod index;

@@ -651,7 +651,9 @@ pub(crate) fn parse_number(s: &str) -> Option<f64> {
     if !ok {
         return None;
     }
-    s.parse::<f64>().ok().filter(|v| v.is_finite())
+    // Within ±1e38 and 19 significant digits (see `decimal`): far beyond
+    // any coordinate, year or count.
+    crate::decimal::parse(s)
 }
 
 /// `YYYY-MM-DD`, `YYYY-MM` or `YYYY` → the first and last day of the period,

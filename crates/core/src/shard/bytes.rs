@@ -88,13 +88,15 @@ fn decimal_parts(text: &str) -> Option<(i64, u8)> {
     Some((mantissa, scale))
 }
 
+/// `mantissa / 10^scale`, correctly rounded (what parsing its decimal text
+/// gives).
 fn decode_decimal(mantissa: i64, scale: u8) -> Option<f64> {
-    let digits = mantissa.unsigned_abs().to_string();
-    let scale = scale as usize;
-    let padded = format!("{:0>width$}", digits, width = scale + 1);
-    let (int, frac) = padded.split_at(padded.len() - scale);
-    let sign = if mantissa < 0 { "-" } else { "" };
-    format!("{sign}{int}.{frac}0").parse().ok()
+    crate::decimal::from_parts(
+        mantissa < 0,
+        mantissa.unsigned_abs(),
+        -i64::from(scale),
+        false,
+    )
 }
 
 /// Reads encoded values, tracking the position for error messages.
