@@ -110,7 +110,8 @@ test("a new data release is offered, applied on request, and replaces the old on
     await page.reload();
     await page.waitForSelector("#update:not([hidden])");
     assert.match(await page.locator("#update-text").innerText(), new RegExp(`r2 \\(${DEMO.length} records\\)`));
-    // Until the user accepts, r1 keeps answering.
+    // Until the user accepts, r1 keeps answering (the page loads r1, not r2).
+    await page.waitForFunction(() => /data: r\d,/.test(document.getElementById("release")?.textContent ?? ""));
     assert.match(await page.locator("#release").innerText(), /data: r1,/);
     const before = await fetchApi(page, query);
     assert.deepEqual([before.status, before.release], [404, "r1"]);

@@ -104,14 +104,14 @@ pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
 pub fn info() -> Info {
     with_client(|c| c.info())
         .ok()
-        .and_then(|v| js_sys::JSON::stringify(&v).ok())
-        .and_then(|s| serde_json::from_str(&String::from(s)).ok())
+        .and_then(|v| serde_wasm_bindgen::from_value(v).ok())
         .unwrap_or_default()
 }
 
+/// A JS value read straight into a typed shape (no JSON text in between:
+/// this runs once per keystroke).
 fn from_js<T: for<'de> Deserialize<'de>>(v: &JsValue) -> Result<T, CallError> {
-    let text = js_sys::JSON::stringify(v).map_err(error_of)?;
-    serde_json::from_str(&String::from(text)).map_err(|e| CallError::Failed(e.to_string()))
+    serde_wasm_bindgen::from_value(v.clone()).map_err(|e| CallError::Failed(e.to_string()))
 }
 
 fn suggest_options(filters: &[String], limit: usize) -> JsValue {

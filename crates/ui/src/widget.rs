@@ -56,8 +56,7 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
     let strings: Strings = js_sys::Reflect::get(&options, &"strings".into())
         .ok()
         .filter(|v| v.is_object())
-        .and_then(|v| js_sys::JSON::stringify(&v).ok())
-        .and_then(|s| serde_json::from_str(&String::from(s)).ok())
+        .and_then(|v| serde_wasm_bindgen::from_value(v).ok())
         .unwrap_or_default();
     let on_change: Option<js_sys::Function> = js_sys::Reflect::get(&options, &"onChange".into())
         .ok()
