@@ -17,8 +17,10 @@
 // (inside the input handler, so the suggestions paint in the next frame) and
 // `suggest` resolves from it. Until then, and for queries that need the
 // records (external ids), `suggestNow` returns null and `suggest` asks the
-// Worker. `await client.suggestOnMainThread` → `{buildMs, memoryBytes}` once
-// ready (null if unavailable); `suggestReady()` is the same for the page's
+// Worker. The build runs in idle slices (steps of at most 8 ms; decoding the
+// files is the longest task). `await client.suggestOnMainThread` →
+// `{buildMs, cpuMs, longestTaskMs, slices, memoryBytes, bytes}` once ready
+// (null if unavailable); `suggestReady()` is the same for the page's
 // first client with the option, e.g. for tests.
 
 export class StaleError extends Error {
@@ -28,10 +30,16 @@ export class StaleError extends Error {
   }
 }
 
-/** Resolves after an idle period (or `timeout` ms), to keep long tasks out of the way of input. */
+/**
+ * Resolves after an idle period (or `timeout` ms), to keep long tasks out of
+ * the way of input, to the milliseconds that idle period has left (8 without
+ * requestIdleCallback).
+ */
 function idle(timeout) {
   return new Promise((resolve) =>
-    typeof requestIdleCallback === "function" ? requestIdleCallback(resolve, { timeout }) : setTimeout(resolve, 50),
+    typeof requestIdleCallback === "function"
+      ? requestIdleCallback((d) => resolve(d.timeRemaining()), { timeout })
+      : setTimeout(() => resolve(8), 50),
   );
 }
 
@@ -39,7 +47,7 @@ function idle(timeout) {
 let mainModule = null;
 let firstReady = null;
 let firstReadySet = null;
-/** `{buildMs, memoryBytes}` once some client of this page answers suggestions on the main thread. */
+/** `{buildMs, cpuMs, longestTaskMs, …}` once some client of this page answers suggestions on the main thread. */
 export function suggestReady() {
   firstReady ??= new Promise((r) => (firstReadySet = r));
   return firstReady;
@@ -54,7 +62,7 @@ export class RegistryClient {
   #lastSuggest = -Infinity;
   #closed = false;
   info = null;
-  /** Promise of `{buildMs, memoryBytes}` (null if unavailable) when started with `suggestOnMainThread`. */
+  /** Promise of `{buildMs, cpuMs, longestTaskMs, …}` (null if unavailable) when started with `suggestOnMainThread`. */
   suggestOnMainThread = null;
 
   constructor(worker) {
@@ -117,22 +125,54 @@ export class RegistryClient {
       await idle(3000);
       mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
         const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
-        return { Registry: m.Registry, memory: exports.memory };
+        return { RegistryBuilder: m.RegistryBuilder, memory: exports.memory };
       });
-      const [{ Registry, memory }, { loadShardFiles }] = await Promise.all([mainModule, import("./registry-data.js")]);
+      const [{ RegistryBuilder, memory }, { loadShardFiles }] = await Promise.all([mainModule, import("./registry-data.js")]);
       // The same release as the Worker's (its manifest), from the HTTP or
       // service-worker cache: the Worker has just fetched these files.
       const { files } = await loadShardFiles(dataUrl, ["summary", "names"], manifest);
-      // Decoding and indexing is one main-thread task (tens of ms): run it in
-      // an idle period that does not follow a keystroke closely.
+      // Start in an idle period that does not follow a keystroke closely.
       const since = performance.now();
       do await idle(1000);
       while (performance.now() - this.#lastSuggest < 1000 && performance.now() - since < 30_000);
       if (this.#closed) return null;
+      // Then in slices, one per idle period, so that no task holds up a
+      // keystroke for long: decoding (one task of tens of ms), indexing in
+      // steps of at most 8 ms, finishing the index (about a fifth of it).
       const started = performance.now();
-      this.#main = Registry.fromFiles(files);
+      let cpuMs = 0;
+      let longestTaskMs = 0;
+      const timed = (f) => {
+        const t = performance.now();
+        const v = f();
+        const ms = performance.now() - t;
+        cpuMs += ms;
+        longestTaskMs = Math.max(longestTaskMs, ms);
+        return v;
+      };
+      const builder = timed(() => new RegistryBuilder(files));
+      const decodeMs = cpuMs;
+      let slices = 1;
+      for (let left = await idle(100); !timed(() => builder.step(Math.min(8, Math.max(1, left - 1)))); left = await idle(100)) {
+        if (this.#closed) return builder.free(), null;
+        slices++;
+      }
+      await idle(100);
+      const beforeFinish = cpuMs;
+      this.#main = timed(() => builder.finish());
+      const finishMs = cpuMs - beforeFinish;
+      builder.free();
       // memoryBytes: this instance's whole wasm memory (a high-water mark, decode peak included).
-      const ready = { buildMs: performance.now() - started, memoryBytes: memory.buffer.byteLength, bytes: files.reduce((n, f) => n + f.length, 0) };
+      const ready = {
+        buildMs: performance.now() - started,
+        cpuMs,
+        longestTaskMs,
+        decodeMs,
+        finishMs,
+        slices,
+        memoryBytes: memory.buffer.byteLength,
+        bytes: files.reduce((n, f) => n + f.length, 0),
+      };
       suggestReady();
       firstReadySet?.(ready);
       firstReadySet = null;

@@ -324,184 +324,12 @@ pub struct Index {
 }
 
 impl Index {
-    /// Builds the index of a registry.
+    /// Builds the index of a registry (in one go; [`IndexBuilder`] spreads
+    /// the work out).
     pub fn build(reg: &Registry) -> Index {
-        let n = reg.len();
-        let names = reg.name_count();
-        let mut ix = Index::default();
-        // Sizes from the names section: about 0.7 distinct terms and 4
-        // tokens per name, 6 bytes per distinct term.
-        let mut dict = Interner::with_capacity(names, names * 6);
-        let mut tok = text::Tokenizer::default();
-        // Every token (bigrams too) of every entry, in entry order:
-        // `toks[tok_start[e]..tok_start[e + 1]]`.
-        let mut toks: Vec<u32> = Vec::with_capacity(reg.name_bytes() / 4);
-        let mut tok_start: Vec<u32> = Vec::with_capacity(names + 1);
-        tok_start.push(0);
-        ix.fwd.reserve(reg.name_bytes() / 5);
-        ix.fwd_start.reserve(names + 1);
-        ix.fwd_start.push(0);
-        ix.entry_record.reserve(names);
-        ix.entry_flags.reserve(names);
-        ix.rec_entry_start.reserve(n + 1);
-        ix.display_len.reserve(n);
-        let mut entry = 0u32;
-        for r in 0..n {
-            ix.rec_entry_start.push(entry);
-            let mut display_len = None;
-            for name in reg.names(r) {
-                if display_len.is_none() && name.is_display() {
-                    display_len = Some(name.value.len() as u32);
-                }
-                ix.entry_record.push(r as u32);
-                ix.entry_flags.push(name.type_bits());
-                tok.for_each(name.value, |t| {
-                    if t.text == "and" {
-                        let w = entry as usize / 64;
-                        if ix.entry_and.len() <= w {
-                            ix.entry_and.resize(w + 1, 0);
-                        }
-                        ix.entry_and[w] |= 1 << (entry % 64);
-                    }
-                    let id = dict.intern(t.text);
-                    toks.push(id);
-                    if t.kind != TokenKind::Bigram {
-                        ix.fwd.push(id);
-                    }
-                });
-                tok_start.push(toks.len() as u32);
-                ix.fwd_start.push(ix.fwd.len() as u32);
-                entry += 1;
-            }
-            ix.display_len.push(display_len.unwrap_or(0));
-        }
-        ix.rec_entry_start.push(entry);
-        ix.avg_len = if entry == 0 {
-            1.0
-        } else {
-            (ix.fwd.len() as f32 / entry as f32).max(1.0)
-        };
-
-        // Sort the dictionary and renumber.
-        let order = dict.sorted();
-        let nterms = order.len();
-        let mut remap = vec![0u32; nterms];
-        ix.term_start.reserve(nterms + 1);
-        let mut terms = Vec::with_capacity(dict.arena.len());
-        for (new, &old) in order.iter().enumerate() {
-            remap[old as usize] = new as u32;
-            ix.term_start.push(terms.len() as u32);
-            terms.extend_from_slice(dict.get(old));
-        }
-        ix.term_start.push(terms.len() as u32);
-        // Interned terms are whole tokens (valid UTF-8) concatenated.
-        ix.terms = String::from_utf8(terms).unwrap_or_default();
-        drop(dict);
-        drop(order);
-        for t in &mut ix.fwd {
-            *t = remap[*t as usize];
-        }
-        for t in &mut toks {
-            *t = remap[*t as usize];
-        }
-        drop(remap);
-        // Postings by counting sort: count per term, then fill. Entries come
-        // in order, so each list comes out ascending. A term twice in one
-        // name is posted once.
-        let mut last = vec![u32::MAX; nterms];
-        let mut counts = vec![0u32; nterms + 1];
-        for e in 0..entry as usize {
-            for &t in &toks[tok_start[e] as usize..tok_start[e + 1] as usize] {
-                if last[t as usize] != e as u32 {
-                    last[t as usize] = e as u32;
-                    counts[t as usize + 1] += 1;
-                }
-            }
-        }
-        for i in 0..nterms {
-            counts[i + 1] += counts[i];
-        }
-        ix.post_start = counts.clone();
-        ix.postings = vec![0; counts[nterms] as usize];
-        last.fill(u32::MAX);
-        for e in 0..entry as usize {
-            for &t in &toks[tok_start[e] as usize..tok_start[e + 1] as usize] {
-                if last[t as usize] != e as u32 {
-                    last[t as usize] = e as u32;
-                    ix.postings[counts[t as usize] as usize] = e as u32;
-                    counts[t as usize] += 1;
-                }
-            }
-        }
-        drop(toks);
-
-        // Filter and facet columns.
-        let mut code_ids: FxMap<String, u16> = FxMap::default();
-        let mut name_counts: Vec<FxMap<String, usize>> = Vec::new();
-        ix.status.reserve(n);
-        ix.types.reserve(n);
-        ix.continents.reserve(n);
-        ix.rec_country_start.reserve(n + 1);
-        for r in 0..n {
-            ix.status.push(
-                STATUSES
-                    .iter()
-                    .position(|s| *s == reg.status(r))
-                    .unwrap_or(0) as u8,
-            );
-            ix.types.push(reg.types(r).fold(0u16, |m, t| {
-                m | TYPES.iter().position(|x| *x == t).map_or(0, |p| 1 << p)
-            }));
-            ix.rec_country_start.push(ix.rec_countries.len() as u32);
-            let first = ix.rec_countries.len();
-            let mut cont = 0u8;
-            for p in reg.places(r) {
-                let id = match code_ids.get(p.country_code) {
-                    Some(&id) => id,
-                    None => {
-                        let id = code_ids.len() as u16;
-                        code_ids.insert(p.country_code.to_string(), id);
-                        name_counts.push(FxMap::default());
-                        ix.countries.push(Country {
-                            code: p.country_code.to_string(),
-                            title: String::new(),
-                        });
-                        id
-                    }
-                };
-                let counts = &mut name_counts[id as usize];
-                match counts.get_mut(p.country_name) {
-                    Some(c) => *c += 1,
-                    None => {
-                        counts.insert(p.country_name.to_string(), 1);
-                    }
-                }
-                if !ix.rec_countries[first..].contains(&id) {
-                    ix.rec_countries.push(id);
-                }
-                if let Some(c) = p.continent_code
-                    && let Some(k) = CONTINENTS.iter().position(|(code, _)| *code == c)
-                {
-                    cont |= 1 << k;
-                }
-            }
-            ix.continents.push(cont);
-        }
-        ix.rec_country_start.push(ix.rec_countries.len() as u32);
-        for (id, names) in name_counts.into_iter().enumerate() {
-            let mut best: Vec<(&String, &usize)> = names.iter().collect();
-            best.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-            if let Some((name, _)) = best.first() {
-                ix.countries[id].title = (*name).clone();
-            }
-            for name in names.keys() {
-                let v = ix.country_names.entry(text::normalize(name)).or_default();
-                if !v.contains(&(id as u16)) {
-                    v.push(id as u16);
-                }
-            }
-        }
-        ix
+        let mut b = IndexBuilder::new(reg);
+        b.step(reg, usize::MAX);
+        b.finish(reg)
     }
 
     /// Number of records.
@@ -676,6 +504,242 @@ impl Index {
             + v32(&self.rec_country_start)
             + self.rec_countries.capacity() * 2
             + self.continents.capacity()
+    }
+}
+
+/// An index under construction, a slice of records at a time, so that a
+/// host can spread the work out (a page building a main-thread instance
+/// between keystrokes). [`Index::build`] does it in one go.
+pub struct IndexBuilder {
+    ix: Index,
+    dict: Interner,
+    tok: text::Tokenizer,
+    /// Every token (bigrams too) of every entry, in entry order:
+    /// `toks[tok_start[e]..tok_start[e + 1]]`.
+    toks: Vec<u32>,
+    tok_start: Vec<u32>,
+    /// Entries so far.
+    entry: u32,
+    /// Next record to index.
+    next: usize,
+}
+
+impl IndexBuilder {
+    /// Starts the index of `reg` (allocates, indexes nothing yet).
+    pub fn new(reg: &Registry) -> IndexBuilder {
+        let n = reg.len();
+        let names = reg.name_count();
+        let mut ix = Index::default();
+        let mut tok_start: Vec<u32> = Vec::with_capacity(names + 1);
+        tok_start.push(0);
+        ix.fwd.reserve(reg.name_bytes() / 5);
+        ix.fwd_start.reserve(names + 1);
+        ix.fwd_start.push(0);
+        ix.entry_record.reserve(names);
+        ix.entry_flags.reserve(names);
+        ix.rec_entry_start.reserve(n + 1);
+        ix.display_len.reserve(n);
+        IndexBuilder {
+            ix,
+            // Sizes from the names section: about 0.7 distinct terms and 4
+            // tokens per name, 6 bytes per distinct term.
+            dict: Interner::with_capacity(names, names * 6),
+            tok: text::Tokenizer::default(),
+            toks: Vec::with_capacity(reg.name_bytes() / 4),
+            tok_start,
+            entry: 0,
+            next: 0,
+        }
+    }
+
+    /// Indexes the names of up to `records` more records of `reg` (the
+    /// registry given to [`IndexBuilder::new`]); true when every record is
+    /// done and only [`IndexBuilder::finish`] is left.
+    pub fn step(&mut self, reg: &Registry, records: usize) -> bool {
+        let IndexBuilder {
+            ix,
+            dict,
+            tok,
+            toks,
+            tok_start,
+            entry,
+            next,
+        } = self;
+        let end = reg.len().min(next.saturating_add(records));
+        for r in *next..end {
+            ix.rec_entry_start.push(*entry);
+            let mut display_len = None;
+            for name in reg.names(r) {
+                if display_len.is_none() && name.is_display() {
+                    display_len = Some(name.value.len() as u32);
+                }
+                ix.entry_record.push(r as u32);
+                ix.entry_flags.push(name.type_bits());
+                let e = *entry;
+                tok.for_each(name.value, |t| {
+                    if t.text == "and" {
+                        let w = e as usize / 64;
+                        if ix.entry_and.len() <= w {
+                            ix.entry_and.resize(w + 1, 0);
+                        }
+                        ix.entry_and[w] |= 1 << (e % 64);
+                    }
+                    let id = dict.intern(t.text);
+                    toks.push(id);
+                    if t.kind != TokenKind::Bigram {
+                        ix.fwd.push(id);
+                    }
+                });
+                tok_start.push(toks.len() as u32);
+                ix.fwd_start.push(ix.fwd.len() as u32);
+                *entry += 1;
+            }
+            ix.display_len.push(display_len.unwrap_or(0));
+        }
+        *next = end;
+        end == reg.len()
+    }
+
+    /// Indexes what is left, then sorts the dictionary, writes the
+    /// postings and the filter and facet columns.
+    pub fn finish(mut self, reg: &Registry) -> Index {
+        self.step(reg, usize::MAX);
+        let IndexBuilder {
+            mut ix,
+            dict,
+            mut toks,
+            tok_start,
+            entry,
+            ..
+        } = self;
+        let n = reg.len();
+        ix.rec_entry_start.push(entry);
+        ix.avg_len = if entry == 0 {
+            1.0
+        } else {
+            (ix.fwd.len() as f32 / entry as f32).max(1.0)
+        };
+
+        // Sort the dictionary and renumber.
+        let order = dict.sorted();
+        let nterms = order.len();
+        let mut remap = vec![0u32; nterms];
+        ix.term_start.reserve(nterms + 1);
+        let mut terms = Vec::with_capacity(dict.arena.len());
+        for (new, &old) in order.iter().enumerate() {
+            remap[old as usize] = new as u32;
+            ix.term_start.push(terms.len() as u32);
+            terms.extend_from_slice(dict.get(old));
+        }
+        ix.term_start.push(terms.len() as u32);
+        // Interned terms are whole tokens (valid UTF-8) concatenated.
+        ix.terms = String::from_utf8(terms).unwrap_or_default();
+        drop(dict);
+        drop(order);
+        for t in &mut ix.fwd {
+            *t = remap[*t as usize];
+        }
+        for t in &mut toks {
+            *t = remap[*t as usize];
+        }
+        drop(remap);
+        // Postings by counting sort: count per term, then fill. Entries come
+        // in order, so each list comes out ascending. A term twice in one
+        // name is posted once.
+        let mut last = vec![u32::MAX; nterms];
+        let mut counts = vec![0u32; nterms + 1];
+        for e in 0..entry as usize {
+            for &t in &toks[tok_start[e] as usize..tok_start[e + 1] as usize] {
+                if last[t as usize] != e as u32 {
+                    last[t as usize] = e as u32;
+                    counts[t as usize + 1] += 1;
+                }
+            }
+        }
+        for i in 0..nterms {
+            counts[i + 1] += counts[i];
+        }
+        ix.post_start = counts.clone();
+        ix.postings = vec![0; counts[nterms] as usize];
+        last.fill(u32::MAX);
+        for e in 0..entry as usize {
+            for &t in &toks[tok_start[e] as usize..tok_start[e + 1] as usize] {
+                if last[t as usize] != e as u32 {
+                    last[t as usize] = e as u32;
+                    ix.postings[counts[t as usize] as usize] = e as u32;
+                    counts[t as usize] += 1;
+                }
+            }
+        }
+        drop(toks);
+
+        // Filter and facet columns.
+        let mut code_ids: FxMap<String, u16> = FxMap::default();
+        let mut name_counts: Vec<FxMap<String, usize>> = Vec::new();
+        ix.status.reserve(n);
+        ix.types.reserve(n);
+        ix.continents.reserve(n);
+        ix.rec_country_start.reserve(n + 1);
+        for r in 0..n {
+            ix.status.push(
+                STATUSES
+                    .iter()
+                    .position(|s| *s == reg.status(r))
+                    .unwrap_or(0) as u8,
+            );
+            ix.types.push(reg.types(r).fold(0u16, |m, t| {
+                m | TYPES.iter().position(|x| *x == t).map_or(0, |p| 1 << p)
+            }));
+            ix.rec_country_start.push(ix.rec_countries.len() as u32);
+            let first = ix.rec_countries.len();
+            let mut cont = 0u8;
+            for p in reg.places(r) {
+                let id = match code_ids.get(p.country_code) {
+                    Some(&id) => id,
+                    None => {
+                        let id = code_ids.len() as u16;
+                        code_ids.insert(p.country_code.to_string(), id);
+                        name_counts.push(FxMap::default());
+                        ix.countries.push(Country {
+                            code: p.country_code.to_string(),
+                            title: String::new(),
+                        });
+                        id
+                    }
+                };
+                let counts = &mut name_counts[id as usize];
+                match counts.get_mut(p.country_name) {
+                    Some(c) => *c += 1,
+                    None => {
+                        counts.insert(p.country_name.to_string(), 1);
+                    }
+                }
+                if !ix.rec_countries[first..].contains(&id) {
+                    ix.rec_countries.push(id);
+                }
+                if let Some(c) = p.continent_code
+                    && let Some(k) = CONTINENTS.iter().position(|(code, _)| *code == c)
+                {
+                    cont |= 1 << k;
+                }
+            }
+            ix.continents.push(cont);
+        }
+        ix.rec_country_start.push(ix.rec_countries.len() as u32);
+        for (id, names) in name_counts.into_iter().enumerate() {
+            let mut best: Vec<(&String, &usize)> = names.iter().collect();
+            best.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            if let Some((name, _)) = best.first() {
+                ix.countries[id].title = (*name).clone();
+            }
+            for name in names.keys() {
+                let v = ix.country_names.entry(text::normalize(name)).or_default();
+                if !v.contains(&(id as u16)) {
+                    v.push(id as u16);
+                }
+            }
+        }
+        ix
     }
 }
 

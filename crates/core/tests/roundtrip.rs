@@ -159,3 +159,51 @@ fn an_engine_gains_its_records_without_a_rebuild() {
         full.handle(&requests[0]).json
     );
 }
+
+/// An index built a few records at a time equals the one built at once.
+#[test]
+fn an_index_built_in_steps_equals_one_built_at_once() {
+    use registry_core::search::{Engine, EngineBuilder};
+    let mut sets = vec![common::import_file(&common::demo_path())];
+    if let Some(p) = common::shared("data/registry-v2-sample.json") {
+        sets.push(common::import_file(&p));
+    }
+    for records in sets {
+        let bytes = common::shard_bytes(&records);
+        let once = Engine::new(Registry::from_bytes(&bytes).unwrap());
+        let want = once.index();
+        for slice in [1, 7, 1000] {
+            let mut b = EngineBuilder::new(Registry::from_bytes(&bytes).unwrap());
+            let mut steps = 1;
+            while !b.step(slice) {
+                steps += 1;
+            }
+            assert_eq!(steps, records.len().div_ceil(slice), "slice {slice}");
+            let stepped = b.finish();
+            let ix = stepped.index();
+            assert_eq!(ix.term_count(), want.term_count());
+            for t in 0..ix.term_count() as u32 {
+                assert_eq!(ix.term(t), want.term(t));
+                assert_eq!(ix.postings(t), want.postings(t));
+            }
+            assert_eq!(ix.entries(), want.entries());
+            for e in 0..ix.entries() as u32 {
+                assert_eq!(ix.entry_terms(e), want.entry_terms(e));
+                assert_eq!(ix.entry_has_and(e), want.entry_has_and(e));
+                assert_eq!(ix.entry_record(e), want.entry_record(e));
+            }
+            for r in 0..records.len() as u32 {
+                assert_eq!(ix.display_len(r), want.display_len(r));
+                assert_eq!(ix.record_countries(r), want.record_countries(r));
+            }
+            let none = Default::default();
+            for q in ["univ", "northfield", "nat inst", "東京"] {
+                assert_eq!(
+                    stepped.suggest(q, &none, 10),
+                    once.suggest(q, &none, 10),
+                    "{q}"
+                );
+            }
+        }
+    }
+}

@@ -8,8 +8,8 @@
 #![deny(missing_docs)]
 
 use registry_core::router::encode_component;
-use registry_core::search::Engine;
 use registry_core::search::filters::Version;
+use registry_core::search::{Engine, EngineBuilder};
 use registry_core::{RecordId, RecordV1};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -140,7 +140,10 @@ fn utf16_offset(s: &str, byte: usize) -> usize {
 
 impl Registry {
     fn from_core(registry: registry_core::Registry) -> Registry {
-        let mut engine = Engine::new(registry);
+        Registry::from_engine(Engine::new(registry))
+    }
+
+    fn from_engine(mut engine: Engine) -> Registry {
         engine.set_clock(now_ms);
         Registry { engine }
     }
@@ -339,3 +342,56 @@ impl Registry {
 mod params;
 #[cfg(test)]
 mod tests;
+
+/// A registry indexed a slice at a time, for a page's main thread, where
+/// building the whole index in one task would hold up a keystroke:
+/// `new RegistryBuilder(files)` decodes the files (like `fromFiles`; tens of
+/// milliseconds), `step(ms)` indexes for about that long and tells whether
+/// only `finish()` is left, `finish()` completes the index (about a fifth
+/// of the work) and returns the `Registry`.
+#[wasm_bindgen]
+pub struct RegistryBuilder {
+    inner: Option<EngineBuilder>,
+}
+
+#[wasm_bindgen]
+impl RegistryBuilder {
+    /// Decodes the files of one build (at least summary and names).
+    #[wasm_bindgen(constructor)]
+    pub fn new(files: Vec<js_sys::Uint8Array>) -> Result<RegistryBuilder, JsError> {
+        let owned: Vec<Vec<u8>> = files.iter().map(js_sys::Uint8Array::to_vec).collect();
+        let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let registry = registry_core::Registry::from_files(&slices).map_err(js_err)?;
+        Ok(RegistryBuilder {
+            inner: Some(EngineBuilder::new(registry)),
+        })
+    }
+
+    /// Indexes for about `budget_ms` milliseconds; true when only `finish`
+    /// is left.
+    pub fn step(&mut self, budget_ms: f64) -> Result<bool, JsError> {
+        let b = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| JsError::new("the builder is finished"))?;
+        let start = now_ms();
+        loop {
+            // ~200 records: well under a millisecond.
+            if b.step(200) {
+                return Ok(true);
+            }
+            if now_ms() - start >= budget_ms {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Completes the index and returns the registry.
+    pub fn finish(&mut self) -> Result<Registry, JsError> {
+        let b = self
+            .inner
+            .take()
+            .ok_or_else(|| JsError::new("the builder is finished"))?;
+        Ok(Registry::from_engine(b.finish()))
+    }
+}

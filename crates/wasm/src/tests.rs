@@ -250,3 +250,22 @@ fn bad_options_throw_serde_style_messages() {
     let opts = js_sys::JSON::parse(r#"{"filters": "ab"}"#).unwrap();
     assert!(r.suggest("x", opts).is_err());
 }
+
+#[wasm_bindgen_test]
+fn a_registry_built_in_steps_answers_like_one_built_at_once() {
+    use super::RegistryBuilder;
+    let (_, built, once) = typeahead_only();
+    let files = || vec![js_sys::Uint8Array::from(&built.file(&[Summary, Names])[..])];
+    let mut b = RegistryBuilder::new(files()).unwrap();
+    // A zero budget still makes progress (one slice per call).
+    while !b.step(0.0).unwrap() {}
+    let stepped = b.finish().unwrap();
+    for q in ["Shinonome", "東雲", "inst"] {
+        let a = js_sys::JSON::stringify(&stepped.suggest(q, JsValue::UNDEFINED).unwrap()).unwrap();
+        let w = js_sys::JSON::stringify(&once.suggest(q, JsValue::UNDEFINED).unwrap()).unwrap();
+        assert_eq!(String::from(a), String::from(w), "{q}");
+    }
+    assert!(message(b.finish().err().unwrap().into()).contains("finished"));
+    assert!(message(b.step(1.0).err().unwrap().into()).contains("finished"));
+    assert!(RegistryBuilder::new(vec![js_sys::Uint8Array::from(&b"<html>"[..])]).is_err());
+}

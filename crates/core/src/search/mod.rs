@@ -60,6 +60,40 @@ pub struct Engine {
     advanced: std::sync::OnceLock<crate::advanced::FieldIndex>,
 }
 
+/// An [`Engine`] whose index is built a slice of records at a time
+/// ([`crate::index::IndexBuilder`]), for hosts that must not block for the
+/// whole build (a page's main thread).
+pub struct EngineBuilder {
+    registry: Registry,
+    index: crate::index::IndexBuilder,
+}
+
+impl EngineBuilder {
+    /// Starts indexing `registry`.
+    pub fn new(registry: Registry) -> EngineBuilder {
+        let index = crate::index::IndexBuilder::new(&registry);
+        EngineBuilder { registry, index }
+    }
+
+    /// Indexes the names of up to `records` more records; true when only
+    /// [`EngineBuilder::finish`] is left.
+    pub fn step(&mut self, records: usize) -> bool {
+        self.index.step(&self.registry, records)
+    }
+
+    /// Completes the index (what is left, then the dictionary, postings and
+    /// columns: about a fifth of the whole build).
+    pub fn finish(self) -> Engine {
+        let index = self.index.finish(&self.registry);
+        Engine {
+            registry: self.registry,
+            index,
+            clock: default_clock,
+            advanced: std::sync::OnceLock::new(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
@@ -94,13 +128,7 @@ pub struct Hits {
 impl Engine {
     /// Builds the index of `registry` (tens of milliseconds for 36k records).
     pub fn new(registry: Registry) -> Engine {
-        let index = Index::build(&registry);
-        Engine {
-            registry,
-            index,
-            clock: default_clock,
-            advanced: std::sync::OnceLock::new(),
-        }
+        EngineBuilder::new(registry).finish()
     }
 
     /// Adds the records section (a file of the same build) to an engine
