@@ -17,8 +17,8 @@
 // (inside the input handler, so the suggestions paint in the next frame) and
 // `suggest` resolves from it. Until then, and for queries that need the
 // records (external ids), `suggestNow` returns null and `suggest` asks the
-// Worker. The build runs in idle slices (steps of at most 8 ms; decoding the
-// files is the longest task). `await client.suggestOnMainThread` →
+// Worker. The build runs in idle slices (steps of at most ~8 ms; the longest
+// task is decompressing the names file). `await client.suggestOnMainThread` →
 // `{buildMs, cpuMs, longestTaskMs, slices, memoryBytes, bytes}` once ready
 // (null if unavailable); `suggestReady()` is the same for the page's
 // first client with the option, e.g. for tests.
@@ -137,8 +137,8 @@ export class RegistryClient {
       while (performance.now() - this.#lastSuggest < 1000 && performance.now() - since < 30_000);
       if (this.#closed) return null;
       // Then in slices, one per idle period, so that no task holds up a
-      // keystroke for long: decoding (one task of tens of ms), indexing in
-      // steps of at most 8 ms, finishing the index (about a fifth of it).
+      // keystroke for long: steps of at most ~8 ms, except the pieces that
+      // cannot be cut (decompressing the names file is the longest).
       const started = performance.now();
       let cpuMs = 0;
       let longestTaskMs = 0;
@@ -151,24 +151,18 @@ export class RegistryClient {
         return v;
       };
       const builder = timed(() => new RegistryBuilder(files));
-      const decodeMs = cpuMs;
       let slices = 1;
       for (let left = await idle(100); !timed(() => builder.step(Math.min(8, Math.max(1, left - 1)))); left = await idle(100)) {
         if (this.#closed) return builder.free(), null;
         slices++;
       }
-      await idle(100);
-      const beforeFinish = cpuMs;
       this.#main = timed(() => builder.finish());
-      const finishMs = cpuMs - beforeFinish;
       builder.free();
       // memoryBytes: this instance's whole wasm memory (a high-water mark, decode peak included).
       const ready = {
         buildMs: performance.now() - started,
         cpuMs,
         longestTaskMs,
-        decodeMs,
-        finishMs,
         slices,
         memoryBytes: memory.buffer.byteLength,
         bytes: files.reduce((n, f) => n + f.length, 0),

@@ -153,7 +153,7 @@ if (process.env.VERBOSE) console.log(raw.sort((a, b) => (b.paint ?? 1e9) - (a.pa
 console.log(`data: ${release}`);
 console.log(
   mainThread
-    ? `main-thread suggest instance: built in ${mainThread.cpuMs.toFixed(1)} ms of main-thread work over ${mainThread.buildMs.toFixed(0)} ms, ${mainThread.slices} idle slices, longest task ${mainThread.longestTaskMs.toFixed(1)} ms (decode ${mainThread.decodeMs.toFixed(1)}, finish ${mainThread.finishMs.toFixed(1)}), wasm memory ${(mainThread.memoryBytes / 2 ** 20).toFixed(1)} MiB, from ${mainThread.bytes} B of shard files`
+    ? `main-thread suggest instance: built in ${mainThread.cpuMs.toFixed(1)} ms of main-thread work over ${mainThread.buildMs.toFixed(0)} ms, ${mainThread.slices} idle slices, longest task ${mainThread.longestTaskMs.toFixed(1)} ms, wasm memory ${(mainThread.memoryBytes / 2 ** 20).toFixed(1)} MiB, from ${mainThread.bytes} B of shard files`
     : "main-thread suggest instance: not ready (suggestions came from the Worker)",
 );
 console.log(line("keystroke-to-input-handler (browser's input delivery)", raw.map((s) => s.handler)));

@@ -522,6 +522,7 @@ pub struct IndexBuilder {
     entry: u32,
     /// Next record to index.
     next: usize,
+    phase: Phase,
 }
 
 impl IndexBuilder {
@@ -549,13 +550,49 @@ impl IndexBuilder {
             tok_start,
             entry: 0,
             next: 0,
+            phase: Phase::Records,
         }
     }
 
-    /// Indexes the names of up to `records` more records of `reg` (the
-    /// registry given to [`IndexBuilder::new`]); true when every record is
-    /// done and only [`IndexBuilder::finish`] is left.
+    /// Does the next piece of work on the index of `reg` (the registry given
+    /// to [`IndexBuilder::new`]): the names of up to `records` more records,
+    /// or, once they are all done, one of the final passes (dictionary,
+    /// postings, filter columns; each a few milliseconds for the full
+    /// data). True when only [`IndexBuilder::finish`] is left, which is then
+    /// immediate.
     pub fn step(&mut self, reg: &Registry, records: usize) -> bool {
+        match self.phase {
+            Phase::Records => {
+                if self.index_records(reg, records) {
+                    self.phase = Phase::Dictionary;
+                }
+            }
+            Phase::Dictionary => {
+                self.sort_dictionary();
+                self.phase = Phase::Postings;
+            }
+            Phase::Postings => {
+                self.write_postings();
+                self.phase = Phase::Columns;
+            }
+            Phase::Columns => {
+                self.write_columns(reg);
+                self.phase = Phase::Done;
+            }
+            Phase::Done => {}
+        }
+        self.phase == Phase::Done
+    }
+
+    /// Does what is left and returns the index.
+    pub fn finish(mut self, reg: &Registry) -> Index {
+        while !self.step(reg, usize::MAX) {}
+        self.ix
+    }
+
+    /// Indexes the names of up to `records` more records; true when every
+    /// record is done.
+    fn index_records(&mut self, reg: &Registry, records: usize) -> bool {
         let IndexBuilder {
             ix,
             dict,
@@ -564,6 +601,7 @@ impl IndexBuilder {
             tok_start,
             entry,
             next,
+            ..
         } = self;
         let end = reg.len().min(next.saturating_add(records));
         for r in *next..end {
@@ -597,30 +635,22 @@ impl IndexBuilder {
             ix.display_len.push(display_len.unwrap_or(0));
         }
         *next = end;
-        end == reg.len()
-    }
-
-    /// Indexes what is left, then sorts the dictionary, writes the
-    /// postings and the filter and facet columns.
-    pub fn finish(mut self, reg: &Registry) -> Index {
-        self.step(reg, usize::MAX);
-        let IndexBuilder {
-            mut ix,
-            dict,
-            mut toks,
-            tok_start,
-            entry,
-            ..
-        } = self;
-        let n = reg.len();
-        ix.rec_entry_start.push(entry);
-        ix.avg_len = if entry == 0 {
+        if end < reg.len() {
+            return false;
+        }
+        ix.rec_entry_start.push(*entry);
+        ix.avg_len = if *entry == 0 {
             1.0
         } else {
-            (ix.fwd.len() as f32 / entry as f32).max(1.0)
+            (ix.fwd.len() as f32 / *entry as f32).max(1.0)
         };
+        true
+    }
 
-        // Sort the dictionary and renumber.
+    /// Sorts the dictionary and renumbers the terms.
+    fn sort_dictionary(&mut self) {
+        let dict = std::mem::replace(&mut self.dict, Interner::with_capacity(0, 0));
+        let ix = &mut self.ix;
         let order = dict.sorted();
         let nterms = order.len();
         let mut remap = vec![0u32; nterms];
@@ -639,10 +669,18 @@ impl IndexBuilder {
         for t in &mut ix.fwd {
             *t = remap[*t as usize];
         }
-        for t in &mut toks {
+        for t in &mut self.toks {
             *t = remap[*t as usize];
         }
         drop(remap);
+    }
+
+    /// Writes the postings (and frees the token lists).
+    fn write_postings(&mut self) {
+        let toks = std::mem::take(&mut self.toks);
+        let tok_start = std::mem::take(&mut self.tok_start);
+        let (ix, entry) = (&mut self.ix, self.entry);
+        let nterms = ix.term_count();
         // Postings by counting sort: count per term, then fill. Entries come
         // in order, so each list comes out ascending. A term twice in one
         // name is posted once.
@@ -672,7 +710,12 @@ impl IndexBuilder {
             }
         }
         drop(toks);
+    }
 
+    /// Writes the filter and facet columns.
+    fn write_columns(&mut self, reg: &Registry) {
+        let n = reg.len();
+        let ix = &mut self.ix;
         // Filter and facet columns.
         let mut code_ids: FxMap<String, u16> = FxMap::default();
         let mut name_counts: Vec<FxMap<String, usize>> = Vec::new();
@@ -739,8 +782,17 @@ impl IndexBuilder {
                 }
             }
         }
-        ix
     }
+}
+
+/// Where an [`IndexBuilder`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Records,
+    Dictionary,
+    Postings,
+    Columns,
+    Done,
 }
 
 /// First `i` in `0..n` for which `pred(i)` is false (pred must be monotone).

@@ -107,42 +107,9 @@ impl Registry {
         let mut info: Option<ShardInfo> = None;
         let mut raw: Vec<(SectionKind, Vec<u8>)> = Vec::new();
         for bytes in files {
-            let file = read_file(bytes)?;
-            check_same_build(&mut info, &file.info)?;
-            for (kind, data) in file.sections {
-                if raw.iter().any(|(k, _)| *k == kind) {
-                    return Err(ShardError::DuplicateSection { section: kind });
-                }
-                raw.push((kind, data));
-            }
+            read_into(bytes, &mut info, &mut raw)?;
         }
-        let info = info.ok_or(ShardError::MissingSection {
-            section: SectionKind::Summary,
-        })?;
-        let mut take = |kind| {
-            raw.iter()
-                .position(|(k, _)| *k == kind)
-                .map(|p| raw.swap_remove(p).1)
-        };
-        let summary_bytes = take(SectionKind::Summary).ok_or(ShardError::MissingSection {
-            section: SectionKind::Summary,
-        })?;
-        let names_bytes = take(SectionKind::Names).ok_or(ShardError::MissingSection {
-            section: SectionKind::Names,
-        })?;
-        let records_bytes = take(SectionKind::Records);
-        let summary = sections::decode_summary(&summary_bytes, info.record_count)?;
-        let names = sections::decode_names(names_bytes, info.record_count)?;
-        let mut registry = Registry {
-            info,
-            summary,
-            names,
-            records: None,
-        };
-        if let Some(bytes) = records_bytes {
-            registry.records = Some(sections::decode_records(bytes, &registry.summary)?);
-        }
-        Ok(registry)
+        assemble(info, raw)
     }
 
     /// Adds the records section from a file of the same build (lazy mode).
@@ -313,6 +280,102 @@ impl Registry {
     /// records section. Allocates nothing.
     pub fn for_each_external_id(&self, i: usize, f: impl FnMut(&str)) -> Result<(), ShardError> {
         sections::for_each_external_id(i, self.records_section()?, f)
+    }
+}
+
+/// Checks and decompresses one file of a build into `raw`, refusing a
+/// file of another build or a section given twice.
+fn read_into(
+    bytes: &[u8],
+    info: &mut Option<ShardInfo>,
+    raw: &mut Vec<(SectionKind, Vec<u8>)>,
+) -> Result<(), ShardError> {
+    let file = read_file(bytes)?;
+    check_same_build(info, &file.info)?;
+    for (kind, data) in file.sections {
+        if raw.iter().any(|(k, _)| *k == kind) {
+            return Err(ShardError::DuplicateSection { section: kind });
+        }
+        raw.push((kind, data));
+    }
+    Ok(())
+}
+
+/// Decodes the sections read from the files of one build.
+fn assemble(
+    info: Option<ShardInfo>,
+    mut raw: Vec<(SectionKind, Vec<u8>)>,
+) -> Result<Registry, ShardError> {
+    let info = info.ok_or(ShardError::MissingSection {
+        section: SectionKind::Summary,
+    })?;
+    let mut take = |kind| {
+        raw.iter()
+            .position(|(k, _)| *k == kind)
+            .map(|p| raw.swap_remove(p).1)
+    };
+    let summary_bytes = take(SectionKind::Summary).ok_or(ShardError::MissingSection {
+        section: SectionKind::Summary,
+    })?;
+    let names_bytes = take(SectionKind::Names).ok_or(ShardError::MissingSection {
+        section: SectionKind::Names,
+    })?;
+    let records_bytes = take(SectionKind::Records);
+    let summary = sections::decode_summary(&summary_bytes, info.record_count)?;
+    let names = sections::decode_names(names_bytes, info.record_count)?;
+    let mut registry = Registry {
+        info,
+        summary,
+        names,
+        records: None,
+    };
+    if let Some(bytes) = records_bytes {
+        registry.records = Some(sections::decode_records(bytes, &registry.summary)?);
+    }
+    Ok(registry)
+}
+
+/// [`Registry::from_files`] a file at a time, for hosts that spread the
+/// work out (a page's main thread): each [`RegistryLoader::step`] checks
+/// and decompresses one file, [`RegistryLoader::finish`] decodes the
+/// sections.
+pub struct RegistryLoader {
+    files: Vec<Vec<u8>>,
+    next: usize,
+    info: Option<ShardInfo>,
+    raw: Vec<(SectionKind, Vec<u8>)>,
+}
+
+impl RegistryLoader {
+    /// Takes the files of one build (at least summary and names). Only
+    /// their headers are read here, so a file that is no shard at all is
+    /// refused at once.
+    pub fn new(files: Vec<Vec<u8>>) -> Result<RegistryLoader, ShardError> {
+        for f in &files {
+            crate::shard::read_header(f)?;
+        }
+        Ok(RegistryLoader {
+            files,
+            next: 0,
+            info: None,
+            raw: Vec::new(),
+        })
+    }
+
+    /// Checks and decompresses the next file; true when every file is read.
+    pub fn step(&mut self) -> Result<bool, ShardError> {
+        if let Some(bytes) = self.files.get_mut(self.next) {
+            let bytes = std::mem::take(bytes);
+            self.next += 1;
+            read_into(&bytes, &mut self.info, &mut self.raw)?;
+        }
+        Ok(self.next == self.files.len())
+    }
+
+    /// Reads what is left and decodes the sections.
+    pub fn finish(mut self) -> Result<Registry, ShardError> {
+        while !self.step()? {}
+        assemble(self.info, self.raw)
     }
 }
 

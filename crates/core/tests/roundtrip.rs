@@ -178,7 +178,9 @@ fn an_index_built_in_steps_equals_one_built_at_once() {
             while !b.step(slice) {
                 steps += 1;
             }
-            assert_eq!(steps, records.len().div_ceil(slice), "slice {slice}");
+            // A step per slice of records, then the dictionary, postings and
+            // columns passes.
+            assert_eq!(steps, records.len().div_ceil(slice) + 3, "slice {slice}");
             let stepped = b.finish();
             let ix = stepped.index();
             assert_eq!(ix.term_count(), want.term_count());
@@ -206,4 +208,46 @@ fn an_index_built_in_steps_equals_one_built_at_once() {
             }
         }
     }
+}
+
+/// Loading a file per step gives the registry `from_files` gives, and the
+/// same errors.
+#[test]
+fn a_registry_loaded_a_file_at_a_time_equals_one_loaded_at_once() {
+    use registry_core::registry::RegistryLoader;
+    use registry_core::shard::SectionKind::*;
+    let records = common::import_file(&common::demo_path());
+    let built = registry_core::shard::build(&records, "t", 0, &common::Zstd).unwrap();
+    let files = vec![built.file(&[Summary]), built.file(&[Names])];
+    let once = Registry::from_files(&[&files[0], &files[1]]).unwrap();
+    let mut loader = RegistryLoader::new(files.clone()).unwrap();
+    assert!(!loader.step().unwrap());
+    assert!(loader.step().unwrap());
+    let stepped = loader.finish().unwrap();
+    assert_eq!(stepped.len(), once.len());
+    for i in 0..once.len() {
+        assert_eq!(stepped.summary(i), once.summary(i));
+        assert!(
+            stepped
+                .names(i)
+                .map(|n| n.value)
+                .eq(once.names(i).map(|n| n.value))
+        );
+    }
+    assert!(matches!(
+        RegistryLoader::new(vec![b"<html>".to_vec()]),
+        Err(registry_core::ShardError::NotAShard { .. })
+    ));
+    let other = registry_core::shard::build(&records[1..], "t", 0, &common::Zstd).unwrap();
+    let mut mixed = RegistryLoader::new(vec![files[0].clone(), other.file(&[Names])]).unwrap();
+    assert!(matches!(
+        mixed.step().and_then(|_| mixed.step()),
+        Err(registry_core::ShardError::MixedBuilds { .. })
+    ));
+    assert!(matches!(
+        RegistryLoader::new(vec![files[1].clone()])
+            .unwrap()
+            .finish(),
+        Err(registry_core::ShardError::MissingSection { section: Summary })
+    ));
 }

@@ -343,41 +343,67 @@ mod params;
 #[cfg(test)]
 mod tests;
 
-/// A registry indexed a slice at a time, for a page's main thread, where
-/// building the whole index in one task would hold up a keystroke:
-/// `new RegistryBuilder(files)` decodes the files (like `fromFiles`; tens of
-/// milliseconds), `step(ms)` indexes for about that long and tells whether
-/// only `finish()` is left, `finish()` completes the index (about a fifth
-/// of the work) and returns the `Registry`.
+/// A registry loaded and indexed a slice at a time, for a page's main
+/// thread, where doing it all in one task would hold up a keystroke:
+/// `new RegistryBuilder(files)` only reads the headers, each `step(ms)`
+/// works for about that long (at least one piece: checking and
+/// decompressing one file, decoding the sections, indexing ~200 records, or
+/// one of the final index passes) and tells whether only `finish()` is
+/// left; `finish()` returns the `Registry`.
 #[wasm_bindgen]
 pub struct RegistryBuilder {
-    inner: Option<EngineBuilder>,
+    state: Option<Building>,
+}
+
+enum Building {
+    Loading(registry_core::registry::RegistryLoader),
+    Indexing(EngineBuilder),
+    Done(EngineBuilder),
 }
 
 #[wasm_bindgen]
 impl RegistryBuilder {
-    /// Decodes the files of one build (at least summary and names).
+    /// Takes the files of one build (at least summary and names).
     #[wasm_bindgen(constructor)]
     pub fn new(files: Vec<js_sys::Uint8Array>) -> Result<RegistryBuilder, JsError> {
         let owned: Vec<Vec<u8>> = files.iter().map(js_sys::Uint8Array::to_vec).collect();
-        let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let registry = registry_core::Registry::from_files(&slices).map_err(js_err)?;
+        let loader = registry_core::registry::RegistryLoader::new(owned).map_err(js_err)?;
         Ok(RegistryBuilder {
-            inner: Some(EngineBuilder::new(registry)),
+            state: Some(Building::Loading(loader)),
         })
     }
 
-    /// Indexes for about `budget_ms` milliseconds; true when only `finish`
-    /// is left.
+    /// Works for about `budget_ms` milliseconds; true when only `finish` is
+    /// left. An error (a damaged file) ends the builder.
     pub fn step(&mut self, budget_ms: f64) -> Result<bool, JsError> {
-        let b = self
-            .inner
-            .as_mut()
-            .ok_or_else(|| JsError::new("the builder is finished"))?;
         let start = now_ms();
         loop {
-            // ~200 records: well under a millisecond.
-            if b.step(200) {
+            let state = self
+                .state
+                .take()
+                .ok_or_else(|| JsError::new("the builder is finished"))?;
+            let next = match state {
+                Building::Loading(mut loader) => {
+                    if loader.step().map_err(js_err)? {
+                        let registry = loader.finish().map_err(js_err)?;
+                        Building::Indexing(EngineBuilder::new(registry))
+                    } else {
+                        Building::Loading(loader)
+                    }
+                }
+                // ~200 records: well under a millisecond.
+                Building::Indexing(mut b) => {
+                    if b.step(200) {
+                        Building::Done(b)
+                    } else {
+                        Building::Indexing(b)
+                    }
+                }
+                done @ Building::Done(_) => done,
+            };
+            let done = matches!(next, Building::Done(_));
+            self.state = Some(next);
+            if done {
                 return Ok(true);
             }
             if now_ms() - start >= budget_ms {
@@ -386,12 +412,12 @@ impl RegistryBuilder {
         }
     }
 
-    /// Completes the index and returns the registry.
+    /// Does whatever `step` has not done yet and returns the registry.
     pub fn finish(&mut self) -> Result<Registry, JsError> {
-        let b = self
-            .inner
-            .take()
-            .ok_or_else(|| JsError::new("the builder is finished"))?;
-        Ok(Registry::from_engine(b.finish()))
+        while !self.step(f64::INFINITY)? {}
+        match self.state.take() {
+            Some(Building::Done(b)) => Ok(Registry::from_engine(b.finish())),
+            _ => Err(JsError::new("the builder is finished")),
+        }
     }
 }

@@ -195,34 +195,38 @@ fn bad_options_throw_serde_style_messages() {
         let params = js_sys::JSON::parse(json).unwrap();
         message(r.search(params).err().unwrap().into())
     };
-    assert_eq!(
-        search_error(r#"{"query": "x", "page": 1.5}"#),
-        "Error: invalid type: floating point `1.5`, expected u32"
-    );
-    assert_eq!(
-        search_error(r#"{"query": "x", "page": -1}"#),
-        "Error: invalid type: floating point `-1.0`, expected u32"
-    );
-    assert_eq!(
-        search_error(r#"{"query": "x", "page": 1e21}"#),
-        "Error: invalid type: floating point `1000000000000000000000.0`, expected u32"
-    );
-    assert_eq!(
-        search_error(r#"{"query": "x", "page": 5000000000}"#),
-        "Error: invalid value: integer `5000000000`, expected u32"
-    );
-    assert_eq!(
-        search_error(r#"{"query": "x", "page": "2"}"#),
-        r#"Error: invalid type: string "2", expected u32"#
-    );
-    assert_eq!(
-        search_error(r#"{"allStatus": "yes"}"#),
-        r#"Error: invalid type: string "yes", expected a boolean"#
-    );
-    assert_eq!(
-        search_error(r#"{"query": 3}"#),
-        "Error: invalid type: floating point `3.0`, expected a string"
-    );
+    for (params, want) in [
+        (
+            r#"{"query": "x", "page": 1.5}"#,
+            "Error: invalid type: floating point `1.5`, expected u32",
+        ),
+        (
+            r#"{"query": "x", "page": -1}"#,
+            "Error: invalid type: floating point `-1.0`, expected u32",
+        ),
+        (
+            r#"{"query": "x", "page": 1e21}"#,
+            "Error: invalid type: floating point `1000000000000000000000.0`, expected u32",
+        ),
+        (
+            r#"{"query": "x", "page": 5000000000}"#,
+            "Error: invalid value: integer `5000000000`, expected u32",
+        ),
+        (
+            r#"{"query": "x", "page": "2"}"#,
+            r#"Error: invalid type: string "2", expected u32"#,
+        ),
+        (
+            r#"{"allStatus": "yes"}"#,
+            r#"Error: invalid type: string "yes", expected a boolean"#,
+        ),
+        (
+            r#"{"query": 3}"#,
+            "Error: invalid type: floating point `3.0`, expected a string",
+        ),
+    ] {
+        assert_eq!(search_error(params), want, "{params}");
+    }
     assert_eq!(
         message(r.search(JsValue::UNDEFINED).err().unwrap().into()),
         "Error: invalid type: unit value, expected struct ListParams"
@@ -268,4 +272,11 @@ fn a_registry_built_in_steps_answers_like_one_built_at_once() {
     assert!(message(b.finish().err().unwrap().into()).contains("finished"));
     assert!(message(b.step(1.0).err().unwrap().into()).contains("finished"));
     assert!(RegistryBuilder::new(vec![js_sys::Uint8Array::from(&b"<html>"[..])]).is_err());
+    // A damaged section is found by the step that reads it, and ends the builder.
+    let mut damaged = built.file(&[Summary, Names]);
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    let mut b = RegistryBuilder::new(vec![js_sys::Uint8Array::from(&damaged[..])]).unwrap();
+    assert!(message(b.step(1.0).err().unwrap().into()).contains("corrupted"));
+    assert!(message(b.finish().err().unwrap().into()).contains("finished"));
 }

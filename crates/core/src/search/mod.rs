@@ -75,14 +75,14 @@ impl EngineBuilder {
         EngineBuilder { registry, index }
     }
 
-    /// Indexes the names of up to `records` more records; true when only
-    /// [`EngineBuilder::finish`] is left.
+    /// The next piece of indexing: up to `records` more records, or one of
+    /// the final passes ([`crate::index::IndexBuilder::step`]); true when
+    /// only [`EngineBuilder::finish`] is left.
     pub fn step(&mut self, records: usize) -> bool {
         self.index.step(&self.registry, records)
     }
 
-    /// Completes the index (what is left, then the dictionary, postings and
-    /// columns: about a fifth of the whole build).
+    /// Completes the index (whatever `step` has not done yet).
     pub fn finish(self) -> Engine {
         let index = self.index.finish(&self.registry);
         Engine {
