@@ -290,7 +290,15 @@ fn read_into(
     info: &mut Option<ShardInfo>,
     raw: &mut Vec<(SectionKind, Vec<u8>)>,
 ) -> Result<(), ShardError> {
-    let file = read_file(bytes)?;
+    merge(read_file(bytes)?, info, raw)
+}
+
+/// Adds a read file's sections to `raw` (see [`read_into`]).
+fn merge(
+    file: crate::shard::ShardFile,
+    info: &mut Option<ShardInfo>,
+    raw: &mut Vec<(SectionKind, Vec<u8>)>,
+) -> Result<(), ShardError> {
     check_same_build(info, &file.info)?;
     for (kind, data) in file.sections {
         if raw.iter().any(|(k, _)| *k == kind) {
@@ -335,13 +343,15 @@ fn assemble(
     Ok(registry)
 }
 
-/// [`Registry::from_files`] a file at a time, for hosts that spread the
-/// work out (a page's main thread): each [`RegistryLoader::step`] checks
-/// and decompresses one file, [`RegistryLoader::finish`] decodes the
+/// [`Registry::from_files`] a piece at a time, for hosts that spread the
+/// work out (a page's main thread): each [`RegistryLoader::step`]
+/// decompresses about a given number of bytes
+/// ([`crate::shard::FileReader`]), [`RegistryLoader::finish`] decodes the
 /// sections.
 pub struct RegistryLoader {
     files: Vec<Vec<u8>>,
     next: usize,
+    current: Option<crate::shard::FileReader>,
     info: Option<ShardInfo>,
     raw: Vec<(SectionKind, Vec<u8>)>,
 }
@@ -357,24 +367,36 @@ impl RegistryLoader {
         Ok(RegistryLoader {
             files,
             next: 0,
+            current: None,
             info: None,
             raw: Vec::new(),
         })
     }
 
-    /// Checks and decompresses the next file; true when every file is read.
-    pub fn step(&mut self) -> Result<bool, ShardError> {
-        if let Some(bytes) = self.files.get_mut(self.next) {
-            let bytes = std::mem::take(bytes);
-            self.next += 1;
-            read_into(&bytes, &mut self.info, &mut self.raw)?;
+    /// Reads on, about `budget` decompressed bytes; true when every file is
+    /// read.
+    pub fn step(&mut self, budget: usize) -> Result<bool, ShardError> {
+        let mut reader = match self.current.take() {
+            Some(r) => r,
+            None => match self.files.get_mut(self.next) {
+                Some(bytes) => {
+                    self.next += 1;
+                    crate::shard::FileReader::new(std::mem::take(bytes))?
+                }
+                None => return Ok(true),
+            },
+        };
+        if reader.step(budget)? {
+            merge(reader.finish()?, &mut self.info, &mut self.raw)?;
+        } else {
+            self.current = Some(reader);
         }
-        Ok(self.next == self.files.len())
+        Ok(self.current.is_none() && self.next == self.files.len())
     }
 
     /// Reads what is left and decodes the sections.
     pub fn finish(mut self) -> Result<Registry, ShardError> {
-        while !self.step()? {}
+        while !self.step(usize::MAX)? {}
         assemble(self.info, self.raw)
     }
 }

@@ -224,3 +224,51 @@ fn reopening_a_file_gives_identical_section_files() {
     damaged[last] ^= 1;
     assert!(shard::reopen(&damaged).is_err());
 }
+
+/// The step-wise reader (`FileReader`, used to load a page's main-thread
+/// instance in slices) agrees with `read_file` on intact files and on
+/// damaged zstd streams whose stored checksum was recomputed: same
+/// sections, or both an error; never a panic.
+#[test]
+fn the_stepwise_reader_agrees_with_read_file_on_hostile_zstd_streams() {
+    let built = shard::build(&demo(), "t", 0, &common::Zstd).unwrap();
+    let read_in_steps = |bytes: &[u8]| {
+        let mut r = shard::FileReader::new(bytes.to_vec())?;
+        while !r.step(700)? {}
+        r.finish()
+    };
+    let intact = built.full_file();
+    let (a, b) = (
+        shard::read_file(&intact).unwrap(),
+        read_in_steps(&intact).unwrap(),
+    );
+    assert_eq!(a.sections, b.sections);
+    let mut rng = common::Rng(0x2545_F491_4F6C_DD1D);
+    let (mut both_err, mut both_ok) = (0, 0);
+    for round in 0..600 {
+        let mut b = built.clone();
+        let s = &mut b.sections[round % 3];
+        let at = (rng.next() as usize) % s.stored.len();
+        match rng.next() % 3 {
+            0 => s.stored[at] = rng.next() as u8,
+            1 => s.stored.truncate(at),
+            _ => s.stored.insert(at, rng.next() as u8),
+        }
+        s.entry.stored_len = s.stored.len() as u64;
+        s.entry.stored_crc = common::crc32_reference(&s.stored);
+        let file = b.full_file();
+        match (shard::read_file(&file), read_in_steps(&file)) {
+            (Ok(x), Ok(y)) => {
+                assert_eq!(x.sections, y.sections, "round {round}");
+                both_ok += 1;
+            }
+            (Err(_), Err(_)) => both_err += 1,
+            (x, y) => panic!(
+                "round {round}: read_file {:?} vs steps {:?}",
+                x.err(),
+                y.err()
+            ),
+        }
+    }
+    assert!(both_err > 400, "{both_err} errors, {both_ok} harmless");
+}

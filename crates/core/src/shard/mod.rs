@@ -320,7 +320,7 @@ pub struct ShardInfo {
 }
 
 /// One section's entry in the header.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SectionEntry {
     /// Kind.
     pub kind: SectionKind,
@@ -596,7 +596,30 @@ pub fn read_header(bytes: &[u8]) -> Result<(ShardInfo, Vec<SectionEntry>, usize)
 /// Parses and verifies a file: header, checksums, decompression.
 pub fn read_file(bytes: &[u8]) -> Result<ShardFile, ShardError> {
     let (info, entries, mut pos) = read_header(bytes)?;
-    let total: u64 = pos as u64 + entries.iter().map(|e| e.stored_len).sum::<u64>();
+    check_length(bytes, &entries, pos)?;
+    let mut sections = Vec::new();
+    for e in &entries {
+        let stored = &bytes[pos..pos + e.stored_len as usize];
+        pos += e.stored_len as usize;
+        check_stored(e, stored)?;
+        let raw = decompress(e, stored)?;
+        check_raw(e, &raw)?;
+        sections.push((e.kind, raw));
+    }
+    Ok(ShardFile {
+        info,
+        entries,
+        sections,
+    })
+}
+
+/// The file holds exactly the header and the sections its table lists.
+fn check_length(
+    bytes: &[u8],
+    entries: &[SectionEntry],
+    header_end: usize,
+) -> Result<(), ShardError> {
+    let total: u64 = header_end as u64 + entries.iter().map(|e| e.stored_len).sum::<u64>();
     if (bytes.len() as u64) < total {
         return Err(ShardError::Truncated {
             expected: total,
@@ -608,34 +631,134 @@ pub fn read_file(bytes: &[u8]) -> Result<ShardFile, ShardError> {
             extra: bytes.len() as u64 - total,
         });
     }
-    let mut sections = Vec::new();
-    for e in &entries {
-        let stored = &bytes[pos..pos + e.stored_len as usize];
-        pos += e.stored_len as usize;
-        let found = crc32(stored);
-        if found != e.stored_crc {
-            return Err(ShardError::SectionChecksum {
-                section: e.kind,
-                expected: e.stored_crc,
-                found,
-            });
-        }
-        let raw = decompress(e, stored)?;
-        let found = crc32(&raw);
-        if found != e.raw_crc {
-            return Err(ShardError::SectionChecksum {
-                section: e.kind,
-                expected: e.raw_crc,
-                found,
-            });
-        }
-        sections.push((e.kind, raw));
+    Ok(())
+}
+
+fn check_crc(e: &SectionEntry, data: &[u8], expected: u32) -> Result<(), ShardError> {
+    let found = crc32(data);
+    if found != expected {
+        return Err(ShardError::SectionChecksum {
+            section: e.kind,
+            expected,
+            found,
+        });
     }
-    Ok(ShardFile {
-        info,
-        entries,
-        sections,
-    })
+    Ok(())
+}
+
+fn check_stored(e: &SectionEntry, stored: &[u8]) -> Result<(), ShardError> {
+    check_crc(e, stored, e.stored_crc)
+}
+
+fn check_raw(e: &SectionEntry, raw: &[u8]) -> Result<(), ShardError> {
+    check_crc(e, raw, e.raw_crc)
+}
+
+/// [`read_file`] a piece at a time, for hosts that spread the work out (a
+/// page's main thread): each [`FileReader::step`] decompresses about a
+/// given number of bytes. Same checks, same result.
+pub struct FileReader {
+    bytes: Vec<u8>,
+    info: ShardInfo,
+    entries: Vec<SectionEntry>,
+    /// The section being read, and where its stored bytes start.
+    at: usize,
+    pos: usize,
+    /// A zstd section under way: decoder, bytes of input used, output.
+    zstd: Option<(ruzstd::decoding::FrameDecoder, usize, Vec<u8>)>,
+    sections: Vec<(SectionKind, Vec<u8>)>,
+}
+
+impl FileReader {
+    /// Reads and checks the header and the file's length.
+    pub fn new(bytes: Vec<u8>) -> Result<FileReader, ShardError> {
+        let (info, entries, pos) = read_header(&bytes)?;
+        check_length(&bytes, &entries, pos)?;
+        Ok(FileReader {
+            bytes,
+            info,
+            entries,
+            at: 0,
+            pos,
+            zstd: None,
+            sections: Vec::new(),
+        })
+    }
+
+    /// Reads on, about `budget` decompressed bytes (at least one zstd block,
+    /// or one whole stored section); true when every section is read.
+    pub fn step(&mut self, budget: usize) -> Result<bool, ShardError> {
+        let Some(e) = self.entries.get(self.at).copied() else {
+            return Ok(true);
+        };
+        let stored = &self.bytes[self.pos..self.pos + e.stored_len as usize];
+        let fail = |reason: &str| ShardError::Decompress {
+            section: e.kind,
+            reason: reason.into(),
+        };
+        let state = match self.zstd.take() {
+            Some(state) => state,
+            None => {
+                check_stored(&e, stored)?;
+                match e.codec {
+                    Codec::Stored => return self.section_done(e, stored.to_vec()),
+                    Codec::Zstd => {
+                        let mut input = stored;
+                        let mut decoder = ruzstd::decoding::FrameDecoder::new();
+                        decoder
+                            .init(&mut input)
+                            .map_err(|_| fail("not a valid zstd frame"))?;
+                        let used = stored.len() - input.len();
+                        (decoder, used, Vec::with_capacity(e.raw_len as usize))
+                    }
+                }
+            }
+        };
+        let (mut decoder, used, mut out) = state;
+        let mut input = &stored[used..];
+        let finished = decoder
+            .decode_blocks(
+                &mut input,
+                ruzstd::decoding::BlockDecodingStrategy::UptoBytes(budget.max(1)),
+            )
+            .map_err(|_| fail("not a valid zstd stream"))?;
+        let used = stored.len() - input.len();
+        if let Some(chunk) = decoder.collect() {
+            out.extend_from_slice(&chunk);
+        }
+        if out.len() as u64 > e.raw_len {
+            return Err(fail("more bytes than the header says"));
+        }
+        if !finished {
+            self.zstd = Some((decoder, used, out));
+            return Ok(false);
+        }
+        if used != stored.len() {
+            return Err(fail("bytes after the zstd frame"));
+        }
+        if out.len() as u64 != e.raw_len {
+            return Err(fail("fewer bytes than the header says"));
+        }
+        self.section_done(e, out)
+    }
+
+    fn section_done(&mut self, e: SectionEntry, raw: Vec<u8>) -> Result<bool, ShardError> {
+        check_raw(&e, &raw)?;
+        self.sections.push((e.kind, raw));
+        self.pos += e.stored_len as usize;
+        self.at += 1;
+        Ok(self.at == self.entries.len())
+    }
+
+    /// Reads what is left.
+    pub fn finish(mut self) -> Result<ShardFile, ShardError> {
+        while !self.step(usize::MAX)? {}
+        Ok(ShardFile {
+            info: self.info,
+            entries: self.entries,
+            sections: self.sections,
+        })
+    }
 }
 
 fn decompress(e: &SectionEntry, stored: &[u8]) -> Result<Vec<u8>, ShardError> {
