@@ -76,16 +76,20 @@ async function installed(page, release) {
 
 const dataCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith("registry-data-")));
 
-/** Asks the service worker to look for a release now; resolves to its answer. */
+/**
+ * Asks the service worker to look for a release now; resolves to its answer
+ * (told apart by its id from the answer to the page's own check at load).
+ */
 const checkUpdate = (page) =>
   page.evaluate(() => new Promise((resolve) => {
+    const id = `test-${Math.random()}`;
     const onMessage = ({ data }) => {
-      if (data?.type !== "check-update-result") return;
+      if (data?.type !== "check-update-result" || data.id !== id) return;
       navigator.serviceWorker.removeEventListener("message", onMessage);
       resolve(data);
     };
     navigator.serviceWorker.addEventListener("message", onMessage);
-    navigator.serviceWorker.controller.postMessage({ type: "check-update" });
+    navigator.serviceWorker.controller.postMessage({ type: "check-update", id });
   }));
 
 /** A spec URL fetched from the page: answered by the service worker. */

@@ -189,7 +189,8 @@ self.addEventListener("fetch", (event) => {
 });
 
 self.addEventListener("message", (event) => {
-  const reply = (value) => event.source?.postMessage({ type: `${event.data?.type}-result`, ...value });
+  // The reply echoes the request's `id`, so a page can tell its answer from another request's.
+  const reply = (value) => event.source?.postMessage({ type: `${event.data?.type}-result`, id: event.data?.id, ...value });
   if (event.data?.type === "check-update")
     event.waitUntil(checkForUpdate().then(reply, (e) => reply({ error: e.message })));
   else if (event.data?.type === "apply-update") event.waitUntil(applyUpdate().then((applied) => reply({ applied })));
