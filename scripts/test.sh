@@ -28,11 +28,12 @@ echo "== site build"
 bash scripts/build-web.sh
 
 echo "== browser end-to-end tests (site root)"
-node --test tests/*.test.mjs 2>&1 | tee -a "$log"
+# Every test is bounded: a hang fails its test instead of stalling CI.
+node --test --test-timeout=180000 tests/*.test.mjs 2>&1 | tee -a "$log"
 
 echo "== the same suite against \`registry site\` output served under a sub-path"
 ./target/release/registry site data/demo/registry-demo.json -o target/dist --release demo -q
-SITE_DIR="$PWD/target/dist" SITE_PREFIX=/some/path/ node --test tests/*.test.mjs 2>&1 | tee -a "$log"
+SITE_DIR="$PWD/target/dist" SITE_PREFIX=/some/path/ node --test --test-timeout=180000 tests/*.test.mjs 2>&1 | tee -a "$log"
 
 echo "== done in $(( $(date +%s) - started )) s"
 awk '/^test result:/ { p += $4; f += $6; s += $8 }

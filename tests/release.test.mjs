@@ -69,7 +69,6 @@ async function freshPage() {
 async function installed(page, release) {
   await page.goto(server.url);
   await page.waitForFunction((r) => new RegExp(`data: ${r}, \\d+ records`).test(document.getElementById("release")?.textContent ?? ""), release);
-  await page.evaluate(() => window.registryReady);
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   await page.waitForFunction(async () => (await caches.keys()).some((k) => k.startsWith("registry-data-")));
 }

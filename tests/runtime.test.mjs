@@ -49,7 +49,9 @@ after(async () => {
 
 async function viaServiceWorker(urls) {
   return page.evaluate(async (urls) => {
-    await window.registryReady;
+    // A bound: a page the worker never controls must fail here, not hang the suite.
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error("the service worker never took control")), 15_000));
+    await Promise.race([window.registryReady, late]);
     const out = [];
     for (const u of urls) {
       const res = await fetch(u);

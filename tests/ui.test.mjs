@@ -324,7 +324,6 @@ test("offline after the first visit: reload, search, facets and records keep wor
   const { page, context } = t;
   await page.goto(t.url("?q=northfield"));
   await appReady(page);
-  await page.evaluate(() => window.registryReady);
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   await page.waitForSelector(".result");
   // Let the worker fetch the shard through the SW once, so it is cached as a data release.

@@ -194,4 +194,6 @@ self.addEventListener("message", (event) => {
   if (event.data?.type === "check-update")
     event.waitUntil(checkForUpdate().then(reply, (e) => reply({ error: e.message })));
   else if (event.data?.type === "apply-update") event.waitUntil(applyUpdate().then((applied) => reply({ applied })));
+  // A page that loaded while this worker was activating is not controlled until claimed.
+  else if (event.data?.type === "claim") event.waitUntil(self.clients.claim());
 });
