@@ -123,5 +123,48 @@ pub fn cmd_bench_shard(rest: &[String]) -> Result<(), String> {
             held as f64 / 1e6
         );
     }
+
+    // Where a typeahead client's load goes (wasm in Chromium takes about
+    // 1.1–1.7 times these).
+    let median = |f: &mut dyn FnMut()| -> f64 {
+        let mut v: Vec<f64> = (0..runs.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let read = median(&mut || {
+        std::hint::black_box(registry_core::shard::read_file(&typeahead).ok());
+    });
+    let load = median(&mut || {
+        std::hint::black_box(Registry::from_bytes(&typeahead).ok());
+    });
+    let registry = Registry::from_bytes(&typeahead).map_err(|e| e.to_string())?;
+    let mut tok = registry_core::text::Tokenizer::default();
+    let tokenize = median(&mut || {
+        let mut n = 0usize;
+        for r in 0..registry.len() {
+            for name in registry.names(r) {
+                tok.for_each(name.value, |_| n += 1);
+            }
+        }
+        std::hint::black_box(n);
+    });
+    let index = median(&mut || {
+        std::hint::black_box(registry_core::index::Index::build(&registry));
+    });
+    let engine = registry_core::search::Engine::new(registry);
+    let first = median(&mut || {
+        std::hint::black_box(engine.suggest("univ", &Default::default(), 10));
+    });
+    println!(
+        "\ntypeahead load, medians: read + check + decompress {read:.1} ms, decode sections {:.1} ms, \
+         index build {index:.1} ms (of which tokenising the names {tokenize:.1} ms), first suggest \"univ\" {first:.2} ms",
+        load - read
+    );
     Ok(())
 }
