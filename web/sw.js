@@ -153,7 +153,7 @@ async function dataFile(request) {
 }
 
 const PRECACHE = [
-  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js",
+  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./sw-control.js",
   "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 

@@ -11,9 +11,10 @@ use crate::args::Args;
 use crate::{build, load, parse_level};
 
 /// Files the app folder must have (written by scripts/build-web.sh).
-const APP_FILES: [&str; 6] = [
+const APP_FILES: [&str; 7] = [
     "index.html",
     "sw.js",
+    "sw-control.js",
     "registry.js",
     "registry-worker.js",
     "registry-data.js",
