@@ -4,7 +4,10 @@
 //
 //   node tests/bench/browser-bench.mjs [--site target/bench-site] [--data FILE]
 //                                      [--every 36] [--every-typed 720] [--runs 5] [--passes 3]
+//                                      [--codegen]
 //
+// --codegen also builds the registry wasm under other code-generation settings
+// (target/codegen/) and prints its size against its load time (section 2b).
 // Without --site it builds the site into target/bench-site from the dump with
 // scripts/build-web.sh. See tests/bench/README.md for what each figure means.
 // Prints a report; asserts nothing (the targets are printed next to the figures).
@@ -30,7 +33,7 @@ const loadAtStart = os.loadavg();
 
 // ---------------------------------------------------------------- options
 function parseArgs(argv) {
-  const o = { site: null, data: path.resolve(ROOT, "../shared/data/registry-v2.json.gz"), every: 36, everyTyped: 720, runs: 5, passes: 3, limit: 10 };
+  const o = { site: null, data: path.resolve(ROOT, "../shared/data/registry-v2.json.gz"), every: 36, everyTyped: 720, runs: 5, passes: 3, limit: 10, codegen: false };
   for (let i = 0; i < argv.length; i++) {
     const [k, inline] = argv[i].split(/=(.*)/s, 2);
     const val = () => inline ?? argv[++i];
@@ -40,8 +43,9 @@ function parseArgs(argv) {
     else if (k === "--every-typed") o.everyTyped = Number(val());
     else if (k === "--runs") o.runs = Number(val());
     else if (k === "--passes") o.passes = Number(val());
+    else if (k === "--codegen") o.codegen = true;
     else if (k === "-h" || k === "--help") {
-      console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 9).join("\n").replace(/^\/\/ ?/gm, ""));
+      console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 12).join("\n").replace(/^\/\/ ?/gm, ""));
       process.exit(0);
     } else fail(`unknown argument '${argv[i]}' (try --help)`);
   }
@@ -66,7 +70,8 @@ async function cleanup() {
     } catch {}
   }
 }
-const WATCHDOG_MS = 12 * 60_000;
+// Building the --codegen variants takes up to ~10 more minutes the first time.
+const WATCHDOG_MS = (process.argv.includes("--codegen") ? 30 : 12) * 60_000;
 const watchdog = setTimeout(async () => {
   console.error(`browser-bench: gave up after ${WATCHDOG_MS / 60000} minutes`);
   await cleanup();
@@ -107,6 +112,44 @@ function buildSite(data) {
       }
     });
   });
+}
+
+// ---------------------------------------------------------------- codegen variants
+// The registry wasm under other code-generation settings: what the load time
+// would be if the size target did not hold the wasm to opt-level "z".
+const CODEGEN = [
+  { name: "z", label: 'opt-level "z" (shipped)', env: {} },
+  { name: "z-inline25", label: '"z", LLVM inline-threshold 25', env: { RUSTFLAGS: "-C llvm-args=-inline-threshold=25" } },
+  { name: "z-inline75", label: '"z", LLVM inline-threshold 75', env: { RUSTFLAGS: "-C llvm-args=-inline-threshold=75" } },
+  { name: "s", label: 'opt-level "s"', env: { CARGO_PROFILE_WASM_OPT_LEVEL: "s" } },
+  { name: "core3", label: "registry-core at 3, the rest \"z\"", env: {}, config: "profile.wasm.package.registry-core.opt-level=3" },
+  { name: "o3", label: "opt-level 3", env: { CARGO_PROFILE_WASM_OPT_LEVEL: "3" } },
+];
+
+function run(cmd, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    cleanups.push(() => child.exitCode === null && child.kill("SIGTERM"));
+    let err = "";
+    child.stderr.on("data", (d) => (err = (err + d).slice(-4000)));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} failed (exit ${code}):\n${err}`))));
+  });
+}
+
+/** Builds one variant into target/codegen/<name>/pkg the way scripts/build-web.sh builds the shipped one. */
+async function buildVariant(v) {
+  const dir = path.join(ROOT, "target/codegen", v.name);
+  const bin = path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), ".cargo"), "bin");
+  const env = { ...v.env, PATH: `${bin}:${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
+  const config = v.config ? ["--config", v.config] : [];
+  await run("cargo", ["build", "--locked", "-q", "-p", "registry-wasm", "--target", "wasm32-unknown-unknown", "--profile", "wasm", "--target-dir", path.join(dir, "target"), ...config], env);
+  const pkg = path.join(dir, "pkg");
+  await fsp.rm(pkg, { recursive: true, force: true });
+  await run("wasm-bindgen", ["--target", "web", "--no-typescript", "--out-dir", pkg, "--out-name", "registry_wasm", path.join(dir, "target/wasm32-unknown-unknown/wasm/registry_wasm.wasm")], env);
+  const wasm = path.join(pkg, "registry_wasm_bg.wasm");
+  await run("wasm-opt", ["-Oz", "--strip-debug", wasm, "-o", wasm], env);
+  return { ...v, pkg: `/codegen/${v.name}/pkg/`, brotli: zlib.brotliCompressSync(fs.readFileSync(wasm), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length };
 }
 
 // ---------------------------------------------------------------- query set
@@ -263,8 +306,8 @@ async function newPage(browser, base) {
 const FIRST_QUERY = "univ";
 
 /** prepare → heap baseline → load #1 (kept) → heap → loads #2..runs (dropped); each after a forced GC. */
-async function measureLoad(p, engine, urls, runs, limit) {
-  const prep = await withTimeout(p.page.evaluate(([e, u]) => window.B.prepare(e, u), [engine, urls]), 120_000, `${engine} prepare`);
+async function measureLoad(p, engine, urls, runs, limit, pkg = "/site/pkg/") {
+  const prep = await withTimeout(p.page.evaluate(([e, u, k]) => window.B.prepare(e, u, k), [engine, urls, pkg]), 120_000, `${engine} prepare`);
   const loadOnce = async (keep) => {
     const c0 = await p.cpu();
     const r = await withTimeout(p.page.evaluate(([q, l, k]) => window.B.load(q, l, k), [FIRST_QUERY, limit, keep]), 120_000, `${engine} load`);
@@ -381,6 +424,13 @@ async function main() {
   ]);
   const [site] = await Promise.all([building ?? opt.site, peerSizesP]);
   if (building) log(`site built: ${path.relative(ROOT, site)}`);
+  const variants = [];
+  if (opt.codegen) {
+    for (const v of CODEGEN) {
+      log(`building the wasm with ${v.label} (target/codegen/${v.name}) …`);
+      variants.push(await buildVariant(v));
+    }
+  }
   const [flexIndexSz, miniIndexSz, flexLibSz, miniLibSz] = await peerSizesP;
 
   const manifestPath = path.join(site, "data/manifest.json");
@@ -409,7 +459,7 @@ async function main() {
   };
 
   // ------------------------------------------------------------ browser
-  const server = await serve({ "/bench/": HERE, "/site/": site, "/peers/": tmp, "/nm/": NM });
+  const server = await serve({ "/bench/": HERE, "/site/": site, "/peers/": tmp, "/nm/": NM, "/codegen/": path.join(ROOT, "target/codegen") });
   cleanups.push(() => server.close());
   log("launching Chromium …");
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
@@ -459,6 +509,14 @@ async function main() {
     const load = await measureLoad(p, engine, [url], opt.runs, opt.limit);
     const q = await runQueries(p, engine, distinct, opt.limit, opt.passes);
     R[engine] = { load, ...q };
+    pageErrors.push(...p.errors);
+    await p.close();
+  }
+  // Ours, typeahead files, with each codegen variant: load only.
+  for (const v of variants) {
+    log(`ours (typeahead) with ${v.label} …`);
+    const p = await newPage(browser, server.url);
+    v.load = loadStats((await measureLoad(p, "ours", [dataUrl(part("summary")), dataUrl(part("names"))], opt.runs, opt.limit, v.pkg)).loads);
     pageErrors.push(...p.errors);
     await p.close();
   }
@@ -546,6 +604,16 @@ async function main() {
   w("   (median = wall time load + 1st query; load and 1st query are their own medians; CPU = main-thread CPU time of the run, median)");
   w(`   For reference, the real runtime (Worker: fetch from localhost + SHA-256 + load), readyMs: typeahead ${ms(R.worker.typeahead.readyMs)}, full ${ms(R.worker.full.readyMs)}`);
   w();
+  if (variants.length) {
+    const peer = ["flex", "mini"].sort((a, b) => F[a].load.median - F[b].load.median)[0];
+    w(`2b. The registry wasm's size against its load time, by code generation (typeahead files; ratio to ${NAMES[peer]}'s ${ms(F[peer].load.median)})`);
+    w(`   ${pad("", 38)}${lpad("brotli", 12)}${lpad("median", 10)}${lpad("CPU", 10)}${lpad("ratio", 8)}   size ≤ 150 KB / ratio ≤ 0.2`);
+    for (const v of variants) {
+      const r = v.load.median / F[peer].load.median;
+      w(`   ${pad(v.label, 38)}${kb(v.brotli).slice(-12)}${lpad(ms(v.load.median), 10)}${lpad(ms(v.load.cpu), 10)}${lpad(r.toFixed(3), 8)}   ${v.brotli <= 150 * 1024 ? "yes" : "no "} / ${r <= 0.2 ? "yes" : "no"}`);
+    }
+    w();
+  }
   w("3. Latency per keystroke (all queries of the set), main thread");
   w(`   ${pad("", 34)}${lpad("p50", 11)}${lpad("p99", 11)}${lpad("max", 11)}`);
   for (const e of engines) w(`   ${pad(NAMES[e] + " suggest", 34)}${lpad(ms(F[e].lat.p50), 11)}${lpad(ms(F[e].lat.p99), 11)}${lpad(ms(F[e].lat.max), 11)}`);

@@ -157,6 +157,21 @@ pub fn cmd_bench_shard(rest: &[String]) -> Result<(), String> {
     let index = median(&mut || {
         std::hint::black_box(registry_core::index::Index::build(&registry));
     });
+    // The builder's passes, one step each: names, dictionary, postings, columns.
+    let mut phases = [0f64; 4];
+    for _ in 0..runs.max(1) {
+        let mut b = registry_core::index::IndexBuilder::new(&registry);
+        for p in &mut phases {
+            let t = Instant::now();
+            b.step(&registry, usize::MAX);
+            *p += t.elapsed().as_secs_f64() * 1000.0 / runs.max(1) as f64;
+        }
+        std::hint::black_box(b.finish(&registry));
+    }
+    println!(
+        "index passes, means: names {:.1} ms, dictionary {:.1} ms, postings {:.1} ms, columns {:.1} ms",
+        phases[0], phases[1], phases[2], phases[3]
+    );
     let engine = registry_core::search::Engine::new(registry);
     let first = median(&mut || {
         std::hint::black_box(engine.suggest("univ", &Default::default(), 10));

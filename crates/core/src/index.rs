@@ -59,12 +59,22 @@ pub mod name_flags {
 pub struct FxHasher(u64);
 
 impl Hasher for FxHasher {
+    #[inline(always)]
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut v = [0u8; 8];
-            v[..chunk.len()].copy_from_slice(chunk);
-            self.0 =
-                (self.0.rotate_left(5) ^ u64::from_le_bytes(v)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        // Whole words, then the tail zero-padded, byte by byte: a
+        // variable-length copy would be a memcpy call per word in the wasm.
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let v = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        let tail = words.remainder();
+        if !tail.is_empty() {
+            let mut v = 0u64;
+            for (i, &b) in tail.iter().enumerate() {
+                v |= (b as u64) << (8 * i);
+            }
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
     }
     fn finish(&self) -> u64 {
@@ -105,6 +115,29 @@ impl Interner {
         &self.arena[self.start[t as usize] as usize..self.start[t as usize + 1] as usize]
     }
 
+    /// True when term `t` is `b`. Byte by byte: terms are short, and in
+    /// the wasm (built for size) a slice comparison is a call to memcmp.
+    #[inline(always)]
+    fn is(&self, t: u32, b: &[u8]) -> bool {
+        let (s, e) = (
+            self.start[t as usize] as usize,
+            self.start[t as usize + 1] as usize,
+        );
+        if e - s != b.len() {
+            return false;
+        }
+        let a = &self.arena[s..e];
+        let mut i = 0;
+        while i < b.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    #[inline(always)]
     fn hash(b: &[u8]) -> u32 {
         let mut h = FxHasher::default();
         h.write(b);
@@ -112,6 +145,7 @@ impl Interner {
     }
 
     /// Id of `t`, added if new.
+    #[inline(always)]
     fn intern(&mut self, t: &str) -> u32 {
         let b = t.as_bytes();
         let h = Interner::hash(b);
@@ -122,7 +156,7 @@ impl Interner {
             if id == 0 {
                 break;
             }
-            if sh == h && self.get(id - 1) == b {
+            if sh == h && self.is(id - 1, b) {
                 return id - 1;
             }
             i = (i + 1) & mask;
@@ -648,6 +682,7 @@ impl IndexBuilder {
     }
 
     /// Sorts the dictionary and renumbers the terms.
+    #[inline(never)] // one call; kept apart in profiles
     fn sort_dictionary(&mut self) {
         let dict = std::mem::replace(&mut self.dict, Interner::with_capacity(0, 0));
         let ix = &mut self.ix;
@@ -676,6 +711,7 @@ impl IndexBuilder {
     }
 
     /// Writes the postings (and frees the token lists).
+    #[inline(never)] // one call; kept apart in profiles
     fn write_postings(&mut self) {
         let toks = std::mem::take(&mut self.toks);
         let tok_start = std::mem::take(&mut self.tok_start);
@@ -713,6 +749,7 @@ impl IndexBuilder {
     }
 
     /// Writes the filter and facet columns.
+    #[inline(never)] // one call; kept apart in profiles
     fn write_columns(&mut self, reg: &Registry) {
         let n = reg.len();
         let ix = &mut self.ix;
