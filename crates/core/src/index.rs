@@ -682,7 +682,6 @@ impl IndexBuilder {
     }
 
     /// Sorts the dictionary and renumbers the terms.
-    #[inline(never)] // one call; kept apart in profiles
     fn sort_dictionary(&mut self) {
         let dict = std::mem::replace(&mut self.dict, Interner::with_capacity(0, 0));
         let ix = &mut self.ix;
@@ -711,7 +710,6 @@ impl IndexBuilder {
     }
 
     /// Writes the postings (and frees the token lists).
-    #[inline(never)] // one call; kept apart in profiles
     fn write_postings(&mut self) {
         let toks = std::mem::take(&mut self.toks);
         let tok_start = std::mem::take(&mut self.tok_start);
@@ -749,7 +747,6 @@ impl IndexBuilder {
     }
 
     /// Writes the filter and facet columns.
-    #[inline(never)] // one call; kept apart in profiles
     fn write_columns(&mut self, reg: &Registry) {
         let n = reg.len();
         let ix = &mut self.ix;
