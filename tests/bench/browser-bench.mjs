@@ -89,27 +89,26 @@ function withTimeout(promise, ms, what) {
 }
 
 // ---------------------------------------------------------------- site build
-function buildSite(data) {
+async function buildSite(data) {
   const out = path.join(ROOT, "target/bench-site");
-  const logFile = path.join(os.tmpdir(), `registry-bench-build-${process.pid}.log`);
-  const fd = fs.openSync(logFile, "w");
-  const child = spawn("bash", ["scripts/build-web.sh"], {
-    cwd: ROOT,
-    env: { ...process.env, OUT: out, DATA: data },
-    stdio: ["ignore", fd, fd],
-  });
-  cleanups.push(() => child.exitCode === null && child.kill("SIGTERM"));
+  await run("bash", ["scripts/build-web.sh"], { OUT: out, DATA: data });
+  return out;
+}
+
+/** Runs a command in the repository; on failure the error carries the last lines it printed. */
+function run(cmd, args, env) {
   return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    cleanups.push(() => child.exitCode === null && child.kill("SIGTERM"));
+    let tail = "";
+    const keep = (d) => (tail = (tail + d).slice(-8000));
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
     child.on("error", reject);
     child.on("exit", (code) => {
-      fs.closeSync(fd);
-      if (code === 0) {
-        fs.rmSync(logFile, { force: true });
-        resolve(out);
-      } else {
-        const tail = fs.readFileSync(logFile, "utf8").split("\n").slice(-25).join("\n");
-        reject(new Error(`scripts/build-web.sh failed (exit ${code}); last lines of ${logFile}:\n${tail}`));
-      }
+      if (code === 0) return resolve();
+      const last = tail.split("\n").slice(-25).join("\n");
+      reject(new Error(`${cmd} ${args.join(" ")} failed (exit ${code}); last lines:\n${last}`));
     });
   });
 }
@@ -127,17 +126,6 @@ const CODEGEN = [
   { name: "core3", label: 'registry-core at 3, the rest "z"', env: { RUSTFLAGS: "" }, config: "profile.wasm.package.registry-core.opt-level=3" },
   { name: "o3", label: "opt-level 3", env: { RUSTFLAGS: "", CARGO_PROFILE_WASM_OPT_LEVEL: "3" } },
 ];
-
-function run(cmd, args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    cleanups.push(() => child.exitCode === null && child.kill("SIGTERM"));
-    let err = "";
-    child.stderr.on("data", (d) => (err = (err + d).slice(-4000)));
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} failed (exit ${code}):\n${err}`))));
-  });
-}
 
 /** Builds one variant into target/codegen/<name>/pkg the way scripts/build-web.sh builds the shipped one. */
 async function buildVariant(v) {
@@ -469,13 +457,14 @@ async function main() {
   const version = browser.version();
   const R = {};
   const dataUrl = (f) => `/site/data/${f.name}`;
+  const typeaheadUrls = [dataUrl(part("summary")), dataUrl(part("names"))];
   const pageErrors = [];
 
   // Ours, typeahead files (summary + names): load, heap, suggest.
   {
     log("ours (typeahead: summary + names) …");
     const p = await newPage(browser, server.url);
-    const load = await measureLoad(p, "ours", [dataUrl(part("summary")), dataUrl(part("names"))], opt.runs, opt.limit);
+    const load = await measureLoad(p, "ours", typeaheadUrls, opt.runs, opt.limit);
     const q = await runQueries(p, "ours", distinct, opt.limit, opt.passes);
     R.ours = { load, ...q, isolated: load.prep.crossOriginIsolated };
     pageErrors.push(...p.errors);
@@ -518,7 +507,7 @@ async function main() {
   for (const v of variants) {
     log(`ours (typeahead) with ${v.label} …`);
     const p = await newPage(browser, server.url);
-    v.load = loadStats((await measureLoad(p, "ours", [dataUrl(part("summary")), dataUrl(part("names"))], opt.runs, opt.limit, v.pkg)).loads);
+    v.load = loadStats((await measureLoad(p, "ours", typeaheadUrls, opt.runs, opt.limit, v.pkg)).loads);
     pageErrors.push(...p.errors);
     await p.close();
   }
@@ -569,6 +558,7 @@ async function main() {
     return { n, at1, at5, bad };
   })();
   const oursFullLoad = loadStats(R.oursFull.load.loads);
+  const fasterLoad = ["flex", "mini"].sort((a, b) => F[a].load.median - F[b].load.median)[0];
 
   // ------------------------------------------------------------ report
   const out = [];
@@ -607,11 +597,10 @@ async function main() {
   w(`   For reference, the real runtime (Worker: fetch from localhost + SHA-256 + load), readyMs: typeahead ${ms(R.worker.typeahead.readyMs)}, full ${ms(R.worker.full.readyMs)}`);
   w();
   if (variants.length) {
-    const peer = ["flex", "mini"].sort((a, b) => F[a].load.median - F[b].load.median)[0];
-    w(`2b. The registry wasm's size against its load time, by code generation (typeahead files; ratio to ${NAMES[peer]}'s ${ms(F[peer].load.median)})`);
+    w(`2b. The registry wasm's size against its load time, by code generation (typeahead files; ratio to ${NAMES[fasterLoad]}'s ${ms(F[fasterLoad].load.median)})`);
     w(`   ${pad("", 38)}${lpad("brotli", 12)}${lpad("median", 10)}${lpad("CPU", 10)}${lpad("ratio", 8)}   size ≤ 150 KB / ratio ≤ 0.2`);
     for (const v of variants) {
-      const r = v.load.median / F[peer].load.median;
+      const r = v.load.median / F[fasterLoad].load.median;
       w(`   ${pad(v.label, 38)}${kb(v.brotli).slice(-12)}${lpad(ms(v.load.median), 10)}${lpad(ms(v.load.cpu), 10)}${lpad(r.toFixed(3), 8)}   ${v.brotli <= 150 * 1024 ? "yes" : "no "} / ${r <= 0.2 ? "yes" : "no"}`);
     }
     w();
@@ -645,7 +634,6 @@ async function main() {
   w();
   w("6. Ratios and targets (not asserted)");
   const fasterLat = ["flex", "mini"].sort((a, b) => F[a].lat.p99 - F[b].lat.p99)[0];
-  const fasterLoad = ["flex", "mini"].sort((a, b) => F[a].load.median - F[b].load.median)[0];
   const betterOk = ["flex", "mini"].sort((a, b) => F[b].per.all.at5 - F[a].per.all.at5)[0];
   const r1 = F.ours.lat.p99 / F[fasterLat].lat.p99;
   const r2 = F.ours.load.median / F[fasterLoad].load.median;
