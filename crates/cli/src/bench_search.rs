@@ -15,6 +15,14 @@
 //! * **non-Latin**: the first name in a non-Latin script (CJK, Cyrillic,
 //!   Arabic, Greek, Hebrew, Devanagari, Thai, Hangul…).
 //!
+//! **Realistic targets** (`--eval`, default the affiliation dev set): the
+//! gold record of every n-th row, so popular records come as often as they
+//! are written, typed as the display name and rarest word first; printed
+//! with the record prior and without it (every record neutral, the ranking
+//! before the prior), next to the uniform set's keystrokes both ways;
+//! `--oracle` adds priors taken from the picks themselves, the bound a
+//! content-based prior could reach.
+//!
 //! A target "succeeds at k" when its record is among the first k results.
 //! The "oracle bound" line is what any ranking could reach on the prefix
 //! family (records sharing the typed characters compete for k slots).
@@ -60,6 +68,7 @@ struct Typing {
     at5: Vec<usize>,
     by6_at5: usize,
     keys_to_top1: Vec<usize>,
+    keys_to_top5: Vec<usize>,
     full_at1: usize,
     full_at5: usize,
 }
@@ -69,6 +78,7 @@ impl Typing {
         self.targets += 1;
         let chars: Vec<(usize, char)> = text.char_indices().collect();
         let mut top1_at = None;
+        let mut top5_at = None;
         let mut by6 = false;
         let mut last = None;
         for n in 1..=chars.len() {
@@ -95,6 +105,7 @@ impl Typing {
                 );
             }
             if r.is_some() {
+                top5_at.get_or_insert(n);
                 self.at5[n - 1] += 1;
                 if n <= 6 {
                     by6 = true;
@@ -120,6 +131,9 @@ impl Typing {
         if let Some(n) = top1_at {
             self.keys_to_top1.push(n);
         }
+        if let Some(n) = top5_at {
+            self.keys_to_top5.push(n);
+        }
     }
 
     fn print(&self, name: &str) {
@@ -137,16 +151,108 @@ impl Typing {
             self.full_at1 as f64 / t,
             self.full_at5 as f64 / t
         );
-        let reached = self.keys_to_top1.len();
-        let mean = self.keys_to_top1.iter().sum::<usize>() as f64 / reached.max(1) as f64;
         println!(
-            "  {:<16} success@5 by the 6th keystroke {:.3}; mean keystrokes to top-1 {:.2} (top-1 reached for {:.3})",
+            "  {:<16} success@5 by the 6th keystroke {:.3}; mean keystrokes to top-1 {:.2} (top-1 reached for {:.3}), to top-5 {:.2} (reached for {:.3})",
             "",
             self.by6_at5 as f64 / t,
-            mean,
-            reached as f64 / t
+            self.mean_keys(1),
+            self.keys_to_top1.len() as f64 / t,
+            self.mean_keys(5),
+            self.keys_to_top5.len() as f64 / t,
         );
     }
+
+    /// Mean keystrokes until the target is first in the top `k` (1 or 5),
+    /// over the targets that get there.
+    fn mean_keys(&self, k: usize) -> f64 {
+        let v = if k == 1 {
+            &self.keys_to_top1
+        } else {
+            &self.keys_to_top5
+        };
+        v.iter().sum::<usize>() as f64 / v.len().max(1) as f64
+    }
+
+    /// Share of targets in the top 5 after `n` keystrokes.
+    fn at5_after(&self, n: usize) -> f64 {
+        self.at5.get(n - 1).copied().unwrap_or(0) as f64 / self.targets.max(1) as f64
+    }
+}
+
+/// The name with its rarest word (fewest postings) moved to the front:
+/// what a user who knows the distinctive word types.
+fn rarest_first(engine: &Engine, name: &str) -> String {
+    let ix = engine.index();
+    let words: Vec<&str> = name.split_whitespace().collect();
+    if words.len() < 2 {
+        return name.to_string();
+    }
+    let rarest = words
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, w)| {
+            text::tokens(w)
+                .first()
+                .and_then(|t| ix.term_id(&t.text))
+                .map_or(usize::MAX, |t| ix.postings(t).len())
+        })
+        .map_or(0, |(k, _)| k);
+    let mut reordered = vec![words[rarest]];
+    reordered.extend(
+        words
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != rarest)
+            .map(|(_, w)| *w),
+    );
+    reordered.join(" ")
+}
+
+/// Realistic targets: the gold record of every `step`-th row of the
+/// affiliation set (popular records as often as they are written), typed
+/// as the display name and rarest word first.
+fn realistic(engine: &Engine, targets: &[usize], label: &str) -> (Typing, Typing) {
+    let mut lat = Vec::new();
+    let (mut prefix, mut words_first) = (Typing::default(), Typing::default());
+    for &i in targets {
+        let name = engine.registry().display_name(i).to_string();
+        prefix.run(engine, &name, i, &mut lat);
+        words_first.run(engine, &rarest_first(engine, &name), i, &mut lat);
+    }
+    for (fam, t) in [("display name", &prefix), ("rarest word 1st", &words_first)] {
+        println!(
+            "  {label:<9} {fam:<16} targets {:>5}  mean keystrokes to top-1 {:.2} (reached {:.3})  to top-5 {:.2} (reached {:.3})  success@5 after 3 keystrokes {:.3}",
+            t.targets,
+            t.mean_keys(1),
+            t.keys_to_top1.len() as f64 / t.targets.max(1) as f64,
+            t.mean_keys(5),
+            t.keys_to_top5.len() as f64 / t.targets.max(1) as f64,
+            t.at5_after(3)
+        );
+    }
+    (prefix, words_first)
+}
+
+/// The gold records of every `step`-th row with one gold id in the data.
+fn realistic_targets(
+    engine: &Engine,
+    eval: &Path,
+    want: usize,
+) -> Result<Option<Vec<usize>>, String> {
+    if !eval.exists() {
+        return Ok(None);
+    }
+    let rows = crate::picks::gold_per_row(eval)?;
+    let step = (rows.len() / want.max(1)).max(1);
+    Ok(Some(
+        rows.iter()
+            .step_by(step)
+            .filter_map(|id| {
+                let id = registry_core::RecordId::parse(id).ok()?;
+                engine.registry().index_of(id)
+            })
+            .collect(),
+    ))
 }
 
 fn is_non_latin(s: &str) -> bool {
@@ -158,8 +264,8 @@ fn is_non_latin(s: &str) -> bool {
 pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["--targets", "--builds"],
-        &["--latency", "--relevance"],
+        &["--targets", "--builds", "--eval"],
+        &["--latency", "--relevance", "--realistic", "--oracle"],
     )?;
     let builds: usize = a
         .opt("--builds")
@@ -175,6 +281,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
         .parse()
         .map_err(|_| "--targets must be a number")?;
     let (only_lat, only_rel) = (a.flag("--latency"), a.flag("--relevance"));
+    let eval = Path::new(a.opt("--eval").unwrap_or(crate::picks::DEFAULT_EVAL));
     let registry = load::load(Path::new(data), true)?;
     let n = registry.len();
     let before = alloc::current();
@@ -220,6 +327,66 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let step = (n / want_targets.max(1)).max(1);
     let targets: Vec<usize> = (0..n).step_by(step).collect();
 
+    if !only_lat {
+        // What the record prior changes: the same data at the neutral prior
+        // (ranking as before the prior existed).
+        let baseline = Engine::new(load::load(Path::new(data), true)?.without_prior());
+        println!(
+            "\nrealistic targets (gold record of every n-th row of {}), k = 5:",
+            eval.display()
+        );
+        match realistic_targets(&engine, eval, want_targets)? {
+            None => println!("  skipped: {} not found", eval.display()),
+            Some(t) => {
+                realistic(&engine, &t, "prior");
+                realistic(&baseline, &t, "no prior");
+                if a.flag("--oracle") {
+                    // Priors from the picks themselves: what a perfect
+                    // content model could reach (not shippable).
+                    let rows = crate::picks::gold_per_row(eval)?;
+                    let mut counts = vec![0usize; n];
+                    for id in &rows {
+                        if let Some(i) = registry_core::RecordId::parse(id)
+                            .ok()
+                            .and_then(|id| engine.registry().index_of(id))
+                        {
+                            counts[i] += 1;
+                        }
+                    }
+                    let priors = counts
+                        .iter()
+                        .map(|&c| {
+                            registry_core::search::prior::quantize(((c as f32) / 0.01).ln_1p())
+                        })
+                        .collect();
+                    let oracle =
+                        Engine::new(load::load(Path::new(data), true)?.with_priors(priors));
+                    realistic(&oracle, &t, "oracle");
+                }
+            }
+        }
+        let mut lat = Vec::new();
+        let (mut with, mut without) = (Typing::default(), Typing::default());
+        for &i in &targets {
+            let name = reg.display_name(i);
+            with.run(&engine, name, i, &mut lat);
+            without.run(&baseline, name, i, &mut lat);
+        }
+        println!(
+            "  uniform targets ({}, every {step}th record), display name: mean keystrokes to top-1 {:.2} (reached {:.3}) with the prior, {:.2} (reached {:.3}) without ({:+.1} %); to top-5 {:.2} / {:.2}",
+            targets.len(),
+            with.mean_keys(1),
+            with.keys_to_top1.len() as f64 / with.targets.max(1) as f64,
+            without.mean_keys(1),
+            without.keys_to_top1.len() as f64 / without.targets.max(1) as f64,
+            (with.mean_keys(1) / without.mean_keys(1) - 1.0) * 100.0,
+            with.mean_keys(5),
+            without.mean_keys(5),
+        );
+        if a.flag("--realistic") {
+            return Ok(());
+        }
+    }
     let mut suggest_lat: Vec<f64> = Vec::new();
     let all = Filters {
         all_status: true,
@@ -251,31 +418,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
         for &i in &targets {
             let name = reg.display_name(i).to_string();
             prefix.run(&engine, &name, i, &mut suggest_lat);
-            // Rarest word first.
-            let words: Vec<&str> = name.split_whitespace().collect();
-            if words.len() > 1 {
-                let rarest = words
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, w)| {
-                        text::tokens(w)
-                            .first()
-                            .and_then(|t| ix.term_id(&t.text))
-                            .map_or(usize::MAX, |t| ix.postings(t).len())
-                    })
-                    .map_or(0, |(k, _)| k);
-                let mut reordered = vec![words[rarest]];
-                reordered.extend(
-                    words
-                        .iter()
-                        .enumerate()
-                        .filter(|(k, _)| *k != rarest)
-                        .map(|(_, w)| *w),
-                );
-                words_first.run(&engine, &reordered.join(" "), i, &mut suggest_lat);
-            } else {
-                words_first.run(&engine, &name, i, &mut suggest_lat);
-            }
+            words_first.run(&engine, &rarest_first(&engine, &name), i, &mut suggest_lat);
             let r = e2_rank(&name, i);
             e2_n += 1;
             e2_1 += usize::from(r == Some(0));

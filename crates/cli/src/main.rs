@@ -7,7 +7,9 @@ mod bench_advanced;
 mod bench_search;
 mod build;
 mod eval_affiliation;
+mod fit_prior;
 mod load;
+mod picks;
 mod serve;
 mod site;
 mod stats;
@@ -66,6 +68,12 @@ COMMANDS:
         --latency               Latency only (faster)
         --relevance             Relevance only
         --builds <n>            Extra index builds timed (default 5)
+        --eval <jsonl>          Affiliation rows whose gold records are the realistic targets
+                                (default: ../shared/eval/affiliation-dev.jsonl)
+        --realistic             Only the realistic and uniform keystroke figures, with and
+                                without the record prior
+        --oracle                Also rank with priors taken from the picks themselves (the
+                                bound any content-based prior could reach)
     bench-advanced [<data>]   query.advanced latency (p50/p99/max per query type and overall)
                               through the API router, plus the one-time build time and heap
                               of the advanced columns (default data:
@@ -80,6 +88,15 @@ COMMANDS:
         --errors <n>            Also print n false positives and n false negatives
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
+    fit-prior                 Fit the record prior (how likely each record is to be picked,
+                              from its content) on the gold records of an affiliation set,
+                              print held-out figures and write the weights as Rust source
+        --data <dump>           Registry dump (default: ../shared/data/registry-v2.json.gz)
+        --eval <jsonl>          Rows with a gold id list (default:
+                                ../shared/eval/affiliation-dev.jsonl)
+        -o, --out <file>        Where to write (default:
+                                crates/core/src/search/prior_weights.rs)
+        --dry-run               Print the source instead of writing it
     site <dump|shard> -o <dir>  Write a complete static site: the built app + data
         --app <dir>             The built app (default target/site, from scripts/build-web.sh)
         --release <name>        Data release name (dumps only)
@@ -112,6 +129,7 @@ fn main() -> ExitCode {
         "bench-search" => bench_search::cmd_bench_search(rest),
         "bench-advanced" => bench_advanced::cmd_bench_advanced(rest),
         "eval-affiliation" => eval_affiliation::cmd_eval_affiliation(rest),
+        "fit-prior" => fit_prior::cmd_fit_prior(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())

@@ -233,6 +233,39 @@ impl Registry {
             .filter_map(|&n| RecordId::from_number(n))
     }
 
+    /// The stored record prior of record `i` (higher is more likely to be
+    /// picked; [`crate::search::prior::NEUTRAL`] for format-1 shards).
+    pub fn prior(&self, i: usize) -> u8 {
+        self.summary.prior[i]
+    }
+
+    /// The same registry with every record at the neutral prior, as a
+    /// format-1 shard loads: for measuring what the prior changes.
+    pub fn without_prior(self) -> Registry {
+        let n = self.len();
+        self.with_priors(vec![crate::search::prior::NEUTRAL; n])
+    }
+
+    /// The same registry with the given priors (one per record, by index;
+    /// missing ones neutral): for measuring other priors.
+    pub fn with_priors(mut self, mut priors: Vec<u8>) -> Registry {
+        priors.resize(self.len(), crate::search::prior::NEUTRAL);
+        self.summary.prior = priors;
+        self
+    }
+
+    /// Every record's stored prior, by record index.
+    pub fn priors(&self) -> &[u8] {
+        &self.summary.prior
+    }
+
+    /// The internet domains of record `i` (empty for format-1 shards
+    /// loaded without their records section).
+    pub fn domains(&self, i: usize) -> &[String] {
+        let s = &self.summary;
+        &s.domains[s.domain_start[i] as usize..s.domain_start[i + 1] as usize]
+    }
+
     /// The typeahead summary of record `i`.
     pub fn summary(&self, i: usize) -> RecordSummary {
         let first = self.places(i).next();
@@ -329,7 +362,7 @@ fn assemble(
         section: SectionKind::Names,
     })?;
     let records_bytes = take(SectionKind::Records);
-    let summary = sections::decode_summary(&summary_bytes, info.record_count)?;
+    let summary = sections::decode_summary(&summary_bytes, info.record_count, info.format_version)?;
     let names = sections::decode_names(names_bytes, info.record_count)?;
     let mut registry = Registry {
         info,

@@ -7,6 +7,7 @@
 //! and then assert here that it fails with `UnsupportedVersion`.
 
 use registry_core::import::{ImportOptions, import_dump};
+use registry_core::search::prior;
 use registry_core::shard::{OLDEST_READABLE_VERSION, ShardError};
 use registry_core::{RecordV1, Registry};
 
@@ -19,24 +20,24 @@ fn fixture(name: &str) -> Vec<u8> {
     .unwrap()
 }
 
-#[test]
-fn format_1_shard_still_loads_with_every_record_intact() {
-    let bytes = fixture("format-1.shard");
+/// Loads `format-N.shard` and checks every record against its source.
+fn check_fixture(version: u16, build_time: u64) -> Option<registry_core::Registry> {
+    let bytes = fixture(&format!("format-{version}.shard"));
     let result = Registry::from_bytes(&bytes);
-    if OLDEST_READABLE_VERSION > 1 {
+    if OLDEST_READABLE_VERSION > version {
         assert!(matches!(
             result,
-            Err(ShardError::UnsupportedVersion { found: 1, .. })
+            Err(ShardError::UnsupportedVersion { found, .. }) if found == version
         ));
-        return;
+        return None;
     }
     let registry = result.unwrap();
     let info = registry.info();
-    assert_eq!(info.format_version, 1);
-    assert_eq!(info.release, "compat-format-1");
-    assert_eq!(info.build_time, 1_763_683_200);
+    assert_eq!(info.format_version, version);
+    assert_eq!(info.release, format!("compat-format-{version}"));
+    assert_eq!(info.build_time, build_time);
     let source = import_dump(
-        &fixture("format-1.source.json"),
+        &fixture(&format!("format-{version}.source.json")),
         ImportOptions::default(),
         &mut |_, _| {},
     )
@@ -50,5 +51,28 @@ fn format_1_shard_still_loads_with_every_record_intact() {
         assert_eq!(&got, want);
         assert_eq!(RecordV1::from_v2(&got), RecordV1::from_v2(want));
         assert_eq!(registry.display_name(i), want.display_name().unwrap());
+    }
+    Some(registry)
+}
+
+#[test]
+fn format_1_shard_still_loads_with_every_record_intact() {
+    // Format 1 has no record prior: every record is neutral.
+    if let Some(r) = check_fixture(1, 1_763_683_200) {
+        assert!(r.priors().iter().all(|&p| p == prior::NEUTRAL));
+    }
+}
+
+#[test]
+fn format_2_shard_loads_with_its_prior_and_domains() {
+    let Some(r) = check_fixture(2, 1_795_392_000) else {
+        return;
+    };
+    // The stored prior is what the record's content gave at build time
+    // (the weights of that build, so compared loosely: it is not neutral
+    // for every record, and it orders records as the stored bytes say).
+    assert!(r.priors().iter().any(|&p| p != prior::NEUTRAL));
+    for i in 0..r.len() {
+        assert_eq!(r.domains(i), r.record(i).unwrap().domains.as_slice());
     }
 }

@@ -2,7 +2,9 @@
 
 mod common;
 
-use registry_core::shard::{self, BuiltShard, FORMAT_VERSION, SectionKind, ShardError};
+use registry_core::shard::{
+    self, BuiltShard, FORMAT_VERSION, OLDEST_READABLE_VERSION, SectionKind, ShardError,
+};
 use registry_core::{Record, Registry};
 
 fn demo() -> Vec<Record> {
@@ -90,7 +92,7 @@ fn a_newer_format_version_asks_for_an_update() {
         err,
         ShardError::UnsupportedVersion {
             found: FORMAT_VERSION + 1,
-            oldest: FORMAT_VERSION,
+            oldest: OLDEST_READABLE_VERSION,
             newest: FORMAT_VERSION
         }
     );

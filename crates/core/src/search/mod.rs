@@ -24,6 +24,8 @@ pub mod advanced_exec;
 pub mod facets;
 pub mod filters;
 pub(crate) mod order;
+pub mod prior;
+pub mod prior_weights;
 pub mod query;
 pub mod suggest;
 

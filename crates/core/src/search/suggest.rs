@@ -11,22 +11,32 @@
 //!   as a URL, GRID, Wikidata Q-id or URL, FundRef number or DOI) returns its
 //!   records.
 //! * **Ranking** (documented rule, best first):
-//!   1. tier: exact display name > exact other name (label or alias) >
-//!      exact acronym > the query is a prefix of the display name (words in
-//!      order) > the query is a prefix of another name > the words match in
-//!      any order (so among records named exactly like the query, those
-//!      whose display name it is come before those where it is a label or
-//!      an alias: "Institute of Philosophy");
+//!   1. band: exact display name > exact other name (label or alias) >
+//!      exact acronym > a partial match (so among records named exactly
+//!      like the query, those whose display name it is come before those
+//!      where it is a label or an alias: "Institute of Philosophy");
 //!   2. active before inactive before withdrawn;
-//!   3. fewer words in the matched name;
-//!   4. shorter display name;
-//!   5. record id.
+//!   3. score, higher first: the record prior ([`super::prior`], how likely
+//!      people are to pick the record, 1/8 nat a unit) plus a bonus for how
+//!      the name matched — [`DISPLAY_PREFIX_BONUS`] when the query is a
+//!      prefix of the display name (words in order),
+//!      [`NAME_PREFIX_BONUS`] when it is a prefix of another name, none
+//!      when the words match in any order. Priors below [`PRIOR_FLOOR`]
+//!      count as the floor, so only records picked far more often than
+//!      most are lifted; the rest keep the name keys below. A record people pick far more
+//!      often may so rank above a closer match of a rarely picked one
+//!      ("cambridge": the University of Cambridge above Cambridge IVF);
+//!      within the exact bands the score is the prior alone;
+//!   4. fewer words in the matched name;
+//!   5. shorter display name;
+//!   6. record id.
 //!
-//!   Every key but the tier depends only on the record, and typing one more
-//!   character can only shrink the candidate set, so the best result stays
-//!   in the top results while it still matches at the same or a better tier
-//!   (prefix stability, tested keystroke by keystroke); it can only be
-//!   overtaken by a record that reaches a better tier (e.g. an exact name).
+//!   The prior depends only on the record and the bonus only on the tier
+//!   of its match, and typing one more character can only shrink the
+//!   candidate set, so the best result stays in the top results while it
+//!   still matches at the same or a better tier (prefix stability, tested
+//!   keystroke by keystroke); it can only be overtaken by a record that
+//!   reaches a better tier (e.g. an exact name).
 //! * Inactive and withdrawn records are shown (ranked after active ones)
 //!   unless a `status` filter says otherwise: a typeahead should not hide
 //!   them silently.
@@ -51,9 +61,42 @@ use crate::text::{self, TokenKind};
 /// Most query words considered.
 const MAX_WORDS: usize = 16;
 
-/// Ranking key: tier, status, words in the matched name, display-name
-/// length, record (smaller is better).
-type Key = (u8, u8, u16, u32, u32);
+/// Ranking key (smaller is better): band, status, inverted score, words in
+/// the matched name, display-name length, record.
+type Key = (u8, u8, u16, u16, u32, u32);
+
+/// Score bonus of a match where the query is a prefix of the display name,
+/// in prior units (1/8 nat): 24 = 3 nats, a 20× likelihood ratio.
+pub const DISPLAY_PREFIX_BONUS: u16 = 24;
+/// Score bonus of a match where the query is a prefix of another name.
+pub const NAME_PREFIX_BONUS: u16 = 16;
+/// Priors below this count as this: 6 nats above the median record (the
+/// fitted bias puts the median at [`super::prior::NEUTRAL`]), so the prior
+/// reorders only among the few records people pick far more often than the
+/// rest; among the others the name keys decide, as they do best for a
+/// record nobody in particular picks (measured by `registry bench-search`:
+/// the uniform target set then costs 2 % more keystrokes, not 13 %).
+pub const PRIOR_FLOOR: u8 = 176;
+
+/// The key of a match of `tier` (see [`tier`]) on a record with the given
+/// prior and the rest of the key (status, words, display length, record).
+#[inline]
+fn key(tier: u8, prior: u8, rest: (u8, u16, u32, u32)) -> Key {
+    let bonus = match tier {
+        3 => DISPLAY_PREFIX_BONUS,
+        4 => NAME_PREFIX_BONUS,
+        _ => 0,
+    };
+    let score = u16::from(prior.max(PRIOR_FLOOR)) + bonus;
+    (
+        tier.min(3),
+        rest.0,
+        u16::MAX - score,
+        rest.1,
+        rest.2,
+        rest.3,
+    )
+}
 
 /// Which name matched.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -303,15 +346,15 @@ impl Engine {
         // record), offered to a bounded max-heap of the best k records.
         // Keys end with the record, so they are distinct and the result is
         // exactly the first k of a full sort.
-        let mut top: BinaryHeap<(Key, u32)> = BinaryHeap::with_capacity(k + 1);
+        let mut top: BinaryHeap<(Key, u32, u8)> = BinaryHeap::with_capacity(k + 1);
         // The worst key in a full heap: anything not better is rejected.
         let mut bar: Option<Key> = None;
-        let mut offer = |key: Key, e: u32, bar: &mut Option<Key>| {
+        let mut offer = |(key, e, tier): (Key, u32, u8), bar: &mut Option<Key>| {
             if top.len() < k {
-                top.push((key, e));
+                top.push((key, e, tier));
             } else if top.peek().is_some_and(|w| key < w.0) {
                 top.pop();
-                top.push((key, e));
+                top.push((key, e, tier));
             }
             if top.len() == k {
                 *bar = top.peek().map(|w| w.0);
@@ -344,14 +387,15 @@ impl Engine {
             let prefix = !phrase_prefix.is_empty() && words >= phrase_prefix.len();
             tier(exact, prefix, display, acronym)
         };
-        let mut cur: Option<(Key, u32)> = None;
+        let priors = self.registry().priors();
+        let mut cur: Option<(Key, u32, u8)> = None;
         let mut last_rec = u32::MAX;
         let mut rec_ok = false;
         for e in cands {
             let r = ix.entry_record(e);
             if r != last_rec {
-                if let Some((key, be)) = cur.take() {
-                    offer(key, be, &mut bar);
+                if let Some(c) = cur.take() {
+                    offer(c, &mut bar);
                 }
                 last_rec = r;
                 rec_ok = unfiltered || visible(r);
@@ -361,6 +405,7 @@ impl Engine {
             }
             let flags = ix.entry_flags(e);
             let len = ix.entry_len(e);
+            let prior = priors[r as usize];
             let rest = (
                 ix.status(r),
                 len.min(u16::MAX as usize) as u16,
@@ -368,7 +413,7 @@ impl Engine {
                 r,
             );
             if let Some(b) = bar
-                && (best_tier(e, flags, len), rest.0, rest.1, rest.2, rest.3) >= b
+                && key(best_tier(e, flags, len), prior, rest) >= b
             {
                 continue;
             }
@@ -406,23 +451,24 @@ impl Engine {
             let display = flags & name_flags::DISPLAY != 0;
             let acronym = flags & name_flags::ACRONYM != 0;
             let tier = tier(exact, prefix, display, acronym);
-            let key: Key = (tier, rest.0, rest.1, rest.2, rest.3);
+            let key = key(tier, prior, rest);
             match &mut cur {
-                Some((bk, be)) => {
+                Some((bk, be, bt)) => {
                     if key < *bk {
                         *bk = key;
                         *be = e;
+                        *bt = tier;
                     }
                 }
-                None => cur = Some((key, e)),
+                None => cur = Some((key, e, tier)),
             }
         }
-        if let Some((key, be)) = cur {
-            offer(key, be, &mut bar);
+        if let Some(c) = cur {
+            offer(c, &mut bar);
         }
         top.into_sorted_vec()
             .into_iter()
-            .map(|(key, e)| self.hit(e, &units, REASONS[key.0 as usize]))
+            .map(|(_, e, tier)| self.hit(e, &units, REASONS[tier as usize]))
             .collect()
     }
 

@@ -1,6 +1,6 @@
 //! The shard: a versioned, checksummed binary container of registry data.
 //!
-//! # Layout (format version 1)
+//! # Layout (format versions 1 and 2)
 //!
 //! ```text
 //! magic            8 bytes   89 'O' 'R' 'G' 'R' 'E' 'G' 0A
@@ -22,6 +22,13 @@
 //! container with a single section); files of one build share a build id, and
 //! loading refuses to mix builds.
 //!
+//! Format 2 added two columns at the end of the summary section: the record
+//! prior (one byte per record, [`crate::search::prior`]) and the domains
+//! (moved there from the records section, which keeps an empty list per
+//! record), so a typeahead ranks by likelihood and matches e-mail domains
+//! without the records. Format-1 files still load: every record gets the
+//! neutral prior and the domains come from the records section.
+//!
 //! The magic's first byte is non-ASCII and its last is a newline, so text-mode
 //! transfers and "this is actually HTML/JSON" mistakes are caught at once.
 
@@ -37,7 +44,7 @@ use bytes::{Reader, Writer};
 /// First eight bytes of every shard file.
 pub const MAGIC: [u8; 8] = [0x89, b'O', b'R', b'G', b'R', b'E', b'G', b'\n'];
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 /// The oldest format version this build reads.
 pub const OLDEST_READABLE_VERSION: u16 = 1;
 /// Largest decompressed section accepted (guards against decompression bombs).

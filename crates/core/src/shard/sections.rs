@@ -80,6 +80,16 @@ pub struct Summary {
     pub succ_start: Vec<u32>,
     /// Successor id numbers.
     pub successors: Vec<u32>,
+    /// The record prior of each record ([`crate::search::prior`]); format
+    /// 1 shards have none and every record gets the neutral value.
+    pub prior: Vec<u8>,
+    /// Whether the domains are stored here (format 2 on); then the records
+    /// section holds none.
+    pub has_domains: bool,
+    /// `domains[domain_start[i]..domain_start[i+1]]` are record i's domains.
+    pub domain_start: Vec<u32>,
+    /// Domains.
+    pub domains: Vec<String>,
 }
 
 /// One name, as stored.
@@ -252,6 +262,15 @@ fn encode_summary(order: &[(RecordId, &Record)]) -> Result<Vec<u8>, String> {
         w.usize(succ.len());
         succ.iter().for_each(|&s| w.varint(s as u64));
     }
+    // Format 2: the record prior, then the domains (which a typeahead needs
+    // to offer the organisation of an e-mail address).
+    for (_, r) in order {
+        w.u8(crate::search::prior::stored(r));
+    }
+    for (_, r) in order {
+        w.usize(r.domains.len());
+        r.domains.iter().for_each(|d| w.str(d));
+    }
     Ok(w.buf)
 }
 
@@ -350,8 +369,8 @@ fn encode_records(recs: &[&Record]) -> Result<Vec<u8>, String> {
             w.usize(dates.idx(&ev.date));
             w.usize(schemas.idx(&ev.schema_version));
         }
-        w.usize(r.domains.len());
-        r.domains.iter().for_each(|d| w.str(d));
+        // The domains moved to the summary in format 2; none here.
+        w.usize(0);
         match r.established {
             None => w.varint(0),
             Some(y) => {
@@ -425,7 +444,11 @@ fn starts(counts: impl Iterator<Item = usize>) -> Vec<u32> {
 }
 
 /// Decodes the summary section.
-pub fn decode_summary(data: &[u8], record_count: u32) -> Result<Summary, ShardError> {
+pub fn decode_summary(
+    data: &[u8],
+    record_count: u32,
+    format_version: u16,
+) -> Result<Summary, ShardError> {
     let mut r = Reader::new(data, SectionKind::Summary);
     let n = r.count("record count")?;
     if n != record_count as usize {
@@ -512,6 +535,22 @@ pub fn decode_summary(data: &[u8], record_count: u32) -> Result<Summary, ShardEr
         }
     }
     s.succ_start = starts(counts.into_iter());
+    if format_version >= 2 {
+        s.prior = r.bytes(n)?.to_vec();
+        let mut counts = Vec::with_capacity(n);
+        for _ in 0..n {
+            let c = r.count("domain count")?;
+            counts.push(c);
+            for _ in 0..c {
+                s.domains.push(r.str()?.to_string());
+            }
+        }
+        s.domain_start = starts(counts.into_iter());
+        s.has_domains = true;
+    } else {
+        s.prior = vec![crate::search::prior::NEUTRAL; n];
+        s.domain_start = vec![0; n + 1];
+    }
     if !r.at_end() {
         return Err(r.malformed("unexpected bytes at the end"));
     }
@@ -873,9 +912,14 @@ pub fn assemble(
             }
         })
         .collect();
+    let domains = if s.has_domains {
+        s.domains[s.domain_start[i] as usize..s.domain_start[i + 1] as usize].to_vec()
+    } else {
+        rest.domains
+    };
     Ok(Record {
         admin: rest.admin,
-        domains: rest.domains,
+        domains,
         established: rest.established,
         external_ids: rest.external_ids,
         id: RecordId::from_number(s.ids[i])
