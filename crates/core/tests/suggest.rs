@@ -4,7 +4,7 @@
 
 mod search_support;
 
-use registry_core::search::{Engine, Filters, Version};
+use registry_core::search::{Engine, Filters, SuggestContext, Version};
 use registry_core::text;
 use search_support::{demo, display, full};
 
@@ -379,4 +379,203 @@ fn only_id_like_text_consults_external_ids() {
         hits.iter()
             .any(|h| h.summary.id == r.id && h.reason == "external_id")
     );
+}
+
+fn ids_in(e: &Engine, q: &str, ctx: &SuggestContext) -> Vec<String> {
+    e.suggest_in(q, &Filters::default(), 5, ctx)
+        .into_iter()
+        .map(|s| s.summary.name)
+        .collect()
+}
+
+/// An e-mail address offers its organisation before anything is typed: the
+/// most specific domain first, then the parent domain's records; typing
+/// keeps them boosted.
+#[test]
+fn email_domain_offers_on_focus_and_boosts_while_typing() {
+    let e = &demo().engine;
+    let ctx = SuggestContext {
+        email_domain: Some("Jane.Doe@Polar.Northfield-University.example".into()),
+        ..SuggestContext::default()
+    };
+    let offers = e.suggest_in("", &Filters::default(), 5, &ctx);
+    let names: Vec<&str> = offers.iter().map(|s| s.summary.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Northfield University Institute for Polar Sciences",
+            "Northfield University"
+        ]
+    );
+    assert!(offers.iter().all(|s| s.reason == "email_domain"));
+    // Without a context nothing is offered for empty text.
+    assert!(e.suggest("", &Filters::default(), 5).is_empty());
+    // While typing, the domain's record comes first among the matches.
+    let plain = top(e, "northfield un", 5);
+    let ctx = SuggestContext {
+        email_domain: Some("someone@nuh.example".into()),
+        ..SuggestContext::default()
+    };
+    let boosted = ids_in(e, "northfield un", &ctx);
+    assert_ne!(plain[0], "Northfield University Hospital", "{plain:?}");
+    assert_eq!(boosted[0], "Northfield University Hospital", "{boosted:?}");
+    // Filters apply to the offers too; a shared suffix matches nothing.
+    let f = e.parse_filters("types:facility", Version::V2).unwrap();
+    let ctx = SuggestContext {
+        email_domain: Some("polar.northfield-university.example".into()),
+        ..SuggestContext::default()
+    };
+    assert_eq!(e.suggest_in("", &f, 5, &ctx).len(), 1);
+    let ctx = SuggestContext {
+        email_domain: Some("someone@example".into()),
+        ..SuggestContext::default()
+    };
+    assert!(e.suggest_in("", &Filters::default(), 5, &ctx).is_empty());
+}
+
+/// Preferences boost, they do not filter.
+#[test]
+fn preferred_country_and_types_boost_without_filtering() {
+    let e = &demo().engine;
+    let plain = top(e, "institute", 10);
+    let ru = ids_in(
+        e,
+        "institute",
+        &SuggestContext {
+            prefer_countries: vec!["ru".into()],
+            ..SuggestContext::default()
+        },
+    );
+    let first_ru = |v: &[String]| {
+        v.iter()
+            .position(|n| n.contains("Yakutsk") || n.contains("Siberian"))
+            .unwrap_or(usize::MAX)
+    };
+    assert!(first_ru(&ru) < first_ru(&plain), "{ru:?} vs {plain:?}");
+    assert_eq!(first_ru(&ru), 0, "{ru:?}");
+    let all = e.suggest_in(
+        "institute",
+        &Filters::default(),
+        100,
+        &SuggestContext {
+            prefer_countries: vec!["RU".into()],
+            ..SuggestContext::default()
+        },
+    );
+    assert_eq!(
+        all.len(),
+        e.suggest("institute", &Filters::default(), 100).len()
+    );
+    // A type preference lifts the facilities among Northfield's records.
+    let pos = |v: &[String]| {
+        v.iter()
+            .position(|n| n == "Northfield University Center for Computational Linguistics")
+            .unwrap_or(usize::MAX)
+    };
+    let plain = top(e, "northfield", 10);
+    let facilities: Vec<String> = e
+        .suggest_in(
+            "northfield",
+            &Filters::default(),
+            10,
+            &SuggestContext {
+                prefer_types: vec!["Facility".into()],
+                ..SuggestContext::default()
+            },
+        )
+        .into_iter()
+        .map(|s| s.summary.name)
+        .collect();
+    assert!(
+        pos(&facilities) < pos(&plain),
+        "{facilities:?} vs {plain:?}"
+    );
+    // Unknown countries and types prefer nothing and are no error.
+    let none = ids_in(
+        e,
+        "institute",
+        &SuggestContext {
+            prefer_countries: vec!["XX".into(), "".into()],
+            prefer_types: vec!["castle".into()],
+            ..SuggestContext::default()
+        },
+    );
+    assert_eq!(none, top(e, "institute", 5));
+}
+
+/// Records picked before come first when they match the text, and are
+/// offered on focus after the e-mail domain's.
+#[test]
+fn remembered_records_come_first_for_matching_text() {
+    let e = &demo().engine;
+    let state = registry_core::RecordId::parse("0xsa2r256").unwrap();
+    let ctx = SuggestContext {
+        remembered: vec![state],
+        ..SuggestContext::default()
+    };
+    let hits = e.suggest_in("northfield", &Filters::default(), 5, &ctx);
+    assert_eq!(hits[0].summary.name, "Northfield State University");
+    assert!(hits[0].remembered);
+    assert!(hits[1..].iter().all(|h| !h.remembered));
+    // Even before an exact match of another record.
+    let hits = e.suggest_in("northfield university", &Filters::default(), 5, &ctx);
+    assert_eq!(hits[0].summary.name, "Northfield State University");
+    assert_eq!(hits[1].summary.name, "Northfield University");
+    // Not when it does not match.
+    let hits = e.suggest_in("kilimani", &Filters::default(), 5, &ctx);
+    assert!(hits.iter().all(|h| !h.remembered));
+    // On focus.
+    let offers = e.suggest_in("", &Filters::default(), 5, &ctx);
+    assert_eq!(offers.len(), 1);
+    assert_eq!(offers[0].reason, "remembered");
+}
+
+/// `lang` carries the record's label in that language.
+#[test]
+fn lang_gives_the_label_in_that_language() {
+    let e = &demo().engine;
+    let ctx = SuggestContext {
+        lang: Some("es".into()),
+        ..SuggestContext::default()
+    };
+    let hits = e.suggest_in("northfield university", &Filters::default(), 5, &ctx);
+    assert_eq!(hits[0].summary.name, "Northfield University");
+    assert_eq!(
+        hits[0].localized.as_deref(),
+        Some("Universidad de Northfield")
+    );
+    assert!(hits[1..].iter().all(|h| h.localized.is_none()));
+    // Matching and order do not change.
+    let names: Vec<&str> = hits.iter().map(|h| h.summary.name.as_str()).collect();
+    assert_eq!(names, top(e, "northfield university", 5));
+}
+
+/// The stored prior orders records people pick more often first where the
+/// match tiers leave a choice, and very short queries show the most likely.
+#[test]
+fn the_prior_orders_ties_and_short_queries() {
+    let Some(d) = full() else {
+        println!("skipped: ../shared not found");
+        return;
+    };
+    let e = &d.engine;
+    let reg = e.registry();
+    for q in ["u", "un", "h", "ca"] {
+        let hits = e.suggest(q, &Filters::default(), 5);
+        // Every hit of a one- or two-character query is among the most
+        // likely records of the registry (top 2 %).
+        let mut priors: Vec<u8> = reg.priors().to_vec();
+        priors.sort_unstable();
+        let p98 = priors[priors.len() * 98 / 100];
+        // (Exact matches, such as the acronym "UN", come first by rule.)
+        for h in hits
+            .iter()
+            .filter(|h| h.reason != "exact" && h.reason != "acronym")
+        {
+            assert!(reg.prior(h.index) >= p98, "{q}: {}", h.summary.name);
+        }
+    }
+    // "harv": Harvard University before HarvestPlus (issue #12's example).
+    let harv = top(e, "harv", 5);
+    assert_eq!(harv[0], "Harvard University", "{harv:?}");
 }

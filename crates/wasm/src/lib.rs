@@ -93,6 +93,7 @@ impl ListParams {
 struct SuggestOptions {
     filters: Vec<String>,
     limit: Option<usize>,
+    context: registry_core::search::SuggestContext,
 }
 
 impl SuggestOptions {
@@ -104,6 +105,27 @@ impl SuggestOptions {
         }
         if let Some(x) = o.field("limit") {
             s.limit = params::opt_uint(&x, usize::MAX as u64, "usize")?.map(|n| n as usize);
+        }
+        let c = &mut s.context;
+        if let Some(x) = o.field("preferCountries") {
+            c.prefer_countries = params::strings(&x)?;
+        }
+        if let Some(x) = o.field("preferTypes") {
+            c.prefer_types = params::strings(&x)?;
+        }
+        if let Some(x) = o.field("emailDomain") {
+            c.email_domain = params::opt_string(&x)?;
+        }
+        if let Some(x) = o.field("lang") {
+            c.lang = params::opt_string(&x)?;
+        }
+        if let Some(x) = o.field("remembered") {
+            // Ids that do not parse (a stale or edited list) are skipped:
+            // remembering is a convenience, never an error for the form.
+            c.remembered = params::strings(&x)?
+                .iter()
+                .filter_map(|id| registry_core::RecordId::parse(id).ok())
+                .collect();
         }
         Ok(s)
     }
@@ -132,6 +154,8 @@ struct JsSuggestion<'a> {
     ranges: &'a [(usize, usize)],
     reason: &'static str,
     ranges16: Vec<(usize, usize)>,
+    localized: Option<&'a str>,
+    remembered: bool,
 }
 
 fn utf16_offset(s: &str, byte: usize) -> usize {
@@ -275,8 +299,10 @@ impl Registry {
         self.list("affiliation", &t, &p)
     }
 
-    /// Typeahead: `suggest(text, {filters: ["types:education", …], limit})` →
-    /// hits best first, each with the record summary, the matched name,
+    /// Typeahead: `suggest(text, {filters: ["types:education", …], limit,
+    /// preferCountries, preferTypes, emailDomain, remembered: [ids], lang})` →
+    /// hits best first (empty text: the e-mail domain's and the remembered
+    /// records), each with the record summary, the matched name,
     /// `ranges` (UTF-8 byte offsets) and `ranges16` (UTF-16 offsets for JS).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
         let o: SuggestOptions = if options.is_undefined() {
@@ -288,9 +314,9 @@ impl Registry {
             .engine
             .parse_filters(&o.filters.join(","), Version::V2)
             .map_err(|errors| JsError::new(&errors.join("; ")))?;
-        let hits = self
-            .engine
-            .suggest(text, &filters, o.limit.unwrap_or(10).min(100));
+        let hits =
+            self.engine
+                .suggest_in(text, &filters, o.limit.unwrap_or(10).min(100), &o.context);
         let out: Vec<JsSuggestion<'_>> = hits
             .iter()
             .map(|h| JsSuggestion {
@@ -309,6 +335,8 @@ impl Registry {
                         )
                     })
                     .collect(),
+                localized: h.localized.as_deref(),
+                remembered: h.remembered,
             })
             .collect();
         to_js(&out)

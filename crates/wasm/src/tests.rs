@@ -280,3 +280,44 @@ fn a_registry_built_in_steps_answers_like_one_built_at_once() {
     assert!(message(b.step(1.0).err().unwrap().into()).contains("corrupted"));
     assert!(message(b.finish().err().unwrap().into()).contains("finished"));
 }
+
+/// The form's context reaches the core: an e-mail domain offers its record
+/// before anything is typed (from summary + names alone), `lang` adds the
+/// label, remembered ids come first, and bad remembered ids are skipped.
+#[wasm_bindgen_test]
+fn suggest_takes_the_forms_context() {
+    let (_, _, r) = typeahead_only();
+    let opts = js_sys::JSON::parse(r#"{"emailDomain": "x@lab.shinonome-tech.example"}"#).unwrap();
+    let hits = js_sys::Array::from(&r.suggest("", opts).unwrap());
+    assert_eq!(hits.length(), 1);
+    assert_eq!(
+        get(&get(&hits.get(0), "summary"), "id")
+            .as_string()
+            .unwrap(),
+        "https://ror.org/03ncywt35"
+    );
+    assert_eq!(
+        get(&hits.get(0), "reason").as_string().unwrap(),
+        "email_domain"
+    );
+    let opts = js_sys::JSON::parse(r#"{"lang": "ja"}"#).unwrap();
+    let hits = js_sys::Array::from(&r.suggest("shinonome", opts).unwrap());
+    assert_eq!(
+        get(&hits.get(0), "localized").as_string().unwrap(),
+        "東雲工科大学"
+    );
+    let opts = js_sys::JSON::parse(
+        r#"{"remembered": ["not an id", "https://ror.org/01149pg79"], "preferCountries": ["DE"]}"#,
+    )
+    .unwrap();
+    let hits = js_sys::Array::from(&r.suggest("i", opts).unwrap());
+    assert_eq!(
+        get(&get(&hits.get(0), "summary"), "id")
+            .as_string()
+            .unwrap(),
+        "https://ror.org/01149pg79"
+    );
+    assert_eq!(get(&hits.get(0), "remembered").as_bool(), Some(true));
+    let bad = js_sys::JSON::parse(r#"{"preferCountries": 3}"#).unwrap();
+    assert!(r.suggest("i", bad).is_err());
+}

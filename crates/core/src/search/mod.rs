@@ -21,6 +21,7 @@
 //! with wrong check digits is a 400 that says so.
 
 pub mod advanced_exec;
+pub mod context;
 pub mod facets;
 pub mod filters;
 pub(crate) mod order;
@@ -34,6 +35,7 @@ use crate::index::{Index, name_flags};
 use crate::registry::Registry;
 use crate::text::{self, TokenKind};
 
+pub use context::SuggestContext;
 pub use facets::{FacetEntry, Meta};
 pub use filters::{Filters, Version};
 pub use query::{Clause, ClauseKind, Occur, ParsedQuery};
@@ -60,6 +62,9 @@ pub struct Engine {
     clock: fn() -> f64,
     /// Columns for `query.advanced`, built on first use (advanced_exec).
     advanced: std::sync::OnceLock<crate::advanced::FieldIndex>,
+    /// Records by domain, built on first use (an e-mail domain in a
+    /// [`SuggestContext`]).
+    domains: std::sync::OnceLock<context::DomainIndex>,
 }
 
 /// An [`Engine`] whose index is built a slice of records at a time
@@ -92,6 +97,7 @@ impl EngineBuilder {
             index,
             clock: default_clock,
             advanced: std::sync::OnceLock::new(),
+            domains: std::sync::OnceLock::new(),
         }
     }
 }
@@ -164,6 +170,12 @@ impl Engine {
     /// The index.
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// Records by domain (built on first use).
+    pub(crate) fn domains(&self) -> &context::DomainIndex {
+        self.domains
+            .get_or_init(|| context::DomainIndex::build(self))
     }
 
     /// Parses a `filter` value against this engine's data.

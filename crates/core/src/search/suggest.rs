@@ -11,7 +11,8 @@
 //!   as a URL, GRID, Wikidata Q-id or URL, FundRef number or DOI) returns its
 //!   records.
 //! * **Ranking** (documented rule, best first):
-//!   1. band: exact display name > exact other name (label or alias) >
+//!   1. band: a record picked before ([`SuggestContext::remembered`]) >
+//!      exact display name > exact other name (label or alias) >
 //!      exact acronym > a partial match (so among records named exactly
 //!      like the query, those whose display name it is come before those
 //!      where it is a label or an alias: "Institute of Philosophy");
@@ -26,7 +27,8 @@
 //!      most are lifted; the rest keep the name keys below. A record people pick far more
 //!      often may so rank above a closer match of a rarely picked one
 //!      ("cambridge": the University of Cambridge above Cambridge IVF);
-//!      within the exact bands the score is the prior alone;
+//!      within the exact bands the score is the prior alone; context from
+//!      the form adds its boosts ([`super::context`]);
 //!   4. fewer words in the matched name;
 //!   5. shorter display name;
 //!   6. record id.
@@ -55,7 +57,8 @@ use serde::Serialize;
 use crate::id::RecordId;
 use crate::index::name_flags;
 use crate::registry::RecordSummary;
-use crate::search::{Engine, Filters};
+use crate::search::context::Resolved;
+use crate::search::{Engine, Filters, SuggestContext};
 use crate::text::{self, TokenKind};
 
 /// Most query words considered.
@@ -79,23 +82,18 @@ pub const NAME_PREFIX_BONUS: u16 = 16;
 pub const PRIOR_FLOOR: u8 = 176;
 
 /// The key of a match of `tier` (see [`tier`]) on a record with the given
-/// prior and the rest of the key (status, words, display length, record).
+/// prior, context boost ([`Resolved::boost`]) and the rest of the key
+/// (status, words, display length, record).
 #[inline]
-fn key(tier: u8, prior: u8, rest: (u8, u16, u32, u32)) -> Key {
+fn key(tier: u8, prior: u8, boost: (bool, u16), rest: (u8, u16, u32, u32)) -> Key {
     let bonus = match tier {
         3 => DISPLAY_PREFIX_BONUS,
         4 => NAME_PREFIX_BONUS,
         _ => 0,
     };
-    let score = u16::from(prior.max(PRIOR_FLOOR)) + bonus;
-    (
-        tier.min(3),
-        rest.0,
-        u16::MAX - score,
-        rest.1,
-        rest.2,
-        rest.3,
-    )
+    let score = u16::from(prior.max(PRIOR_FLOOR)) + bonus + boost.1;
+    let band = if boost.0 { 0 } else { tier.min(3) + 1 };
+    (band, rest.0, u16::MAX - score, rest.1, rest.2, rest.3)
 }
 
 /// Which name matched.
@@ -121,8 +119,15 @@ pub struct Suggestion {
     /// Byte ranges of `matched.value` to highlight (sorted, disjoint).
     pub ranges: Vec<(usize, usize)>,
     /// Why it matched: `id`, `external_id`, `exact`, `acronym`,
-    /// `display_prefix`, `name_prefix` or `words`.
+    /// `display_prefix`, `name_prefix`, `words`, or for offers made before
+    /// anything is typed `email_domain` or `remembered`.
     pub reason: &'static str,
+    /// The record's label in the context's language, when it has one that
+    /// differs from the display name ([`SuggestContext::lang`]).
+    pub localized: Option<String>,
+    /// Whether the record was picked before in this browser
+    /// ([`SuggestContext::remembered`]).
+    pub remembered: bool,
 }
 
 /// Reason of each tier (the two exact-name tiers share one).
@@ -194,8 +199,46 @@ fn tier(exact: bool, prefix: bool, display: bool, acronym: bool) -> u8 {
 impl Engine {
     /// Typeahead suggestions for `text` under `filters`, at most `k`.
     pub fn suggest(&self, text: &str, filters: &Filters, k: usize) -> Vec<Suggestion> {
+        self.suggest_in(text, filters, k, &SuggestContext::default())
+    }
+
+    /// [`Engine::suggest`] in the context of a form
+    /// ([`super::context`]): preferences and the e-mail domain boost,
+    /// remembered records come first, `lang` picks the label to show; with
+    /// empty text, the records of the e-mail domain, then the remembered
+    /// ones, are offered.
+    pub fn suggest_in(
+        &self,
+        text: &str,
+        filters: &Filters,
+        k: usize,
+        ctx: &SuggestContext,
+    ) -> Vec<Suggestion> {
+        let resolved = Resolved::new(self, ctx);
+        let mut hits = self.suggest_resolved(text, filters, k, &resolved);
+        for h in &mut hits {
+            h.remembered = resolved.remembered.contains(&(h.index as u32));
+            if let Some(lang) = ctx.lang.as_deref() {
+                h.localized = self
+                    .registry()
+                    .names(h.index)
+                    .find(|n| n.is_label() && n.lang == Some(lang))
+                    .map(|n| n.value.to_string())
+                    .filter(|v| *v != h.summary.name);
+            }
+        }
+        hits
+    }
+
+    fn suggest_resolved(
+        &self,
+        text: &str,
+        filters: &Filters,
+        k: usize,
+        ctx: &Resolved,
+    ) -> Vec<Suggestion> {
         let text = text.trim();
-        if text.is_empty() || k == 0 || text.chars().count() > super::MAX_QUERY_CHARS {
+        if k == 0 || text.chars().count() > super::MAX_QUERY_CHARS {
             return Vec::new();
         }
         let ix = self.index();
@@ -205,6 +248,25 @@ impl Engine {
                 .is_none_or(|s| s & (1 << ix.status(r)) != 0)
                 && filters.matches_fields(ix, r)
         };
+        if text.is_empty() {
+            // Offers before anything is typed: the e-mail domain's records
+            // (most specific domain first, then most likely), then the
+            // remembered ones (most recent first).
+            let priors = self.registry().priors();
+            let mut domain: Vec<(usize, u32)> = ctx.domain.iter().copied().enumerate().collect();
+            domain.sort_by_key(|&(pos, r)| (pos, std::cmp::Reverse(priors[r as usize])));
+            let mut out: Vec<Suggestion> = Vec::new();
+            for (reason, r) in domain
+                .into_iter()
+                .map(|(_, r)| ("email_domain", r))
+                .chain(ctx.remembered.iter().map(|&r| ("remembered", r)))
+            {
+                if out.len() < k && visible(r) && !out.iter().any(|h| h.index == r as usize) {
+                    out.push(self.whole(r as usize, reason));
+                }
+            }
+            return out;
+        }
         // Identifiers first.
         if let Ok(id) = RecordId::parse(text)
             && let Some(r) = self.registry().index_of(id)
@@ -406,6 +468,7 @@ impl Engine {
             let flags = ix.entry_flags(e);
             let len = ix.entry_len(e);
             let prior = priors[r as usize];
+            let boost = ctx.boost(self, r);
             let rest = (
                 ix.status(r),
                 len.min(u16::MAX as usize) as u16,
@@ -413,7 +476,7 @@ impl Engine {
                 r,
             );
             if let Some(b) = bar
-                && key(best_tier(e, flags, len), prior, rest) >= b
+                && key(best_tier(e, flags, len), prior, boost, rest) >= b
             {
                 continue;
             }
@@ -451,7 +514,7 @@ impl Engine {
             let display = flags & name_flags::DISPLAY != 0;
             let acronym = flags & name_flags::ACRONYM != 0;
             let tier = tier(exact, prefix, display, acronym);
-            let key = key(tier, prior, rest);
+            let key = key(tier, prior, boost, rest);
             match &mut cur {
                 Some((bk, be, bt)) => {
                     if key < *bk {
@@ -507,6 +570,8 @@ impl Engine {
             matched: self.matched_name(r, pos),
             ranges: Vec::new(),
             reason,
+            localized: None,
+            remembered: false,
         }
     }
 
@@ -542,6 +607,8 @@ impl Engine {
             matched,
             ranges: merged,
             reason,
+            localized: None,
+            remembered: false,
         }
     }
 }
