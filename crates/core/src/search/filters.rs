@@ -121,8 +121,35 @@ impl Filters {
         Ok(f)
     }
 
+    /// [`Filters::parse`] against a part of the registry (a typeahead
+    /// piece, [`crate::shard::pieces`]): a country name that no record of
+    /// the part has matches nothing instead of being an error, since the
+    /// whole registry may well have it.
+    pub fn parse_in_part(
+        raw: &str,
+        version: Version,
+        index: &Index,
+    ) -> Result<Filters, Vec<String>> {
+        let mut f = Filters {
+            first_location_only: version == Version::V1,
+            ..Filters::default()
+        };
+        f.add_inner(raw, version, index, true)?;
+        Ok(f)
+    }
+
     /// Adds the filters of a `filter` value to these.
     pub fn add(&mut self, raw: &str, version: Version, index: &Index) -> Result<(), Vec<String>> {
+        self.add_inner(raw, version, index, false)
+    }
+
+    fn add_inner(
+        &mut self,
+        raw: &str,
+        version: Version,
+        index: &Index,
+        part: bool,
+    ) -> Result<(), Vec<String>> {
         let mut errors = Vec::new();
         // Split at commas, re-joining pieces that continue a country name.
         let mut pieces: Vec<(String, Option<(String, String)>)> = Vec::new();
@@ -189,7 +216,9 @@ impl Filters {
                 }
                 Key::CountryName => {
                     let ids = index.countries_by_name(&value);
-                    if ids.is_empty() {
+                    if ids.is_empty() && part {
+                        add_ids(&mut self.country_names, &[]);
+                    } else if ids.is_empty() {
                         errors.push(format!(
                             "filter value '{value}' of key '{key}' is not the name of a country in the data"
                         ));

@@ -33,6 +33,7 @@
 //! transfers and "this is actually HTML/JSON" mistakes are caught at once.
 
 mod bytes;
+pub mod pieces;
 pub(crate) mod sections;
 
 use std::fmt;
@@ -411,7 +412,18 @@ pub fn build(
     build_time: u64,
     compressor: &dyn Compressor,
 ) -> Result<BuiltShard, String> {
-    let raw = sections::encode(records)?;
+    build_kinds(records, release, build_time, compressor, &SectionKind::ALL)
+}
+
+/// [`build`] with only the sections of the given kinds.
+pub fn build_kinds(
+    records: &[Record],
+    release: &str,
+    build_time: u64,
+    compressor: &dyn Compressor,
+    kinds: &[SectionKind],
+) -> Result<BuiltShard, String> {
+    let raw = sections::encode_kinds(records, kinds)?;
     let mut build_id_input = Vec::new();
     let mut built = Vec::new();
     for (kind, bytes) in raw {

@@ -146,8 +146,11 @@ pub struct RecordsSection {
     pub(crate) tables: RecordTables,
 }
 
-/// Encodes records into the three raw sections.
-pub fn encode(records: &[Record]) -> Result<Vec<(SectionKind, Vec<u8>)>, String> {
+/// Encodes records into the raw sections of the given kinds.
+pub fn encode_kinds(
+    records: &[Record],
+    kinds: &[SectionKind],
+) -> Result<Vec<(SectionKind, Vec<u8>)>, String> {
     let mut order: Vec<(RecordId, &Record)> = records
         .iter()
         .map(|r| {
@@ -161,11 +164,18 @@ pub fn encode(records: &[Record]) -> Result<Vec<(SectionKind, Vec<u8>)>, String>
         return Err(format!("duplicate id {}", w[0].0));
     }
     let recs: Vec<&Record> = order.iter().map(|(_, r)| *r).collect();
-    Ok(vec![
-        (SectionKind::Summary, encode_summary(&order)?),
-        (SectionKind::Names, encode_names(&recs)),
-        (SectionKind::Records, encode_records(&recs)?),
-    ])
+    let mut out = Vec::new();
+    for &kind in kinds {
+        out.push((
+            kind,
+            match kind {
+                SectionKind::Summary => encode_summary(&order)?,
+                SectionKind::Names => encode_names(&recs),
+                SectionKind::Records => encode_records(&recs)?,
+            },
+        ));
+    }
+    Ok(out)
 }
 
 fn status_code(s: &str) -> Result<u8, String> {

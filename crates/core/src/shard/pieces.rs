@@ -1,0 +1,371 @@
+//! The partitioned typeahead index: the registry cut into small *pieces*
+//! keyed by folded term prefix, so a typeahead client fetches only the
+//! piece its query needs instead of the whole `summary` + `names`.
+//!
+//! # Pieces
+//!
+//! A piece is a complete shard file (this module's container, format 2)
+//! holding the `summary` and `names` sections of a subset of records, with
+//! their real ids. A client loads it as a [`crate::Registry`] and asks the
+//! one [`crate::search::Engine`] — there is no second suggest engine. Two
+//! kinds:
+//!
+//! * **leaf** `p`: every record with a term (a folded word, or a character
+//!   or bigram of a no-space script) starting with `p`. Any query with a
+//!   required unit (a word not in [`crate::text::OPTIONAL_WORDS`], a
+//!   bigram, a lone character) whose text starts with `p` has all its
+//!   candidates in the leaf, and every ranking key of `suggest` depends
+//!   only on the record and the query (match tier, status, prior, name
+//!   length, id order), so the leaf answers *exactly* as the whole registry
+//!   does, filters included.
+//! * **head** `p`: a prefix whose leaf would exceed the byte budget is
+//!   split into one node per next character; its head holds the best
+//!   [`PieceBudget::head_records`] records of the one-word query `p` as the
+//!   whole registry ranks them. A head answers that query exactly without
+//!   filters, and with filters whenever at least `k` of its records pass
+//!   (filtering keeps the order); otherwise the client needs the whole
+//!   typeahead data.
+//!
+//! [`route`] decides, from the [`Directory`] alone, which piece answers a
+//! query: the smallest leaf covering one of its required units; else the
+//! head of a one-word query; else [`Route::Whole`] (several common short
+//! words, ids, empty text), where the client uses the full `summary` +
+//! `names`. A required unit under no node matches no record:
+//! [`Route::Empty`].
+//!
+//! # Quirks
+//!
+//! * A prefix that cannot be extended (a very common term that no longer
+//!   term continues) stays one leaf even over the budget.
+//! * The budget is on raw (uncompressed) section bytes, estimated per
+//!   record, so piece files vary around it after compression.
+
+use crate::search::Engine;
+use crate::text::{self, TokenKind};
+
+/// How big pieces may get.
+#[derive(Clone, Copy, Debug)]
+pub struct PieceBudget {
+    /// Most estimated raw bytes (summary + names) of a leaf.
+    pub raw_bytes: usize,
+    /// Records kept in the head of a split prefix.
+    pub head_records: usize,
+}
+
+impl Default for PieceBudget {
+    /// 48 KiB raw (~15–20 KB compressed, one or two round trips' worth on
+    /// a slow mobile link) and 40 head records (the widget shows 8–10).
+    fn default() -> Self {
+        PieceBudget {
+            raw_bytes: 48 * 1024,
+            head_records: 40,
+        }
+    }
+}
+
+/// Leaf or head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PieceKind {
+    /// Every record with a term under the prefix.
+    Leaf,
+    /// The best records of the one-word query of a split prefix.
+    Head,
+}
+
+impl PieceKind {
+    /// One-letter code used in the directory.
+    pub fn code(self) -> &'static str {
+        match self {
+            PieceKind::Leaf => "l",
+            PieceKind::Head => "h",
+        }
+    }
+
+    /// From [`PieceKind::code`].
+    pub fn from_code(c: &str) -> Option<PieceKind> {
+        match c {
+            "l" => Some(PieceKind::Leaf),
+            "h" => Some(PieceKind::Head),
+            _ => None,
+        }
+    }
+}
+
+/// One piece to write: its prefix, kind and records (indexes into the
+/// whole registry, ascending).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PieceSpec {
+    /// Folded term prefix.
+    pub key: String,
+    /// Leaf or head.
+    pub kind: PieceKind,
+    /// Record indexes, ascending.
+    pub records: Vec<u32>,
+}
+
+/// Estimated raw section bytes of each record (names with their per-name
+/// overhead, plus the summary row).
+fn record_bytes(engine: &Engine) -> Vec<usize> {
+    let reg = engine.registry();
+    (0..reg.len())
+        .map(|r| 24 + reg.names(r).map(|n| n.value.len() + 4).sum::<usize>())
+        .collect()
+}
+
+/// Cuts the registry into pieces under `budget` (see the module docs).
+pub fn partition(engine: &Engine, budget: &PieceBudget) -> Vec<PieceSpec> {
+    let ix = engine.index();
+    let sizes = record_bytes(engine);
+    let mut mark = vec![u32::MAX; engine.registry().len()];
+    let mut generation = 0u32;
+    let mut out = Vec::new();
+    // Depth-first from the first characters of all terms.
+    let mut stack: Vec<String> = next_chars(engine, "")
+        .into_iter()
+        .rev()
+        .map(String::from)
+        .collect();
+    while let Some(p) = stack.pop() {
+        generation += 1;
+        let mut records = Vec::new();
+        let mut bytes = 0usize;
+        for t in ix.prefix_range(&p) {
+            for &e in ix.postings(t) {
+                let r = ix.entry_record(e);
+                if mark[r as usize] != generation {
+                    mark[r as usize] = generation;
+                    records.push(r);
+                    bytes += sizes[r as usize];
+                }
+            }
+        }
+        let children = next_chars(engine, &p);
+        if bytes <= budget.raw_bytes || children.is_empty() {
+            records.sort_unstable();
+            out.push(PieceSpec {
+                key: p,
+                kind: PieceKind::Leaf,
+                records,
+            });
+            continue;
+        }
+        let mut head: Vec<u32> = engine
+            .suggest(&p, &crate::search::Filters::default(), budget.head_records)
+            .into_iter()
+            .map(|s| s.index as u32)
+            .collect();
+        head.sort_unstable();
+        for c in children.into_iter().rev() {
+            stack.push(c);
+        }
+        out.push(PieceSpec {
+            key: p,
+            kind: PieceKind::Head,
+            records: head,
+        });
+    }
+    out.sort_by(|a, b| a.key.cmp(&b.key));
+    out
+}
+
+/// The prefixes one character longer than `p` that some term starts with.
+fn next_chars(engine: &Engine, p: &str) -> Vec<String> {
+    let ix = engine.index();
+    let mut out: Vec<String> = Vec::new();
+    for t in ix.prefix_range(p) {
+        let term = ix.term(t);
+        if let Some(c) = term[p.len()..].chars().next() {
+            let next = &term[..p.len() + c.len_utf8()];
+            if out.last().is_none_or(|l| l != next) {
+                out.push(next.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The directory of a piece set, as a client holds it: prefix, kind and
+/// record count of every piece, sorted by prefix.
+#[derive(Clone, Debug, Default)]
+pub struct Directory {
+    entries: Vec<(String, PieceKind, u32)>,
+}
+
+impl Directory {
+    /// From (prefix, kind, record count) entries in any order.
+    pub fn new(mut entries: Vec<(String, PieceKind, u32)>) -> Directory {
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|a, b| a.0 == b.0);
+        Directory { entries }
+    }
+
+    /// From piece specs.
+    pub fn of(specs: &[PieceSpec]) -> Directory {
+        Directory::new(
+            specs
+                .iter()
+                .map(|s| (s.key.clone(), s.kind, s.records.len() as u32))
+                .collect(),
+        )
+    }
+
+    fn get(&self, key: &str) -> Option<(PieceKind, u32)> {
+        self.entries
+            .binary_search_by(|e| e.0.as_str().cmp(key))
+            .ok()
+            .map(|i| (self.entries[i].1, self.entries[i].2))
+    }
+
+    /// Number of pieces.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Where a query is answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// This leaf holds every candidate.
+    Leaf(String),
+    /// This head holds the answer (unless filters leave fewer than `k`).
+    Head(String),
+    /// No record can match.
+    Empty,
+    /// Only the whole typeahead data can answer.
+    Whole,
+}
+
+/// Which piece answers `text` (see the module docs).
+pub fn route(dir: &Directory, text: &str) -> Route {
+    let text = text.trim();
+    if text.is_empty()
+        || text.chars().count() > crate::search::MAX_QUERY_CHARS
+        || crate::RecordId::parse(text).is_ok()
+        || text::looks_like_external_id(text)
+    {
+        return Route::Whole;
+    }
+    let toks = text::tokens(text);
+    let words = toks.iter().filter(|t| t.kind == TokenKind::Word).count();
+    // Units that every match must contain (a subset of suggest's: optional
+    // words only when the query is that one word).
+    let required = toks.iter().filter(|t| match t.kind {
+        TokenKind::Word => words == 1 || !text::is_optional_word(&t.text),
+        TokenKind::Bigram => true,
+        TokenKind::Unigram => !toks
+            .iter()
+            .any(|x| x.kind == TokenKind::Bigram && (x.start == t.start || x.end == t.end)),
+    });
+    let mut best: Option<(u32, &str)> = None;
+    let mut head = None;
+    for t in required {
+        // The deepest node on the unit's path.
+        let mut node = None;
+        for (i, _) in t.text.char_indices().skip(1).chain([(t.text.len(), ' ')]) {
+            match dir.get(&t.text[..i]) {
+                Some(n) => node = Some((&t.text[..i], n)),
+                None => break,
+            }
+        }
+        match node {
+            None => return Route::Empty,
+            Some((key, (PieceKind::Leaf, count))) => {
+                if best.is_none_or(|(c, _)| count < c) {
+                    best = Some((count, key));
+                }
+            }
+            Some((key, (PieceKind::Head, _))) => {
+                if key.len() < t.text.len() {
+                    // Split, and no term continues with the next character.
+                    return Route::Empty;
+                }
+                if toks.len() == 1 {
+                    head = Some(key);
+                }
+            }
+        }
+    }
+    match (best, head) {
+        (Some((_, key)), _) => Route::Leaf(key.to_string()),
+        (None, Some(key)) => Route::Head(key.to_string()),
+        (None, None) => Route::Whole,
+    }
+}
+
+/// What [`PieceClient::answer`] gives.
+#[derive(Debug)]
+pub enum Answer {
+    /// The suggestions, exactly as the whole registry gives them (their
+    /// `index` is the record's index in its piece; use `summary.id`).
+    Hits(Vec<crate::search::Suggestion>),
+    /// Load this piece first ([`PieceClient::add`]), then ask again.
+    Need(String),
+    /// Only the whole typeahead data can answer this.
+    Whole,
+}
+
+/// A typeahead over pieces: the directory and the pieces loaded so far.
+/// The host fetches what [`PieceClient::answer`] asks for.
+#[derive(Default)]
+pub struct PieceClient {
+    dir: Directory,
+    loaded: std::collections::HashMap<String, Engine>,
+}
+
+impl PieceClient {
+    /// A client for a directory, no piece loaded.
+    pub fn new(dir: Directory) -> PieceClient {
+        PieceClient {
+            dir,
+            loaded: Default::default(),
+        }
+    }
+
+    /// Loads the piece of prefix `key` from its file bytes.
+    pub fn add(&mut self, key: &str, bytes: &[u8]) -> Result<(), super::ShardError> {
+        let registry = crate::Registry::from_bytes(bytes)?;
+        self.loaded.insert(key.to_string(), Engine::new(registry));
+        Ok(())
+    }
+
+    /// Whether the piece of prefix `key` is loaded.
+    pub fn has(&self, key: &str) -> bool {
+        self.loaded.contains_key(key)
+    }
+
+    /// The route of `text` ([`route`]).
+    pub fn route(&self, text: &str) -> Route {
+        route(&self.dir, text)
+    }
+
+    /// Suggestions for `text` under the filter value `filter` (the API's
+    /// syntax, v2 keys), at most `k`.
+    pub fn answer(&self, text: &str, filter: &str, k: usize) -> Result<Answer, Vec<String>> {
+        let (key, head) = match self.route(text) {
+            Route::Empty => return Ok(Answer::Hits(Vec::new())),
+            Route::Whole => return Ok(Answer::Whole),
+            Route::Leaf(key) => (key, false),
+            Route::Head(key) => (key, true),
+        };
+        let Some(engine) = self.loaded.get(&key) else {
+            return Ok(Answer::Need(key));
+        };
+        let filters = crate::search::Filters::parse_in_part(
+            filter,
+            crate::search::Version::V2,
+            engine.index(),
+        )?;
+        let hits = engine.suggest(text, &filters, k);
+        // A head holds the best records of the unfiltered query: filtered,
+        // it is complete only when k of them remain.
+        if head && hits.len() < k && filters != crate::search::Filters::default() {
+            return Ok(Answer::Whole);
+        }
+        Ok(Answer::Hits(hits))
+    }
+}
