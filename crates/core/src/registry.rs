@@ -95,6 +95,15 @@ fn flatten(v: &Option<Option<String>>) -> Option<&str> {
 }
 
 impl Registry {
+    /// A registry without records (summary and names only).
+    pub fn empty() -> Registry {
+        use crate::shard::{self, SectionKind};
+        let kinds = [SectionKind::Summary, SectionKind::Names];
+        let built = shard::build_kinds(&[], "empty", 0, &shard::Stored, &kinds)
+            .expect("no records to reject");
+        Registry::from_bytes(&built.file(&kinds)).expect("a freshly built empty shard")
+    }
+
     /// Loads a shard from one file holding at least the summary and names
     /// sections (the full shard holds all three).
     pub fn from_bytes(bytes: &[u8]) -> Result<Registry, ShardError> {

@@ -19,13 +19,20 @@ use search_support::{Data, demo, full};
 /// Builds every piece file of `d` under `budget` and a client holding them.
 fn client(d: &Data, budget: &PieceBudget) -> (Vec<pieces::PieceSpec>, PieceClient) {
     let specs = pieces::partition(&d.engine, budget);
+    let (c, _) = client_files(d, &specs);
+    (specs, c)
+}
+
+/// A client holding every piece, and the piece files by prefix.
+fn client_files(d: &Data, specs: &[pieces::PieceSpec]) -> (PieceClient, HashMap<String, Vec<u8>>) {
     let by_id: HashMap<RecordId, &Record> = d
         .records
         .iter()
         .map(|r| (RecordId::parse(&r.id).unwrap(), r))
         .collect();
-    let mut c = PieceClient::new(Directory::of(&specs));
-    for s in &specs {
+    let mut c = PieceClient::new(Directory::of(specs));
+    let mut files = HashMap::new();
+    for s in specs {
         let recs: Vec<Record> = s
             .records
             .iter()
@@ -39,13 +46,33 @@ fn client(d: &Data, budget: &PieceBudget) -> (Vec<pieces::PieceSpec>, PieceClien
             &[SectionKind::Summary, SectionKind::Names],
         )
         .unwrap();
-        c.add(
-            &s.key,
-            &built.file(&[SectionKind::Summary, SectionKind::Names]),
-        )
-        .unwrap();
+        let file = built.file(&[SectionKind::Summary, SectionKind::Names]);
+        c.add(&s.key, &file).unwrap();
+        files.insert(s.key.clone(), file);
     }
-    (specs, c)
+    (c, files)
+}
+
+/// A client over the split-prefix directory, fetching pieces on demand
+/// from `specs` as a host would (a missing file is an empty piece).
+fn shipped_client(d: &Data, specs: &[pieces::PieceSpec], qs: &[String]) -> PieceClient {
+    let dir = Directory::from_split_keys(
+        specs
+            .iter()
+            .filter(|s| s.kind == PieceKind::Head)
+            .map(|s| s.key.clone()),
+    );
+    let (_, full) = client_files(d, specs);
+    let mut c = PieceClient::new(dir);
+    for q in qs {
+        while let Answer::Need(key) = c.answer(q, "", 10).unwrap() {
+            match full.get(&key) {
+                Some(bytes) => c.add(&key, bytes).unwrap(),
+                None => c.add_missing(&key),
+            }
+        }
+    }
+    c
 }
 
 /// Queries: every `step`-th record's display name and its rarest word
@@ -146,12 +173,17 @@ fn pieces_answer_like_the_whole_registry_on_the_demo() {
 fn pieces_answer_like_the_whole_registry_on_the_full_data() {
     let Some(d) = full() else { return };
     let (specs, c) = client(d, &PieceBudget::default());
-    let (answered, total) = check(d, &c, &queries(&d.engine, 150), &FILTERS);
+    let qs = queries(&d.engine, 150);
+    let (answered, total) = check(d, &c, &qs, &FILTERS);
     println!(
         "full data: {} pieces, {answered} of {total} queries answered by a piece",
         specs.len()
     );
     assert!(answered * 10 > total * 6, "{answered} / {total}");
+    // The shipped directory lists only the split prefixes: the same answers.
+    let shipped = shipped_client(d, &specs, &qs);
+    let (answered2, _) = check(d, &shipped, &qs, &FILTERS);
+    assert_eq!(answered2, answered);
 }
 
 /// Filters parsed for a part accept what the whole accepts.

@@ -184,22 +184,28 @@ fn next_chars(engine: &Engine, p: &str) -> Vec<String> {
     out
 }
 
-/// The directory of a piece set, as a client holds it: prefix, kind and
-/// record count of every piece, sorted by prefix.
+/// The directory of a piece set, as a client holds it. Complete (every
+/// piece with its record count, [`Directory::of`]) or, as shipped, only the
+/// split prefixes ([`Directory::from_split_keys`]): every other prefix on a
+/// path is then a leaf whose file may not exist (no record under it).
 #[derive(Clone, Debug, Default)]
 pub struct Directory {
     entries: Vec<(String, PieceKind, u32)>,
+    complete: bool,
 }
 
 impl Directory {
-    /// From (prefix, kind, record count) entries in any order.
+    /// From (prefix, kind, record count) entries of every piece.
     pub fn new(mut entries: Vec<(String, PieceKind, u32)>) -> Directory {
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         entries.dedup_by(|a, b| a.0 == b.0);
-        Directory { entries }
+        Directory {
+            entries,
+            complete: true,
+        }
     }
 
-    /// From piece specs.
+    /// From piece specs (complete).
     pub fn of(specs: &[PieceSpec]) -> Directory {
         Directory::new(
             specs
@@ -209,19 +215,37 @@ impl Directory {
         )
     }
 
-    fn get(&self, key: &str) -> Option<(PieceKind, u32)> {
-        self.entries
-            .binary_search_by(|e| e.0.as_str().cmp(key))
-            .ok()
-            .map(|i| (self.entries[i].1, self.entries[i].2))
+    /// From the split prefixes alone (what the shipped directory file
+    /// lists: a few hundred keys instead of every leaf).
+    pub fn from_split_keys(keys: impl IntoIterator<Item = String>) -> Directory {
+        let mut d = Directory::new(keys.into_iter().map(|k| (k, PieceKind::Head, 0)).collect());
+        d.complete = false;
+        d
     }
 
-    /// Number of pieces.
+    /// The split prefixes.
+    pub fn split_keys(&self) -> impl Iterator<Item = &str> {
+        self.entries
+            .iter()
+            .filter(|e| e.1 == PieceKind::Head)
+            .map(|e| e.0.as_str())
+    }
+
+    /// A node: kind and record count (`u32::MAX` when unknown).
+    fn get(&self, key: &str) -> Option<(PieceKind, u32)> {
+        match self.entries.binary_search_by(|e| e.0.as_str().cmp(key)) {
+            Ok(i) => Some((self.entries[i].1, self.entries[i].2)),
+            Err(_) if !self.complete => Some((PieceKind::Leaf, u32::MAX)),
+            Err(_) => None,
+        }
+    }
+
+    /// Number of pieces listed.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// True when there are none.
+    /// True when none is listed.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -264,18 +288,28 @@ pub fn route(dir: &Directory, text: &str) -> Route {
     let mut best: Option<(u32, &str)> = None;
     let mut head = None;
     for t in required {
-        // The deepest node on the unit's path.
+        // The deepest node on the unit's path: through split prefixes to
+        // a leaf, or to the unit's own split prefix.
         let mut node = None;
         for (i, _) in t.text.char_indices().skip(1).chain([(t.text.len(), ' ')]) {
             match dir.get(&t.text[..i]) {
-                Some(n) => node = Some((&t.text[..i], n)),
+                Some(n) => {
+                    node = Some((&t.text[..i], n));
+                    if n.0 == PieceKind::Leaf {
+                        break;
+                    }
+                }
                 None => break,
             }
         }
         match node {
             None => return Route::Empty,
             Some((key, (PieceKind::Leaf, count))) => {
-                if best.is_none_or(|(c, _)| count < c) {
+                // Fewest records; unknown counts: the longest prefix.
+                let better = best.is_none_or(|(c, k): (u32, &str)| {
+                    count < c || count == c && key.len() > k.len()
+                });
+                if better {
                     best = Some((count, key));
                 }
             }
@@ -331,6 +365,13 @@ impl PieceClient {
         let registry = crate::Registry::from_bytes(bytes)?;
         self.loaded.insert(key.to_string(), Engine::new(registry));
         Ok(())
+    }
+
+    /// Records that the piece of prefix `key` does not exist (its file
+    /// was not found: no record has a term under that prefix).
+    pub fn add_missing(&mut self, key: &str) {
+        let empty = crate::Registry::empty();
+        self.loaded.insert(key.to_string(), Engine::new(empty));
     }
 
     /// Whether the piece of prefix `key` is loaded.
