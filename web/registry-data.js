@@ -28,7 +28,7 @@ export function pickFiles(manifest, sections) {
   if (sections.includes("all")) {
     const parts = ["summary", "names", "records"].map(single);
     if (parts.every(Boolean)) return parts;
-    const full = manifest.files.find((f) => f.sections.length === 3);
+    const full = manifest.files.find((f) => f.sections.length >= 3 && f.sections.includes("records"));
     if (!full) throw new Error("the manifest lists neither section files nor a full shard file");
     return [full];
   }

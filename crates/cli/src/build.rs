@@ -162,6 +162,10 @@ pub fn write_output(
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for f in files {
         let path = dir.join(&f.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
         std::fs::write(&path, &f.bytes)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
@@ -175,4 +179,20 @@ pub fn write_output(
 /// Builds a shard from dump bytes.
 pub fn build_shard(records: &[Record], release: &str, level: i32) -> Result<BuiltShard, String> {
     shard::build(records, release, build_time(), &Zstd(level))
+}
+
+/// Every file of a data directory — the shard files, and the typeahead
+/// pieces with their directory ([`crate::pieces`]) — and the manifest,
+/// which lists the shard files and names the pieces' directory.
+pub fn data_files(
+    built: &BuiltShard,
+    records: &[Record],
+    level: i32,
+) -> Result<(Vec<OutFile>, serde_json::Value), String> {
+    let mut files = shard_files(built);
+    let mut manifest = manifest(built, records, &files);
+    let pieces = crate::pieces::build_pieces(built, records, level, &Default::default())?;
+    manifest["pieces"] = pieces.manifest;
+    files.extend(pieces.files);
+    Ok((files, manifest))
 }

@@ -22,7 +22,12 @@ pub fn manifest_full_file(manifest: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{} has no \"files\" list", manifest.display()))?;
     let full = files
         .iter()
-        .find(|f| f["sections"].as_array().is_some_and(|s| s.len() == 3));
+        .filter(|f| {
+            f["sections"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|x| x == "records"))
+        })
+        .max_by_key(|f| f["sections"].as_array().map_or(0, Vec::len));
     let name = full
         .and_then(|f| f["name"].as_str())
         .ok_or_else(|| format!("{} lists no full shard file", manifest.display()))?;

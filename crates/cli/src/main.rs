@@ -10,6 +10,7 @@ mod eval_affiliation;
 mod fit_prior;
 mod load;
 mod picks;
+mod pieces;
 mod serve;
 mod site;
 mod stats;
@@ -88,6 +89,13 @@ COMMANDS:
         --errors <n>            Also print n false positives and n false negatives
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
+    bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
+                              the data bytes a cold typeahead client receives before its
+                              first suggestion (first 1-3 keystrokes of names)
+        --budget <KiB>          Raw bytes a leaf may hold (default 48)
+        --head <n>              Records in the head of a split prefix (default 40)
+        --level <1-22>          zstd level (default 19)
+        --targets <n>           Names typed (default 1000)
     fit-prior                 Fit the record prior (how likely each record is to be picked,
                               from its content) on the gold records of an affiliation set,
                               print held-out figures and write the weights as Rust source
@@ -130,6 +138,7 @@ fn main() -> ExitCode {
         "bench-advanced" => bench_advanced::cmd_bench_advanced(rest),
         "eval-affiliation" => eval_affiliation::cmd_eval_affiliation(rest),
         "fit-prior" => fit_prior::cmd_fit_prior(rest),
+        "bench-pieces" => pieces::cmd_bench_pieces(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())
@@ -183,12 +192,22 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     let imported = build::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
     let built = build::build_shard(&imported.records, &release, level)?;
-    let files = build::shard_files(&built);
-    let manifest = build::manifest(&built, &imported.records, &files);
+    let (files, manifest) = build::data_files(&built, &imported.records, level)?;
     build::write_output(Path::new(out), &files, &manifest)?;
     if !quiet {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
-        for f in &files {
+        eprintln!(
+            "  {} typeahead pieces, {} bytes, directory {}",
+            manifest["pieces"]["pieces"],
+            manifest["pieces"]["piece_bytes"],
+            PathBuf::from(out)
+                .join(manifest["pieces"]["directory"].as_str().unwrap_or(""))
+                .display()
+        );
+        for f in files
+            .iter()
+            .filter(|f| !f.sections.is_empty() && f.sections.len() != 2)
+        {
             eprintln!(
                 "  {:>10} bytes  {}",
                 f.bytes.len(),

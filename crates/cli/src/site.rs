@@ -143,8 +143,7 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
             .map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
     }
     copy_dir(&app, &out, &app.join("data"))?;
-    let files = build::shard_files(&built);
-    let manifest = build::manifest(&built, &records, &files);
+    let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?)?;
     build::write_output(&out.join("data"), &files, &manifest)?;
     std::fs::write(out.join("HOSTING.md"), HOSTING).map_err(|e| e.to_string())?;
     if !a.flag("-q") {

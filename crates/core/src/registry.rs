@@ -17,6 +17,7 @@ pub struct Registry {
     summary: Summary,
     names: Names,
     records: Option<RecordsSection>,
+    domains: Option<sections::Domains>,
 }
 
 /// A borrowed view of one name.
@@ -126,6 +127,9 @@ impl Registry {
         let file = read_file(bytes)?;
         check_same_build(&mut Some(self.info.clone()), &file.info)?;
         for (kind, data) in file.sections {
+            if kind == SectionKind::Domains && self.domains.is_none() {
+                self.domains = Some(sections::decode_domains(&data, self.info.record_count)?);
+            }
             if kind != SectionKind::Records {
                 continue;
             }
@@ -268,11 +272,22 @@ impl Registry {
         &self.summary.prior
     }
 
-    /// The internet domains of record `i` (empty for format-1 shards
-    /// loaded without their records section).
-    pub fn domains(&self, i: usize) -> &[String] {
-        let s = &self.summary;
-        &s.domains[s.domain_start[i] as usize..s.domain_start[i + 1] as usize]
+    /// The internet domains of record `i`: from the domains section when it
+    /// is loaded, else from the records section, else none.
+    pub fn domains(&self, i: usize) -> Vec<String> {
+        if let Some(d) = &self.domains {
+            return d.values[d.start[i] as usize..d.start[i + 1] as usize].to_vec();
+        }
+        self.records
+            .as_ref()
+            .and_then(|rec| sections::record_domains(i, rec).ok())
+            .unwrap_or_default()
+    }
+
+    /// Whether domains are known (the domains or the records section is
+    /// loaded).
+    pub fn has_domains(&self) -> bool {
+        self.domains.is_some() || self.records.is_some()
     }
 
     /// The typeahead summary of record `i`.
@@ -371,6 +386,9 @@ fn assemble(
         section: SectionKind::Names,
     })?;
     let records_bytes = take(SectionKind::Records);
+    let domains = take(SectionKind::Domains)
+        .map(|d| sections::decode_domains(&d, info.record_count))
+        .transpose()?;
     let summary = sections::decode_summary(&summary_bytes, info.record_count, info.format_version)?;
     let names = sections::decode_names(names_bytes, info.record_count)?;
     let mut registry = Registry {
@@ -378,6 +396,7 @@ fn assemble(
         summary,
         names,
         records: None,
+        domains,
     };
     if let Some(bytes) = records_bytes {
         registry.records = Some(sections::decode_records(bytes, &registry.summary)?);

@@ -73,6 +73,6 @@ fn format_2_shard_loads_with_its_prior_and_domains() {
     // for every record, and it orders records as the stored bytes say).
     assert!(r.priors().iter().any(|&p| p != prior::NEUTRAL));
     for i in 0..r.len() {
-        assert_eq!(r.domains(i), r.record(i).unwrap().domains.as_slice());
+        assert_eq!(r.domains(i), r.record(i).unwrap().domains);
     }
 }

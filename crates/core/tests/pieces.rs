@@ -111,9 +111,16 @@ fn check(d: &Data, c: &PieceClient, qs: &[String], filters: &[&str]) -> (usize, 
                 Answer::Need(k) => panic!("{q}: piece {k} not loaded"),
             };
             answered += 1;
-            let view = |v: &[registry_core::search::Suggestion]| -> Vec<(String, &'static str, String, Vec<(usize, usize)>)> {
+            let view = |v: &[registry_core::search::Suggestion]| -> Vec<View> {
                 v.iter()
-                    .map(|s| (s.summary.id.clone(), s.reason, s.matched.value.clone(), s.ranges.clone()))
+                    .map(|s| {
+                        (
+                            s.summary.id.clone(),
+                            s.reason,
+                            s.matched.value.clone(),
+                            s.ranges.clone(),
+                        )
+                    })
                     .collect()
             };
             assert_eq!(view(&got), view(&whole), "{q:?} filter {f:?}");
@@ -121,6 +128,9 @@ fn check(d: &Data, c: &PieceClient, qs: &[String], filters: &[&str]) -> (usize, 
     }
     (answered, total)
 }
+
+/// What must agree: id, reason, matched name, highlight.
+type View = (String, &'static str, String, Vec<(usize, usize)>);
 
 const FILTERS: [&str; 4] = [
     "",

@@ -107,7 +107,7 @@ impl DomainIndex {
         let reg = engine.registry();
         let mut map: HashMap<String, Vec<u32>> = HashMap::new();
         for r in 0..reg.len() {
-            for d in reg.domains(r) {
+            for d in &reg.domains(r) {
                 map.entry(d.trim_matches('.').to_ascii_lowercase())
                     .or_default()
                     .push(r as u32);

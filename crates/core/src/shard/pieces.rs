@@ -120,11 +120,7 @@ pub fn partition(engine: &Engine, budget: &PieceBudget) -> Vec<PieceSpec> {
     let mut generation = 0u32;
     let mut out = Vec::new();
     // Depth-first from the first characters of all terms.
-    let mut stack: Vec<String> = next_chars(engine, "")
-        .into_iter()
-        .rev()
-        .map(String::from)
-        .collect();
+    let mut stack: Vec<String> = next_chars(engine, "").into_iter().rev().collect();
     while let Some(p) = stack.pop() {
         generation += 1;
         let mut records = Vec::new();

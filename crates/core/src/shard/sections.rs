@@ -83,13 +83,15 @@ pub struct Summary {
     /// The record prior of each record ([`crate::search::prior`]); format
     /// 1 shards have none and every record gets the neutral value.
     pub prior: Vec<u8>,
-    /// Whether the domains are stored here (format 2 on); then the records
-    /// section holds none.
-    pub has_domains: bool,
-    /// `domains[domain_start[i]..domain_start[i+1]]` are record i's domains.
-    pub domain_start: Vec<u32>,
+}
+
+/// The decoded domains section.
+#[derive(Debug, Default)]
+pub struct Domains {
+    /// `values[start[i]..start[i+1]]` are record i's domains.
+    pub start: Vec<u32>,
     /// Domains.
-    pub domains: Vec<String>,
+    pub values: Vec<String>,
 }
 
 /// One name, as stored.
@@ -172,6 +174,7 @@ pub fn encode_kinds(
                 SectionKind::Summary => encode_summary(&order)?,
                 SectionKind::Names => encode_names(&recs),
                 SectionKind::Records => encode_records(&recs)?,
+                SectionKind::Domains => encode_domains(&recs),
             },
         ));
     }
@@ -272,16 +275,44 @@ fn encode_summary(order: &[(RecordId, &Record)]) -> Result<Vec<u8>, String> {
         w.usize(succ.len());
         succ.iter().for_each(|&s| w.varint(s as u64));
     }
-    // Format 2: the record prior, then the domains (which a typeahead needs
-    // to offer the organisation of an e-mail address).
+    // Format 2: the record prior.
     for (_, r) in order {
         w.u8(crate::search::prior::stored(r));
     }
-    for (_, r) in order {
+    Ok(w.buf)
+}
+
+fn encode_domains(recs: &[&Record]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.usize(recs.len());
+    for r in recs {
         w.usize(r.domains.len());
         r.domains.iter().for_each(|d| w.str(d));
     }
-    Ok(w.buf)
+    w.buf
+}
+
+/// Decodes the domains section.
+pub fn decode_domains(data: &[u8], record_count: u32) -> Result<Domains, ShardError> {
+    let mut r = Reader::new(data, SectionKind::Domains);
+    let n = r.count("record count")?;
+    if n != record_count as usize {
+        return Err(r.malformed(format!("{n} records, the header says {record_count}")));
+    }
+    let mut d = Domains::default();
+    let mut counts = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c = r.count("domain count")?;
+        counts.push(c);
+        for _ in 0..c {
+            d.values.push(r.str()?.to_string());
+        }
+    }
+    d.start = starts(counts.into_iter());
+    if !r.at_end() {
+        return Err(r.malformed("unexpected bytes at the end"));
+    }
+    Ok(d)
 }
 
 /// A name's language and types together: few distinct combinations, so one
@@ -379,8 +410,8 @@ fn encode_records(recs: &[&Record]) -> Result<Vec<u8>, String> {
             w.usize(dates.idx(&ev.date));
             w.usize(schemas.idx(&ev.schema_version));
         }
-        // The domains moved to the summary in format 2; none here.
-        w.usize(0);
+        w.usize(r.domains.len());
+        r.domains.iter().for_each(|d| w.str(d));
         match r.established {
             None => w.varint(0),
             Some(y) => {
@@ -547,19 +578,8 @@ pub fn decode_summary(
     s.succ_start = starts(counts.into_iter());
     if format_version >= 2 {
         s.prior = r.bytes(n)?.to_vec();
-        let mut counts = Vec::with_capacity(n);
-        for _ in 0..n {
-            let c = r.count("domain count")?;
-            counts.push(c);
-            for _ in 0..c {
-                s.domains.push(r.str()?.to_string());
-            }
-        }
-        s.domain_start = starts(counts.into_iter());
-        s.has_domains = true;
     } else {
         s.prior = vec![crate::search::prior::NEUTRAL; n];
-        s.domain_start = vec![0; n + 1];
     }
     if !r.at_end() {
         return Err(r.malformed("unexpected bytes at the end"));
@@ -847,6 +867,21 @@ fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, 
     Ok(r)
 }
 
+/// Record `i`'s domains alone, from the records section.
+pub fn record_domains(i: usize, rec: &RecordsSection) -> Result<Vec<String>, ShardError> {
+    let mut r = Reader::new(&rec.bytes, SectionKind::Records);
+    let at = *rec
+        .offsets
+        .get(i)
+        .ok_or_else(|| r.malformed(format!("no record {i}")))?;
+    r.bytes(at as usize)?;
+    for _ in 0..4 {
+        r.varint()?;
+    }
+    let nd = r.count("domain count")?;
+    (0..nd).map(|_| Ok(r.str()?.to_string())).collect()
+}
+
 /// Record `i`'s external ids alone, without decoding the rest of the record.
 pub fn external_ids(i: usize, rec: &RecordsSection) -> Result<Vec<ExternalId>, ShardError> {
     read_external_ids(&mut at_external_ids(i, rec)?, &rec.tables)
@@ -922,14 +957,9 @@ pub fn assemble(
             }
         })
         .collect();
-    let domains = if s.has_domains {
-        s.domains[s.domain_start[i] as usize..s.domain_start[i + 1] as usize].to_vec()
-    } else {
-        rest.domains
-    };
     Ok(Record {
         admin: rest.admin,
-        domains,
+        domains: rest.domains,
         established: rest.established,
         external_ids: rest.external_ids,
         id: RecordId::from_number(s.ids[i])

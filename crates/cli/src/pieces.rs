@@ -1,0 +1,224 @@
+//! The partitioned typeahead index on disk ([`registry_core::shard::pieces`]):
+//! `pieces/<build id>/<hex of the prefix>.shard` (leaves) and
+//! `….h.shard` (heads of split prefixes), plus `pieces/<build id>/directory.json`
+//! listing the split prefixes. The build id is in every path, so each file
+//! is immutable; the manifest names the directory.
+//!
+//! `registry bench-pieces <dump>` prints piece counts and sizes and the data
+//! bytes a typeahead client receives before its first suggestion.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use registry_core::search::Engine;
+use registry_core::shard::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
+use registry_core::shard::{self, BuiltShard, SectionKind};
+use registry_core::{Record, RecordId, Registry};
+
+use crate::args::Args;
+use crate::build::{self, OutFile, Zstd};
+use crate::load;
+use crate::stats::percentile;
+
+const KINDS: [SectionKind; 2] = [SectionKind::Summary, SectionKind::Names];
+
+/// File name of a piece, relative to the data directory.
+pub fn piece_name(build_id: u64, key: &str, kind: PieceKind) -> String {
+    let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
+    let suffix = if kind == PieceKind::Head { ".h" } else { "" };
+    format!("pieces/{build_id:016x}/{hex}{suffix}.shard")
+}
+
+/// The written pieces: files (directory last) and what the manifest says.
+pub struct Written {
+    pub files: Vec<OutFile>,
+    pub manifest: serde_json::Value,
+    pub specs: Vec<pieces::PieceSpec>,
+}
+
+/// Cuts `records` (the records `built` was made from) into pieces.
+pub fn build_pieces(
+    built: &BuiltShard,
+    records: &[Record],
+    level: i32,
+    budget: &PieceBudget,
+) -> Result<Written, String> {
+    let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
+    let engine = Engine::new(registry);
+    let specs = pieces::partition(&engine, budget);
+    let by_id: HashMap<RecordId, &Record> = records
+        .iter()
+        .filter_map(|r| Some((RecordId::parse(&r.id).ok()?, r)))
+        .collect();
+    let mut files = Vec::with_capacity(specs.len() + 1);
+    for s in &specs {
+        let subset: Vec<Record> = s
+            .records
+            .iter()
+            .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
+            .collect();
+        let piece = shard::build_kinds(
+            &subset,
+            &built.info.release,
+            built.info.build_time,
+            &Zstd(level),
+            &KINDS,
+        )?;
+        files.push(OutFile {
+            name: piece_name(built.info.build_id, &s.key, s.kind),
+            sections: KINDS.to_vec(),
+            bytes: piece.file(&KINDS),
+        });
+    }
+    let split: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Head)
+        .map(|s| s.key.as_str())
+        .collect();
+    let dir_name = format!("pieces/{:016x}/directory.json", built.info.build_id);
+    let directory = serde_json::json!({
+        "format": "registry-pieces",
+        "version": 1,
+        "release": built.info.release,
+        "build_id": format!("{:016x}", built.info.build_id),
+        "path": format!("pieces/{:016x}/", built.info.build_id),
+        "head_records": budget.head_records,
+        "split": split,
+    });
+    let dir_bytes = serde_json::to_vec(&directory).unwrap_or_default();
+    let manifest = serde_json::json!({
+        "directory": dir_name,
+        "bytes": dir_bytes.len(),
+        "sha256": build::sha256_hex(&dir_bytes),
+        "pieces": specs.len(),
+        "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
+    });
+    files.push(OutFile {
+        name: dir_name,
+        sections: Vec::new(),
+        bytes: dir_bytes,
+    });
+    Ok(Written {
+        files,
+        manifest,
+        specs,
+    })
+}
+
+pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &["--budget", "--head", "--level", "--targets"], &[])?;
+    let [dump] = a.exactly(&["<dump>"])? else {
+        unreachable!()
+    };
+    let num = |k: &str, d: usize| -> Result<usize, String> {
+        a.opt(k).map_or(Ok(d), |v| {
+            v.parse().map_err(|_| format!("{k} must be a number"))
+        })
+    };
+    let budget = PieceBudget {
+        raw_bytes: num("--budget", PieceBudget::default().raw_bytes / 1024)? * 1024,
+        head_records: num("--head", PieceBudget::default().head_records)?,
+    };
+    let level = num("--level", 19)? as i32;
+    let targets = num("--targets", 1000)?;
+    let bytes = load::read(Path::new(dump))?;
+    let imported = build::import_with_progress(&bytes, Default::default(), true)?;
+    let records = imported.records;
+    let built = shard::build(&records, "bench", 0, &Zstd(level))?;
+    let typeahead: usize = built.file(&KINDS).len();
+    let t = Instant::now();
+    let w = build_pieces(&built, &records, level, &budget)?;
+    let secs = t.elapsed().as_secs_f64();
+    let (dir_file, piece_files) = w.files.split_last().ok_or("no files")?;
+    let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
+    let heads = w.specs.iter().filter(|s| s.kind == PieceKind::Head).count();
+    println!(
+        "{} records; budget {} KiB raw, {} head records; built in {secs:.1} s",
+        records.len(),
+        budget.raw_bytes / 1024,
+        budget.head_records
+    );
+    println!(
+        "pieces: {} ({} leaves, {} heads), {:.1} MB in all; directory {} bytes ({} split prefixes); whole typeahead data (summary + names) {} bytes",
+        piece_files.len(),
+        piece_files.len() - heads,
+        heads,
+        sizes.iter().sum::<f64>() / 1e6,
+        dir_file.bytes.len(),
+        heads,
+        typeahead
+    );
+    println!(
+        "piece bytes: p50 {:.0}  p95 {:.0}  max {:.0}",
+        percentile(&mut sizes, 0.5),
+        percentile(&mut sizes, 0.95),
+        sizes.last().copied().unwrap_or(0.0)
+    );
+    // A cold client: directory + the one piece its query needs (or the
+    // whole typeahead data), for the first 1–3 keystrokes of the relevance
+    // benchmark's texts (display names, and their rarest word first).
+    let files: HashMap<&str, &[u8]> = piece_files
+        .iter()
+        .map(|f| (f.name.as_str(), f.bytes.as_slice()))
+        .collect();
+    let dir = Directory::from_split_keys(
+        w.specs
+            .iter()
+            .filter(|s| s.kind == PieceKind::Head)
+            .map(|s| s.key.clone()),
+    );
+    let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
+    let engine = Engine::new(registry);
+    let reg = engine.registry();
+    let step = (reg.len() / targets.max(1)).max(1);
+    let mut cold: Vec<f64> = Vec::new();
+    let (mut whole, mut total) = (0usize, 0usize);
+    for i in (0..reg.len()).step_by(step) {
+        let name = reg.display_name(i);
+        let mut words: Vec<&str> = name.split_whitespace().collect();
+        words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+        for text in [name, words.first().copied().unwrap_or(name)] {
+            let chars: Vec<(usize, char)> = text.char_indices().collect();
+            for n in 1..=chars.len().min(3) {
+                let end = chars.get(n).map_or(text.len(), |c| c.0);
+                let q = &text[..end];
+                total += 1;
+                let mut c = PieceClient::new(dir.clone());
+                let mut got = dir_file.bytes.len();
+                loop {
+                    match c.answer(q, "", 10).map_err(|e| e.join("; "))? {
+                        Answer::Hits(_) => break,
+                        Answer::Whole => {
+                            whole += 1;
+                            got += typeahead;
+                            break;
+                        }
+                        Answer::Need(key) => {
+                            let kind = match c.route(q) {
+                                pieces::Route::Head(_) => PieceKind::Head,
+                                _ => PieceKind::Leaf,
+                            };
+                            match files.get(piece_name(built.info.build_id, &key, kind).as_str()) {
+                                Some(b) => {
+                                    got += b.len();
+                                    c.add(&key, b).map_err(|e| e.to_string())?;
+                                }
+                                None => c.add_missing(&key),
+                            }
+                        }
+                    }
+                }
+                cold.push(got as f64);
+            }
+        }
+    }
+    println!(
+        "cold client, first 1–3 keystrokes ({total} queries): data bytes before the first suggestion p50 {:.0}  p95 {:.0}  max {:.0}; {whole} queries ({:.1} %) need the whole typeahead data",
+        percentile(&mut cold, 0.5),
+        percentile(&mut cold, 0.95),
+        cold.last().copied().unwrap_or(0.0),
+        whole as f64 * 100.0 / total.max(1) as f64
+    );
+    Ok(())
+}
