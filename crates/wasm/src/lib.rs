@@ -158,6 +158,97 @@ struct JsSuggestion<'a> {
     remembered: bool,
 }
 
+/// Suggestions as JS values (the fields of `JsSuggestion`).
+fn hits_to_js(hits: &[registry_core::search::Suggestion]) -> Result<JsValue, JsError> {
+    let out: Vec<JsSuggestion<'_>> = hits
+        .iter()
+        .map(|h| JsSuggestion {
+            index: h.index,
+            summary: &h.summary,
+            matched: &h.matched,
+            ranges: &h.ranges,
+            reason: h.reason,
+            ranges16: h
+                .ranges
+                .iter()
+                .map(|&(a, b)| {
+                    (
+                        utf16_offset(&h.matched.value, a),
+                        utf16_offset(&h.matched.value, b),
+                    )
+                })
+                .collect(),
+            localized: h.localized.as_deref(),
+            remembered: h.remembered,
+        })
+        .collect();
+    to_js(&out)
+}
+
+/// The partitioned typeahead index ([`registry_core::shard::pieces`]): the
+/// host fetches the directory and the pieces `suggest` asks for; answers
+/// are those of the whole registry.
+#[wasm_bindgen]
+pub struct Pieces {
+    client: registry_core::shard::pieces::PieceClient,
+}
+
+#[wasm_bindgen]
+impl Pieces {
+    /// From the directory's `split` list (the split prefixes).
+    #[wasm_bindgen(constructor)]
+    pub fn new(split: JsValue) -> Result<Pieces, JsError> {
+        let keys = params::strings(&split)?;
+        Ok(Pieces {
+            client: registry_core::shard::pieces::PieceClient::new(
+                registry_core::shard::pieces::Directory::from_split_keys(keys),
+            ),
+        })
+    }
+
+    /// Loads the piece of prefix `key`.
+    pub fn add(&mut self, key: &str, bytes: &[u8]) -> Result<(), JsError> {
+        self.client
+            .add(key, bytes)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Records that the piece of prefix `key` has no file (HTTP 404): no
+    /// record is under that prefix.
+    #[wasm_bindgen(js_name = addMissing)]
+    pub fn add_missing(&mut self, key: &str) {
+        self.client.add_missing(key);
+    }
+
+    /// `suggest(text, {filters, limit})` → `{hits}` (exactly the whole
+    /// registry's), `{need: key, head}` (fetch that piece, then ask
+    /// again) or `{whole: true}` (only the whole typeahead data answers).
+    pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
+        use registry_core::shard::pieces::{Answer, Route};
+        let o: SuggestOptions = if options.is_undefined() {
+            SuggestOptions::default()
+        } else {
+            SuggestOptions::from_js(&options)?
+        };
+        let answer = self
+            .client
+            .answer(text, &o.filters.join(","), o.limit.unwrap_or(10).min(100))
+            .map_err(|errors| JsError::new(&errors.join("; ")))?;
+        let out = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| js_sys::Reflect::set(&out, &k.into(), &v).map(|_| ());
+        let done = match answer {
+            Answer::Hits(h) => set("hits", hits_to_js(&h)?),
+            Answer::Whole => set("whole", JsValue::TRUE),
+            Answer::Need(key) => {
+                let head = matches!(self.client.route(text), Route::Head(_));
+                set("need", key.into()).and_then(|_| set("head", head.into()))
+            }
+        };
+        done.map_err(|_| JsError::new("cannot build the answer object"))?;
+        Ok(out.into())
+    }
+}
+
 fn utf16_offset(s: &str, byte: usize) -> usize {
     s.get(..byte).map_or(0, |p| p.encode_utf16().count())
 }
@@ -317,29 +408,7 @@ impl Registry {
         let hits =
             self.engine
                 .suggest_in(text, &filters, o.limit.unwrap_or(10).min(100), &o.context);
-        let out: Vec<JsSuggestion<'_>> = hits
-            .iter()
-            .map(|h| JsSuggestion {
-                index: h.index,
-                summary: &h.summary,
-                matched: &h.matched,
-                ranges: &h.ranges,
-                reason: h.reason,
-                ranges16: h
-                    .ranges
-                    .iter()
-                    .map(|&(a, b)| {
-                        (
-                            utf16_offset(&h.matched.value, a),
-                            utf16_offset(&h.matched.value, b),
-                        )
-                    })
-                    .collect(),
-                localized: h.localized.as_deref(),
-                remembered: h.remembered,
-            })
-            .collect();
-        to_js(&out)
+        hits_to_js(&hits)
     }
 
     /// Builds the external-id tables now (full mode: call it shortly after

@@ -1,0 +1,81 @@
+// Typeahead over the partitioned index (`registry build` writes it under
+// data/pieces/): the directory of split prefixes is fetched once, then only
+// the piece a query needs, so the first suggestion costs a few kilobytes
+// instead of the whole summary + names. Answers are exactly the whole
+// registry's (shard::pieces in the core).
+//
+//   import { openPieces } from "./registry-pieces.js";
+//   const pieces = await openPieces({ dataUrl: "./data/" });
+//   const hits = await pieces.suggest("harv", { limit: 8 }); // null: ask the whole registry
+//   pieces.suggestNow("harv", { limit: 8 });                 // sync: null until the piece is here
+//
+// A newer `suggest` does not cancel an older one: callers keep their own
+// "latest request" check (the widget does). Failed fetches reject; a 404
+// means no record lies under that prefix.
+import init, { Pieces } from "./pkg/registry_wasm.js";
+
+const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
+
+async function fetchOk(url, init) {
+  const res = await fetch(url, init);
+  if (!res.ok && res.status !== 404) throw new Error(`${url}: HTTP ${res.status}`);
+  return res;
+}
+
+export async function openPieces({ dataUrl = "./data/", manifest = null, wasmUrl } = {}) {
+  const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
+  const [m] = await Promise.all([
+    manifest ?? fetchOk(new URL("manifest.json", base), { cache: "no-cache" }).then((r) => r.json()),
+    init({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) }),
+  ]);
+  if (!m.pieces) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
+  const dirRes = await fetchOk(new URL(m.pieces.directory, base));
+  const dirText = await dirRes.text();
+  const dir = JSON.parse(dirText);
+  const root = new URL(dir.path, base);
+  const pieces = new Pieces(dir.split);
+  const loading = new Map(); // key → Promise while its file downloads
+  let bytes = dirText.length;
+
+  function load(key, head) {
+    if (!loading.has(key)) {
+      const url = new URL(`${hex(key)}${head ? ".h" : ""}.shard`, root);
+      loading.set(
+        key,
+        fetchOk(url).then(async (res) => {
+          if (res.status === 404) return pieces.addMissing(key);
+          const body = new Uint8Array(await res.arrayBuffer());
+          bytes += body.length;
+          pieces.add(key, body);
+        }),
+      );
+      // A failed download may be retried by the next keystroke.
+      loading.get(key).catch(() => loading.delete(key));
+    }
+    return loading.get(key);
+  }
+
+  return {
+    release: dir.release,
+    /** Data bytes received so far (directory + pieces). */
+    bytes: () => bytes,
+    /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
+    suggestNow(text, options) {
+      return pieces.suggest(text, options).hits ?? null;
+    },
+    /** Hits, fetching the piece `text` needs; null when only the whole typeahead data can answer. */
+    async suggest(text, options) {
+      for (;;) {
+        const a = pieces.suggest(text, options);
+        if (a.hits) return a.hits;
+        if (a.whole) return null;
+        await load(a.need, a.head);
+      }
+    },
+    /** Starts fetching what `text` will need (e.g. on focus), without waiting. */
+    prefetch(text) {
+      const a = pieces.suggest(text, {});
+      if (a.need) load(a.need, a.head).catch(() => {});
+    },
+  };
+}
