@@ -110,7 +110,7 @@ fn factor_three_on_the_sample() {
             );
         }
     }
-    // Names change, but their scripts do not: a CJK display name stays CJK.
+    // Names are rewritten: most copies have a display name unlike their template.
     let changed = synth[real.len()..]
         .iter()
         .zip(real.iter().cycle())
