@@ -92,7 +92,8 @@ COMMANDS:
                               real one), names recombined from real words of the same
                               script, case and position, the template's places, types
                               and status, relationships remapped within each copy,
-                              external ids, domains and links made unique. Deterministic
+                              external ids, domains and links made unique; the same
+                              input, factor and seed give the same bytes
         -o, --out <file>        Output dump: .json, or .json.gz (gzip)
         --factor <n>            Output records = n × input records (1–64)
         --seed <n>              Another deterministic variant (default fixed)
