@@ -8,12 +8,14 @@ mod bench_search;
 mod build;
 mod eval_affiliation;
 mod fit_prior;
+mod gzip;
 mod load;
 mod picks;
 mod pieces;
 mod serve;
 mod site;
 mod stats;
+mod synth;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -109,6 +111,18 @@ COMMANDS:
         --app <dir>             The built app (default target/site, from scripts/build-web.sh)
         --release <name>        Data release name (dumps only)
         --level <1-22>          zstd level (default 19)
+    synth <dump> -o <out> --factor <n>
+                              A synthetic scale-up for benchmarks at larger sizes: the
+                              records plus n−1 copies of each with new valid ids (never a
+                              real one), names recombined from real words of the same
+                              script, case and position, the template's places, types
+                              and status, relationships remapped within each copy,
+                              external ids, domains and links made unique; the same
+                              input, factor and seed give the same bytes
+        -o, --out <file>        Output dump: .json, or .json.gz (gzip)
+        --factor <n>            Output records = n × input records (1–64)
+        --seed <n>              Another deterministic variant (default fixed)
+        -q, --quiet             No progress output
     help                      This text
 
 <shard> and <data> may be a .shard file, a build directory (its manifest.json is read),
@@ -118,6 +132,7 @@ EXAMPLES:
     registry build data/demo/registry-demo.json -o target/site/data --release demo
     registry info target/site/data
     registry get target/site/data 0bsd6jb11 --v1
+    registry synth ../shared/data/registry-v2.json.gz --factor 4 -o target/registry-x4.json.gz
 ";
 
 fn main() -> ExitCode {
@@ -132,6 +147,7 @@ fn main() -> ExitCode {
         "get" => cmd_get(rest),
         "bench-shard" => bench::cmd_bench_shard(rest),
         "site" => site::cmd_site(rest),
+        "synth" => synth::cmd_synth(rest),
         "serve" => serve::cmd_serve(rest),
         "query" => serve::cmd_query(rest),
         "bench-search" => bench_search::cmd_bench_search(rest),

@@ -1,0 +1,428 @@
+#!/usr/bin/env node
+// Cold-start benchmark (issue #13, items 4–5): how long after navigation a
+// user who types at once sees the organization they mean, on an emulated
+// network, for three ways to build a typeahead, side by side:
+//
+//   widget      the registry's <registry-picker> (widget-demo.html of `registry site`)
+//   API         a page asking `registry serve` per keystroke (/v2/organizations?query=<words> <last>*)
+//   FlexSearch  a page importing a serialized FlexSearch index on load
+//
+//   node tests/bench/cold-start.mjs [--data FILE] [--scale 1,4] [--profiles mobile,broadband]
+//                                   [--runs 3] [--key-delay 100] [--pages widget,api,flex]
+//
+// --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
+// Builds what it needs: scripts/build-web.sh (the app, into target/cold-app),
+// then per scale `registry site` and the FlexSearch export into
+// target/cold-bench/x<N>/ (printed). Prints a table; asserts nothing.
+// See tests/bench/README.md for what each figure means.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS } from "../server.mjs";
+import { startServer } from "./cold/server.mjs";
+import { writeFlexIndex } from "./cold/flex-index.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const started = performance.now();
+const log = (m) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)}s] ${m}\n`);
+
+// ---------------------------------------------------------------- options
+const PROFILES = {
+  // Chromium's throttling: latency is added per request; throughput in bytes/s.
+  mobile: { latency: 150, down: 1.6e6, up: 750e3, label: "150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up" },
+  broadband: { latency: 40, down: 10e6, up: 5e6, label: "40 ms RTT, 10 Mbit/s down, 5 Mbit/s up" },
+};
+// Targets typed by the user: the query, and the display name that must appear
+// (in the first 10 of all three pages at ×1 and ×4; FlexSearch does not list
+// "Max Planck Society" for "max pla", for instance).
+const TARGETS = [
+  { query: "harv", name: "Harvard University" },
+  { query: "stanf", name: "Stanford University" },
+  { query: "sorbon", name: "Sorbonne Université" },
+];
+const LATE_MS = 4000;
+
+function parseArgs(argv) {
+  const o = { data: path.resolve(ROOT, "../shared/data/registry-v2.json.gz"), scales: [1], profiles: ["mobile", "broadband"], runs: 3, keyDelay: 100, pages: ["widget", "api", "flex"] };
+  for (let i = 0; i < argv.length; i++) {
+    const [k, inline] = argv[i].split(/=(.*)/s, 2);
+    const val = () => inline ?? argv[++i];
+    if (k === "--data") o.data = path.resolve(val());
+    else if (k === "--scale") o.scales = val().split(",").map(Number);
+    else if (k === "--profiles") o.profiles = val().split(",");
+    else if (k === "--runs") o.runs = Number(val());
+    else if (k === "--key-delay") o.keyDelay = Number(val());
+    else if (k === "--pages") o.pages = val().split(",");
+    else if (k === "-h" || k === "--help") {
+      console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 18).join("\n").replace(/^\/\/ ?/gm, ""));
+      process.exit(0);
+    } else fail(`unknown argument '${argv[i]}' (try --help)`);
+  }
+  if (!o.scales.every((s) => Number.isInteger(s) && s >= 1 && s <= 64)) fail("--scale takes integers 1–64, e.g. 1,4");
+  if (!o.profiles.every((p) => PROFILES[p])) fail(`--profiles: one or more of ${Object.keys(PROFILES).join(",")}`);
+  if (!o.pages.every((p) => PAGES.some((d) => d.key === p))) fail("--pages: one or more of widget,api,flex");
+  if (!Number.isInteger(o.runs) || o.runs < 1) fail("--runs must be a positive integer");
+  if (!(o.keyDelay >= 0)) fail("--key-delay must be ≥ 0 (ms between keystrokes)");
+  if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
+  return o;
+}
+
+function fail(message) {
+  console.error(`cold-start: ${message}`);
+  process.exit(1);
+}
+
+// ---------------------------------------------------------------- cleanup
+const cleanups = [];
+async function cleanup() {
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()();
+    } catch {}
+  }
+}
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, async () => { await cleanup(); process.exit(130); });
+
+/** Runs a command in the repository; failures carry its last lines. */
+function run(cmd, args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const bin = path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), ".cargo"), "bin");
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, PATH: `${bin}:${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let tail = "";
+    const keep = (d) => (tail = (tail + d).slice(-6000));
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(tail) : reject(new Error(`${cmd} ${args.join(" ")} failed (exit ${code}):\n${tail.split("\n").slice(-20).join("\n")}`))));
+  });
+}
+
+/** `registry serve` on a free port; resolves to its origin once it listens. */
+function startApi(data) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(ROOT, "target/release/registry"), ["serve", "--data", data, "--port", "0", "-q"], { stdio: ["ignore", "pipe", "inherit"] });
+    cleanups.push(() => child.exitCode === null && child.kill("SIGTERM"));
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
+      if (m) resolve(m[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`registry serve exited (${code})`)));
+  });
+}
+
+// ---------------------------------------------------------------- build
+/** Site + FlexSearch export for one scale, in target/cold-bench/x<N>/. */
+async function prepareScale(opt, scale, app) {
+  const dir = path.join(ROOT, `target/cold-bench/x${scale}`);
+  fs.mkdirSync(dir, { recursive: true });
+  let dump = opt.data;
+  if (scale > 1) {
+    dump = path.join(dir, `registry-x${scale}.json.gz`);
+    log(`registry synth --factor ${scale} → ${path.relative(ROOT, dump)} …`);
+    await run("target/release/registry", ["synth", opt.data, "--factor", String(scale), "-o", dump, "-q"]);
+  }
+  const site = path.join(dir, "site");
+  log(`registry site ${path.relative(ROOT, dump)} → ${path.relative(ROOT, site)} …`);
+  await run("target/release/registry", ["site", dump, "-o", site, "--app", app, "-q"]);
+  log("FlexSearch: building and exporting the index …");
+  const raw = fs.readFileSync(dump);
+  const records = JSON.parse(raw[0] === 0x1f ? zlib.gunzipSync(raw) : raw);
+  const flex = writeFlexIndex(records, path.join(dir, "flex"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
+  return { dir, site, flexDir: path.join(dir, "flex"), records: records.length, flex, manifest };
+}
+
+// ---------------------------------------------------------------- the pages
+const PAGES = [
+  { key: "widget", label: "widget (registry-picker)", url: "/site/widget-demo.html", input: "#affiliation input[role=combobox]", list: "#affiliation [role=listbox]" },
+  { key: "api", label: "API per keystroke", url: "/cold/api.html", input: "#q", list: "#list" },
+  { key: "flex", label: "FlexSearch (serialized)", url: "/cold/flex.html", input: "#q", list: "#list" },
+];
+
+/**
+ * Runs in the page before its scripts: records when the input becomes
+ * usable (present, enabled) and when the target name is first shown in the
+ * listbox, then painted (the frame after the DOM change: rAF → task).
+ */
+function probe(cfg) {
+  const C = (window.__cold = { usable: null, shown: null, painted: null });
+  const check = () => {
+    if (C.usable === null) {
+      const input = document.querySelector(cfg.input);
+      if (input && !input.disabled) C.usable = performance.now();
+    }
+    if (C.shown === null) {
+      const list = document.querySelector(cfg.list);
+      if (list && !list.hidden && [...list.querySelectorAll("[role=option] .cb-name")].some((n) => n.textContent.trim() === cfg.target)) {
+        C.shown = performance.now();
+        requestAnimationFrame(() => setTimeout(() => (C.painted = performance.now()), 0));
+      }
+    }
+  };
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["disabled", "hidden"] });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** CDP helpers for one page: emulation, network accounting, memory of the page and its workers. */
+async function instrument(context, page, profile) {
+  const cdp = await context.newCDPSession(page);
+  const p = PROFILES[profile];
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: p.latency, downloadThroughput: p.down / 8, uploadThroughput: p.up / 8 });
+  // Every request of the page and its Workers, as Playwright reports it
+  // (the page's CDP session does not see a module Worker's requests).
+  const done = []; // {at: epoch ms, request}
+  page.on("requestfinished", (r) => done.push({ at: Date.now(), request: r }));
+  // Workers, for memory: non-flattened auto-attach, messages through this session.
+  const workers = new Map();
+  const waiting = new Map();
+  let nextId = 1;
+  cdp.on("Target.attachedToTarget", (e) => workers.set(e.sessionId, e.targetInfo));
+  cdp.on("Target.detachedFromTarget", (e) => workers.delete(e.sessionId));
+  cdp.on("Target.receivedMessageFromTarget", (e) => {
+    const m = JSON.parse(e.message);
+    if (m.id && waiting.has(m.id)) {
+      waiting.get(m.id)(m);
+      waiting.delete(m.id);
+    }
+  });
+  await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  const inWorker = (sessionId) => (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
+      cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) }).catch(reject);
+    });
+
+  /**
+   * Bytes received in requests that ended by `until` (epoch ms): CDP's
+   * encodedDataLength (compressed body + headers; 0 for a cache hit, the
+   * headers for a 304), which Playwright splits into body + headers.
+   */
+  async function bytesUntil(until) {
+    let n = 0;
+    for (const { at, request } of done) {
+      // The browser's own end time: Playwright's event can reach Node after the paint.
+      const t = request.timing();
+      if ((t.responseEnd >= 0 ? t.startTime + t.responseEnd : at) > until) continue;
+      const s = await request.sizes().catch(() => null);
+      if (s) n += Math.max(0, s.responseBodySize + s.responseHeadersSize);
+    }
+    return n;
+  }
+
+  /** JS heap used (after a GC) and the byteLength of every live WebAssembly.Memory, page and workers. */
+  async function memory() {
+    const measure = async (send) => {
+      await send("HeapProfiler.collectGarbage").catch(() => {});
+      const heap = (await send("Runtime.getHeapUsage")).usedSize;
+      const proto = await send("Runtime.evaluate", { expression: "WebAssembly.Memory.prototype" });
+      const q = await send("Runtime.queryObjects", { prototypeObjectId: proto.result.objectId });
+      const r = await send("Runtime.callFunctionOn", { objectId: q.objects.objectId, functionDeclaration: "function () { return this.reduce((n, m) => n + m.buffer.byteLength, 0); }", returnByValue: true });
+      return { heap, wasm: r.result.value };
+    };
+    const page = await measure((m, prm) => cdp.send(m, prm));
+    let workerHeap = 0, workerWasm = 0;
+    for (const [sid, info] of workers) {
+      if (info.type !== "worker") continue;
+      try {
+        const w = await measure(inWorker(sid));
+        workerHeap += w.heap;
+        workerWasm += w.wasm;
+      } catch {}
+    }
+    return { pageHeap: page.heap, pageWasm: page.wasm, workerHeap, workerWasm, workers: [...workers.values()].filter((w) => w.type === "worker").length };
+  }
+  return { bytesUntil, memory };
+}
+
+/**
+ * One visit: navigate, wait until the input is usable, type the target's
+ * query (at once, or from `typeAt` ms after navigation), wait until the
+ * target's name is painted in the listbox. Times are page times (ms since
+ * navigation start).
+ */
+async function visit(context, server, pageDef, target, profile, opt, typeAt = 0) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  try {
+    const tools = await instrument(context, page, profile);
+    await page.addInitScript(probe, { input: pageDef.input, list: pageDef.list, target: target.name });
+    await page.goto(server.url + pageDef.url, { waitUntil: "commit", timeout: 120_000 });
+    await page.waitForFunction(() => window.__cold?.usable != null, null, { polling: 10, timeout: 600_000 });
+    if (typeAt) {
+      const now = await page.evaluate(() => performance.now());
+      if (now < typeAt) await sleep(typeAt - now);
+    }
+    const typedAt = await page.evaluate(() => performance.now());
+    await page.focus(pageDef.input);
+    await page.keyboard.type(target.query, { delay: opt.keyDelay });
+    // Typing is over: an answer that has not come in 60 s is not coming.
+    await page.waitForFunction(() => window.__cold.painted != null, null, { polling: 10, timeout: 60_000 });
+    const c = await page.evaluate(() => ({ ...window.__cold, origin: performance.timeOrigin }));
+    const bytes = await tools.bytesUntil(c.origin + c.painted);
+    const mem = await tools.memory();
+    return { usable: c.usable, typedAt, painted: c.painted, bytes, ...mem, errors };
+  } catch (e) {
+    errors.push(e.message.split("\n")[0]);
+    log(`  ${pageDef.key} ${profile}: ${errors.at(-1)}`);
+    return { failed: true, errors };
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+async function launch(userDataDir) {
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    args: CHROMIUM_ARGS.filter((a) => a !== "--headless"),
+    headless: true,
+  });
+  return context;
+}
+
+/** Cold (fresh profile), warm (same profile, second visit), late (fresh profile, typing from 4 s). */
+async function measurePage(server, pageDef, target, profile, opt) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "cold-start-"));
+  try {
+    let context = await launch(path.join(tmp, "a"));
+    const cold = await visit(context, server, pageDef, target, profile, opt);
+    const warm = await visit(context, server, pageDef, target, profile, opt);
+    await context.close();
+    context = await launch(path.join(tmp, "b"));
+    const late = await visit(context, server, pageDef, target, profile, opt, LATE_MS);
+    await context.close();
+    return { cold, warm, late };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- report
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+};
+const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)} ms` : "—");
+const kb = (x) => (Number.isFinite(x) ? `${(x / 1024).toFixed(0)} KB` : "—");
+const mb = (x) => (Number.isFinite(x) ? `${(x / 1048576).toFixed(1)} MB` : "—");
+const pad = (s, n) => String(s).padEnd(n);
+const lpad = (s, n) => String(s).padStart(n);
+
+function summarize(runs) {
+  const m = (f) => median(runs.map(f));
+  return {
+    cold: m((r) => r.cold.painted),
+    usable: m((r) => r.cold.usable),
+    coldBytes: m((r) => r.cold.bytes),
+    warm: m((r) => r.warm.painted),
+    warmBytes: m((r) => r.warm.bytes),
+    late: m((r) => r.late.painted - LATE_MS),
+    pageHeap: m((r) => r.cold.pageHeap),
+    workerHeap: m((r) => r.cold.workerHeap),
+    pageWasm: m((r) => r.cold.pageWasm),
+    workerWasm: m((r) => r.cold.workerWasm),
+    failed: runs.reduce((n, r) => n + [r.cold, r.warm, r.late].filter((v) => v.failed).length, 0),
+  };
+}
+
+function report(opt, results, meta) {
+  const out = [];
+  const w = (s = "") => out.push(s);
+  w(`=== cold-start benchmark — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC — Chromium ${meta.version} (headless), ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} ===`);
+  w(`targets typed (${opt.keyDelay} ms between keys; run r types target r mod ${TARGETS.length}): ${TARGETS.map((t) => `"${t.query}" → ${t.name}`).join(", ")}`);
+  w(`medians over ${opt.runs} run(s); painted = navigation → the target's name painted in the listbox; late = typing from ${LATE_MS / 1000} s, reported after that mark`);
+  for (const { scale, info, byProfile } of results) {
+    w();
+    w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks) ---`);
+    for (const [profile, pages] of Object.entries(byProfile)) {
+      w(`${profile} (${PROFILES[profile].label})`);
+      w(`  ${pad("", 26)}${lpad("cold", 9)}${lpad("usable", 9)}${lpad("bytes", 10)}${lpad("warm", 9)}${lpad("bytes", 10)}${lpad("late", 9)}${lpad("JS heap", 10)}${lpad("workers", 10)}${lpad("wasm", 9)}${lpad("workers", 10)}`);
+      for (const def of PAGES) {
+        const s = pages[def.key];
+        if (!s) continue;
+        w(`  ${pad(def.label, 26)}${lpad(ms(s.cold), 9)}${lpad(ms(s.usable), 9)}${lpad(kb(s.coldBytes), 10)}${lpad(ms(s.warm), 9)}${lpad(kb(s.warmBytes), 10)}${lpad(ms(s.late), 9)}${lpad(mb(s.pageHeap), 10)}${lpad(mb(s.workerHeap), 10)}${lpad(mb(s.pageWasm), 9)}${lpad(mb(s.workerWasm), 10)}${s.failed ? `  (${s.failed} visit(s) failed)` : ""}`);
+      }
+      const W = pages.widget, A = pages.api;
+      if (!W || !A) continue;
+      const r = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : "—");
+      const verdict = (ok) => (ok ? "met" : "NOT met");
+      w(`  widget / API: cold ${r(W.cold, A.cold)} (target ≤ 2.5× on mobile: ${verdict(W.cold <= 2.5 * A.cold)}), warm ${r(W.warm, A.warm)} (≤ 1.0×: ${verdict(W.warm <= A.warm)}),` +
+        ` late ${r(W.late, A.late)} (≤ 0.5×: ${verdict(W.late <= 0.5 * A.late)}), usable ${ms(W.usable)} vs ${ms(A.usable)} (≤ 1.1× API + 100 ms = ${ms(1.1 * A.usable + 100)}: ${verdict(W.usable <= 1.1 * A.usable + 100)})`);
+    }
+  }
+  w();
+  w("cold/warm/late/usable: median page times (ms after navigation start; late: after the 4 s mark). bytes: encoded bytes (compressed bodies + headers)");
+  w("received in requests finished before the target was painted (warm: same profile, second visit). JS heap: the page's V8 heap used");
+  w("after a GC, right after the paint (cold visit); workers: the same summed over its Web Workers; wasm: byteLength of every live");
+  w("WebAssembly.Memory (Runtime.queryObjects), in the page and summed over its Workers.");
+  if (meta.errors.length) w(`page errors: ${meta.errors.slice(0, 5).join(" | ")}`);
+  w(`finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(out.join("\n"));
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+  const opt = parseArgs(process.argv.slice(2));
+  const app = path.join(ROOT, "target/cold-app");
+  log(`building the app into ${path.relative(ROOT, app)} (scripts/build-web.sh) …`);
+  await run("bash", ["scripts/build-web.sh"], { OUT: app });
+  const flexLib = path.join(ROOT, "node_modules/flexsearch/dist");
+  const pages = path.join(ROOT, "tests/bench/cold/pages");
+  const results = [];
+  const meta = { errors: [], version: "?" };
+  for (const scale of opt.scales) {
+    const info = await prepareScale(opt, scale, app);
+    log(`×${scale}: ${info.records} records, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks; starting registry serve …`);
+    const apiOrigin = await startApi(path.join(info.site, "data"));
+    log("precompressing (brotli) …");
+    const server = await startServer({
+      mounts: { "/site/": info.site, "/cold/": pages, "/flex/": info.flexDir, "/nm/": flexLib },
+      apiOrigin,
+    });
+    cleanups.push(() => server.close());
+    const sizeOf = (prefix) => [...server.files].filter(([u]) => u.startsWith(prefix)).reduce((n, [, f]) => n + (f.br ?? f.body).length, 0);
+    info.flexBrotli = sizeOf("/flex/");
+    info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && f.sections[0] !== "records").reduce((n, f) => n + f.bytes, 0);
+    log(`serving ${server.url} (site ${path.relative(ROOT, info.site)}, API ${apiOrigin})`);
+    const byProfile = {};
+    for (const profile of opt.profiles) {
+      const runs = Object.fromEntries(PAGES.map((p) => [p.key, []]));
+      for (let r = 0; r < opt.runs; r++) {
+        const target = TARGETS[r % TARGETS.length];
+        for (const def of PAGES.filter((d) => opt.pages.includes(d.key))) {
+          log(`×${scale} ${profile} run ${r + 1}/${opt.runs}: ${def.key}, "${target.query}" …`);
+          const m = await measurePage(server, def, target, profile, opt);
+          for (const v of [m.cold, m.warm, m.late]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
+          const f = (v) => (v.failed ? "failed" : `${Math.round(v.painted)} ms, ${(v.bytes / 1024).toFixed(0)} KB`);
+          log(`  cold ${f(m.cold)} (usable ${Math.round(m.cold.usable)} ms) · warm ${f(m.warm)} · late ${m.late.failed ? "failed" : Math.round(m.late.painted - LATE_MS) + " ms"}`);
+          runs[def.key].push(m);
+        }
+      }
+      byProfile[profile] = Object.fromEntries(Object.entries(runs).filter(([, v]) => v.length).map(([k, v]) => [k, summarize(v)]));
+    }
+    results.push({ scale, info, byProfile });
+    await cleanup();
+  }
+  const probeBrowser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  meta.version = probeBrowser.version();
+  await probeBrowser.close();
+  report(opt, results, meta);
+}
+
+main().then(
+  () => process.exit(0),
+  async (e) => {
+    console.error(`cold-start: ${e?.stack ?? e}`);
+    await cleanup();
+    process.exit(1);
+  },
+);
