@@ -1,0 +1,125 @@
+//! The `chosen` decision: a small ensemble of boosted decision trees over
+//! the leading candidates' [`features`](super::features), fitted offline by
+//! `registry fit-affiliation` (the checked-in model is
+//! [`super::model_weights`]).
+//!
+//! Each leading candidate gets a score (the sum of its trees' leaves, a
+//! log-odds that it is the affiliation); the candidate with the highest
+//! score is chosen when that score reaches the model's threshold (fitted for
+//! a target precision). Trees rather than one linear score because the
+//! evidence interacts: a tie with another candidate is harmless when that
+//! candidate is the record's own parent, fatal when it is an unrelated
+//! organization named as well.
+
+use std::borrow::Cow;
+
+use super::features::COUNT;
+
+/// Depth of every tree.
+pub const DEPTH: usize = 3;
+/// Inner nodes of a tree (complete binary tree, node `k`'s children are
+/// `2k + 1` and `2k + 2`).
+pub const INNER: usize = (1 << DEPTH) - 1;
+/// Leaves of a tree.
+pub const LEAVES: usize = 1 << DEPTH;
+
+/// One decision tree: at inner node `k`, feature `feature[k]` below
+/// `split[k]` goes left, else right.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tree {
+    /// Feature index per inner node.
+    pub feature: [u8; INNER],
+    /// Split value per inner node.
+    pub split: [f32; INNER],
+    /// Leaf values (log-odds contributions).
+    pub leaf: [f32; LEAVES],
+}
+
+impl Tree {
+    /// The leaf value of `x`.
+    pub fn eval(&self, x: &[f32; COUNT]) -> f32 {
+        let mut k = 0;
+        for _ in 0..DEPTH {
+            let f = usize::from(self.feature[k]).min(COUNT - 1);
+            k = 2 * k + 1 + usize::from(x[f] >= self.split[k]);
+        }
+        self.leaf[k - INNER]
+    }
+}
+
+/// A fitted model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// Initial log-odds.
+    pub base: f32,
+    /// The trees, summed.
+    pub trees: Cow<'static, [Tree]>,
+    /// Least score of a chosen candidate.
+    pub threshold: f32,
+}
+
+impl Model {
+    /// Score (log-odds) of one candidate.
+    pub fn score(&self, x: &[f32; COUNT]) -> f32 {
+        self.base + self.trees.iter().map(|t| t.eval(x)).sum::<f32>()
+    }
+
+    /// The candidate with the highest score and that score; `None` for no
+    /// candidates. Ties go to the earlier (better ranked) candidate.
+    pub fn best(&self, cands: &[[f32; COUNT]]) -> Option<(usize, f32)> {
+        let mut best: Option<(usize, f32)> = None;
+        for (i, x) in cands.iter().enumerate() {
+            let s = self.score(x);
+            if best.is_none_or(|b| s > b.1) {
+                best = Some((i, s));
+            }
+        }
+        best
+    }
+
+    /// The chosen candidate, if its score reaches the threshold.
+    pub fn choose(&self, cands: &[[f32; COUNT]]) -> Option<usize> {
+        self.best(cands)
+            .filter(|&(_, s)| s >= self.threshold)
+            .map(|(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trees_route_by_split() {
+        let t = Tree {
+            feature: [0, 1, 1, 0, 0, 0, 0],
+            split: [
+                0.5,
+                0.5,
+                0.5,
+                f32::INFINITY,
+                f32::INFINITY,
+                f32::INFINITY,
+                f32::INFINITY,
+            ],
+            leaf: [-1.0, 0.0, -2.0, 0.0, 1.0, 0.0, 2.0, 0.0],
+        };
+        let mut x = [0f32; COUNT];
+        assert_eq!(t.eval(&x), -1.0);
+        x[1] = 1.0;
+        assert_eq!(t.eval(&x), -2.0);
+        x[0] = 1.0;
+        assert_eq!(t.eval(&x), 2.0);
+        let m = Model {
+            base: 0.0,
+            trees: Cow::Owned(vec![t]),
+            threshold: 1.5,
+        };
+        let mut y = [0f32; COUNT];
+        y[0] = 1.0;
+        assert_eq!(m.best(&[x, y]), Some((0, 2.0)));
+        assert_eq!(m.choose(&[y]), None);
+        assert_eq!(m.choose(&[y, x]), Some(1));
+        assert_eq!(m.choose(&[]), None);
+    }
+}
