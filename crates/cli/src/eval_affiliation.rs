@@ -74,7 +74,7 @@ impl Counts {
 pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["--data", "--eval", "--errors", "--limit"],
+        &["--data", "--eval", "--errors", "--limit", "--trees"],
         &["--all-status"],
     )?;
     a.exactly(&[])?;
@@ -91,6 +91,14 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         .transpose()
         .map_err(|_| "--limit must be a number")?
         .unwrap_or(usize::MAX);
+    let mut set = fit_affiliation::DEFAULT;
+    if let Some(t) = a.opt("--trees") {
+        set.trees = t
+            .parse()
+            .ok()
+            .filter(|&t| (1..=1000).contains(&t))
+            .ok_or("--trees must be a number from 1 to 1000")?;
+    }
     let t = Instant::now();
     let engine = Engine::new(load::load(Path::new(data), true)?);
     eprintln!(
@@ -223,7 +231,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             }
         );
     }
-    cross_source(&engine, &lines, &filters)?;
+    cross_source(&engine, &lines, &filters, &set)?;
     if n_errors > 0 {
         // Spread the samples over the set.
         let pick = |v: &[String]| -> Vec<String> {
@@ -250,6 +258,7 @@ fn cross_source(
     engine: &Engine,
     lines: &[fit_affiliation::GoldLine],
     filters: &Filters,
+    set: &fit_affiliation::Settings,
 ) -> Result<(), String> {
     let rows = fit_affiliation::collect(engine, lines, filters);
     let mut sources: Vec<&str> = rows.iter().map(|r| r.source.as_str()).collect();
@@ -273,14 +282,13 @@ fn cross_source(
         }
         c
     };
-    let set = fit_affiliation::DEFAULT;
     let p = set.precision;
     println!(
         "cross-source check (fitted in memory on one source, threshold for P >= {p} there, reported on the other):"
     );
     for &train in &sources {
         let fit_rows: Vec<&Row> = rows.iter().filter(|r| r.source == train).collect();
-        let model = fit_affiliation::fit(&fit_rows, &set)?;
+        let model = fit_affiliation::fit(&fit_rows, set)?;
         for &test in sources.iter().filter(|&&t| t != train) {
             let test_rows: Vec<&Row> = rows.iter().filter(|r| r.source == test).collect();
             println!(
@@ -289,8 +297,13 @@ fn cross_source(
             );
         }
     }
+    // Even rows against odd rows: same kinds of strings, unseen ones.
+    let even: Vec<&Row> = rows.iter().step_by(2).collect();
+    let odd: Vec<&Row> = rows.iter().skip(1).step_by(2).collect();
+    let model = fit_affiliation::fit(&even, set)?;
+    println!("  {}", score(&model, &odd).line("fit half A -> half B"));
     let all: Vec<&Row> = rows.iter().collect();
-    let model = fit_affiliation::fit(&all, &set)?;
+    let model = fit_affiliation::fit(&all, set)?;
     println!("  {}", score(&model, &all).line("fit all -> all"));
     Ok(())
 }

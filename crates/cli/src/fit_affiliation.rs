@@ -96,10 +96,10 @@ pub fn collect(engine: &Engine, lines: &[GoldLine], filters: &Filters) -> Vec<Ro
 
 /// What a model answers on one row: `Some(correct)` when it chooses.
 pub fn answer(model: &Model, row: &Row) -> Option<bool> {
-    let feats: Vec<[f32; COUNT]> = row.cands.iter().map(|c| c.features).collect();
+    let shown: Vec<&Candidate> = row.cands.iter().filter(|c| c.visible).collect();
+    let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
     let i = model.choose(&feats)?;
-    let c = &row.cands[i];
-    c.visible.then(|| row.gold.contains(&c.record))
+    Some(row.gold.contains(&shown[i].record))
 }
 
 /// Boosting settings.
@@ -233,7 +233,7 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     let mut xs: Vec<[f32; COUNT]> = Vec::new();
     let mut ys: Vec<f64> = Vec::new();
     for r in rows {
-        for c in &r.cands {
+        for c in r.cands.iter().filter(|c| c.visible) {
             xs.push(c.features);
             ys.push(f64::from(u8::from(r.gold.contains(&c.record))));
         }
@@ -283,10 +283,10 @@ fn threshold(model: &Model, rows: &[&Row], precision: f64) -> f32 {
     let mut best: Vec<(f32, bool)> = rows
         .iter()
         .filter_map(|r| {
-            let feats: Vec<[f32; COUNT]> = r.cands.iter().map(|c| c.features).collect();
+            let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
+            let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
             let (i, l) = model.best(&feats)?;
-            let c = &r.cands[i];
-            c.visible.then(|| (l, r.gold.contains(&c.record)))
+            Some((l, r.gold.contains(&shown[i].record)))
         })
         .collect();
     best.sort_by(|a, b| b.0.total_cmp(&a.0));

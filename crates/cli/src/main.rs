@@ -81,6 +81,7 @@ COMMANDS:
         --errors <n>            Also print n false positives and n false negatives
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
+        --trees <n>             Trees of the in-memory fits (default 80)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
     fit-affiliation           Fit the affiliation `chosen` model (boosted trees over

@@ -267,10 +267,13 @@ impl Engine {
         };
         let ix = self.index();
         let visible = filters.visible_statuses(false);
-        let chosen = model
-            .choose(&r.features)
-            .map(|i| r.scored[i].record)
-            .filter(|&c| visible & (1 << ix.status(c)) != 0);
+        // The choice is among the records the filters let through; the
+        // others still count as competitors in the features.
+        let shown: Vec<usize> = (0..r.features.len())
+            .filter(|&i| visible & (1 << ix.status(r.scored[i].record)) != 0)
+            .collect();
+        let feats: Vec<[f32; features::COUNT]> = shown.iter().map(|&i| r.features[i]).collect();
+        let chosen = model.choose(&feats).map(|k| r.scored[shown[k]].record);
         let mut out: Vec<AffiliationMatch> = r
             .scored
             .iter()
@@ -314,10 +317,11 @@ impl Engine {
     /// Steps 1–5 and the features: every scored record, best first.
     fn rank_affiliation(&self, text: &str, filters: &Filters) -> Option<Ranked> {
         let ix = self.index();
-        let p = split::parse(text);
+        let mut p = split::parse(text);
         if p.toks.is_empty() {
             return None;
         }
+        transliterate(ix, &mut p);
         let mentions = countries::detect(ix, &p);
         let stoks = scorer_tokens(ix, &p, &mentions);
         let subs = p.substrings();
@@ -648,6 +652,25 @@ struct Context<'a> {
     stoks: &'a [STok<'a>],
     mentions: &'a [countries::Mention],
     place_tok: &'a [bool],
+}
+
+/// German spellings without umlauts ("Wuerzburg", "Goettingen"): a word
+/// the index does not know becomes its umlaut folding when the index knows
+/// that one ("wurzburg").
+fn transliterate(ix: &Index, p: &mut Parsed) {
+    for t in &mut p.toks {
+        if t.text.len() < 5 || ix.term_id(&t.text).is_some() {
+            continue;
+        }
+        let folded = t
+            .text
+            .replace("ae", "a")
+            .replace("oe", "o")
+            .replace("ue", "u");
+        if folded != t.text && ix.term_id(&folded).is_some() {
+            t.text = folded;
+        }
+    }
 }
 
 /// Marks the tokens of every occurrence of `city` in the text.
