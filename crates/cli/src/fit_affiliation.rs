@@ -14,7 +14,9 @@ use registry_core::RecordId;
 use std::borrow::Cow;
 
 use registry_core::affiliation::features::{COUNT, NAMES};
-use registry_core::affiliation::model::{DEPTH, INNER, LEAVES, Tree};
+use registry_core::affiliation::model::{
+    DEPTH, INNER, LEAF_SCALE, LEAVES, NO_SPLIT, SPLIT_SCALE, Tree, split_value,
+};
 use registry_core::affiliation::{Candidate, Model};
 use registry_core::search::{Engine, Filters};
 
@@ -119,37 +121,49 @@ pub struct Settings {
 
 /// Defaults of `registry fit-affiliation` (and of the eval's in-memory fits).
 pub const DEFAULT: Settings = Settings {
-    trees: 80,
+    trees: 150,
     rate: 0.15,
     l2: 1.0,
     min_child: 3.0,
-    precision: 0.965,
+    precision: 0.96,
 };
 
 /// Most candidate split values per feature.
 const MAX_BINS: usize = 48;
 
-/// Candidate split values of each feature: midpoints between distinct
-/// values, thinned to [`MAX_BINS`] by quantile.
-fn split_values(xs: &[[f32; COUNT]]) -> Vec<Vec<f32>> {
+/// Candidate split values of each feature, in the trees' fixed point:
+/// between distinct values (so equal values stay together), thinned to
+/// [`MAX_BINS`] by quantile.
+fn split_values(xs: &[[f32; COUNT]]) -> Vec<Vec<u16>> {
     (0..COUNT)
         .map(|j| {
             let mut v: Vec<f32> = xs.iter().map(|x| x[j]).collect();
             v.sort_by(f32::total_cmp);
             let n = v.len();
-            let mut cuts: Vec<f32> = Vec::new();
+            let mut cuts: Vec<u16> = Vec::new();
             for q in 1..MAX_BINS {
                 let k = q * n / MAX_BINS;
                 if k == 0 || k >= n {
                     continue;
                 }
-                // The first value above v[k-1], so that equal values stay together.
                 let lo = v[k - 1];
-                if let Some(hi) = v[k..].iter().find(|&&h| h > lo) {
-                    let mid = lo + (hi - lo) / 2.0;
-                    if cuts.last().is_none_or(|&c| c < mid) {
-                        cuts.push(mid);
-                    }
+                let Some(&hi) = v[k..].iter().find(|&&h| h > lo) else {
+                    continue;
+                };
+                // The first fixed-point value above `lo`; it must not pass `hi`.
+                let raw = ((lo + 2.0) * SPLIT_SCALE).floor();
+                if !(0.0..f32::from(NO_SPLIT - 1)).contains(&raw) {
+                    continue;
+                }
+                let mut cut = raw as u16;
+                while cut < NO_SPLIT - 1 && split_value(cut) <= lo {
+                    cut += 1;
+                }
+                if split_value(cut) > lo
+                    && split_value(cut) <= hi
+                    && cuts.last().is_none_or(|&c| c < cut)
+                {
+                    cuts.push(cut);
                 }
             }
             cuts
@@ -159,12 +173,12 @@ fn split_values(xs: &[[f32; COUNT]]) -> Vec<Vec<f32>> {
 
 /// Fits one tree on gradients `g` and hessians `h`; `bins[i][j]` is the
 /// number of split values of feature `j` at or below sample `i`'s value.
-fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<f32>], g: &[f64], h: &[f64], set: &Settings) -> Tree {
+fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Settings) -> Tree {
     let mut node = vec![0usize; g.len()];
     let mut t = Tree {
         feature: [0; INNER],
-        split: [f32::INFINITY; INNER],
-        leaf: [0.0; LEAVES],
+        split: [NO_SPLIT; INNER],
+        leaf: [0; LEAVES],
     };
     let nb = MAX_BINS + 1;
     for depth in 0..DEPTH {
@@ -187,7 +201,7 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<f32>], g: &[f64], h: &[f64], set: &Set
                 ht += hist[n * COUNT * nb + b].1;
             }
             let parent = gt * gt / (ht + set.l2);
-            let mut best = (1e-6, 0usize, f32::INFINITY);
+            let mut best = (1e-6, 0usize, NO_SPLIT);
             for j in 0..COUNT {
                 let (mut gl, mut hl) = (0.0, 0.0);
                 for (c, &cut) in cuts[j].iter().enumerate() {
@@ -211,7 +225,7 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<f32>], g: &[f64], h: &[f64], set: &Set
         for (i, b) in bins.iter().enumerate() {
             let k = node[i];
             let f = t.feature[k] as usize;
-            let right = t.split[k].is_finite()
+            let right = t.split[k] != NO_SPLIT
                 && (b[f] as usize) > cuts[f].iter().position(|&c| c == t.split[k]).unwrap_or(0);
             node[i] = 2 * k + 1 + usize::from(right);
         }
@@ -222,7 +236,8 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<f32>], g: &[f64], h: &[f64], set: &Set
         sums[k - INNER].1 += h[i];
     }
     for (l, (gs, hs)) in sums.iter().enumerate() {
-        t.leaf[l] = (-gs / (hs + set.l2) * set.rate) as f32;
+        let v = -gs / (hs + set.l2) * set.rate * f64::from(LEAF_SCALE);
+        t.leaf[l] = v.round().clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16;
     }
     t
 }
@@ -248,7 +263,7 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
         .map(|x| {
             let mut b = [0u8; COUNT];
             for j in 0..COUNT {
-                b[j] = cuts[j].iter().filter(|&&c| x[j] >= c).count() as u8;
+                b[j] = cuts[j].iter().filter(|&&c| x[j] >= split_value(c)).count() as u8;
             }
             b
         })
@@ -476,7 +491,7 @@ mod tests {
         // The generated source names every feature and is valid Rust shape.
         let src = weights_source(&m, "test");
         assert!(src.contains("pub const MODEL: Model"));
-        assert!(!src.contains("inf"));
+        assert!(src.contains("Tree { feature: ["));
     }
 
     #[test]

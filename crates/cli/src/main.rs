@@ -81,7 +81,7 @@ COMMANDS:
         --errors <n>            Also print n false positives and n false negatives
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
-        --trees <n>             Trees of the in-memory fits (default 80)
+        --trees <n>             Trees of the in-memory fits (default 150)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
     fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
@@ -91,8 +91,8 @@ COMMANDS:
         --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
         --eval <jsonl>          Gold set (default: ../shared/eval/affiliation-dev.jsonl)
         --source <name>         Fit on the rows of one source only
-        --precision <p>         Target precision of the threshold (default 0.965)
-        --trees <n>             Number of boosted trees (default 80)
+        --precision <p>         Target precision of the threshold (default 0.96)
+        --trees <n>             Number of boosted trees (default 150)
         --out <file>            Output file (default: the path above)
         --dry-run               Print the file instead of writing it
     site <dump|shard> -o <dir>  Write a complete static site: the built app + data

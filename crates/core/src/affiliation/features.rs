@@ -16,7 +16,7 @@ use super::split::Parsed;
 pub const TOP: usize = 6;
 
 /// Number of features.
-pub const COUNT: usize = 40;
+pub const COUNT: usize = 45;
 
 /// Feature names, in vector order (reports and the generated weights file).
 pub const NAMES: [&str; COUNT] = [
@@ -60,6 +60,11 @@ pub const NAMES: [&str; COUNT] = [
     "unmatched_tail",
     "exact_part",
     "score_x_margin",
+    "org_parts",
+    "best_of_its_substring",
+    "best_education",
+    "competitor_exact",
+    "string_has_country",
 ];
 
 /// Words that open the name of a unit inside an organization: a part that
@@ -154,10 +159,12 @@ fn org_part(p: &Parsed, part: usize, place_tok: &[bool]) -> bool {
 
 /// Features of the leading candidates `views` (best score first, at most
 /// [`TOP`]); `all` is the number of scored candidates, `others` the scores
-/// of the candidates after the leading ones.
+/// of the candidates after the leading ones; `has_country`: the text
+/// mentions a country or state.
 pub fn extract(
     p: &Parsed,
     place_tok: &[bool],
+    has_country: bool,
     views: &[View],
     others: &[f32],
     all: usize,
@@ -178,6 +185,7 @@ pub fn extract(
             // The nearest competitor: the best other candidate that is
             // neither related nor explained by this one's match.
             let mut competitor = others.first().copied().unwrap_or(0.0);
+            let mut competitor_exact = false;
             let mut nearest_related = false;
             let mut nearest: Option<f32> = None;
             let mut parent = false;
@@ -193,8 +201,9 @@ pub fn extract(
                 }
                 parent |= rel.parent_of(i, j);
                 child |= rel.parent_of(j, i);
-                if !related && !rel.explained_by(j, i) {
-                    competitor = competitor.max(o.score);
+                if !related && !rel.explained_by(j, i) && o.score > competitor {
+                    competitor = o.score;
+                    competitor_exact = o.exact || o.phrase;
                 }
             }
             let close = views
@@ -221,6 +230,9 @@ pub fn extract(
                     || t.text.starts_with("lab")
             });
             let margin = (v.score - competitor).clamp(-1.0, 1.0);
+            // Best of the candidates matched on the same substring.
+            let best_here = views[..i].iter().all(|o| o.parts != v.parts);
+            let best_education = v.types & 1 != 0 && views[..i].iter().all(|o| o.types & 1 == 0);
             let single = v.parts.len() == 1;
             use crate::index::name_flags as nf;
             let t = v.types;
@@ -273,6 +285,11 @@ pub fn extract(
                 tail.min(4) as f32 / 4.0,
                 flag(v.exact && single),
                 v.score.min(1.3) * margin,
+                org_parts.iter().filter(|&&x| x).count().min(6) as f32 / 6.0,
+                flag(best_here),
+                flag(best_education),
+                flag(competitor_exact),
+                flag(has_country),
             ]
         })
         .collect()

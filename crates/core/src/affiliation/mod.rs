@@ -496,7 +496,7 @@ impl Engine {
                 .then(b.count.cmp(&a.count))
                 .then(a.record.cmp(&b.record))
         });
-        let features = self.features(&p, &subs, &place_tok, &scored);
+        let features = self.features(&p, &subs, &place_tok, !mentions.is_empty(), &scored);
         Some(Ranked {
             p,
             subs,
@@ -512,6 +512,7 @@ impl Engine {
         p: &Parsed,
         subs: &[split::Sub],
         place_tok: &[bool],
+        has_country: bool,
         scored: &[Scored],
     ) -> Vec<[f32; features::COUNT]> {
         let ix = self.index();
@@ -553,7 +554,15 @@ impl Engine {
             .collect();
         let others: Vec<f32> = scored[n..].iter().take(20).map(|x| x.score).collect();
         let rel = Links::new(self, lead);
-        features::extract(p, place_tok, &views, &others, scored.len(), &rel)
+        features::extract(
+            p,
+            place_tok,
+            has_country,
+            &views,
+            &others,
+            scored.len(),
+            &rel,
+        )
     }
 }
 

@@ -23,16 +23,33 @@ pub const INNER: usize = (1 << DEPTH) - 1;
 /// Leaves of a tree.
 pub const LEAVES: usize = 1 << DEPTH;
 
-/// One decision tree: at inner node `k`, feature `feature[k]` below
-/// `split[k]` goes left, else right.
+/// Scale of [`Tree::split`]: a split value `v` in [−2, 2) is stored as
+/// `(v + 2) · SPLIT_SCALE`. Fixed point keeps the checked-in trees small.
+pub const SPLIT_SCALE: f32 = 16384.0;
+/// A [`Tree::split`] no value reaches (the node does not split).
+pub const NO_SPLIT: u16 = u16::MAX;
+/// Scale of [`Tree::leaf`]: a leaf value `v` is stored as `v · LEAF_SCALE`.
+pub const LEAF_SCALE: f32 = 4096.0;
+
+/// One decision tree, fixed point: at inner node `k`, a value of feature
+/// `feature[k]` below split `split[k]` goes left, else right.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tree {
     /// Feature index per inner node.
     pub feature: [u8; INNER],
-    /// Split value per inner node.
-    pub split: [f32; INNER],
-    /// Leaf values (log-odds contributions).
-    pub leaf: [f32; LEAVES],
+    /// Split value per inner node (see [`SPLIT_SCALE`], [`NO_SPLIT`]).
+    pub split: [u16; INNER],
+    /// Leaf values, log-odds (see [`LEAF_SCALE`]).
+    pub leaf: [i16; LEAVES],
+}
+
+/// The value a stored split stands for.
+pub fn split_value(q: u16) -> f32 {
+    if q == NO_SPLIT {
+        f32::INFINITY
+    } else {
+        f32::from(q) / SPLIT_SCALE - 2.0
+    }
 }
 
 impl Tree {
@@ -41,9 +58,9 @@ impl Tree {
         let mut k = 0;
         for _ in 0..DEPTH {
             let f = usize::from(self.feature[k]).min(COUNT - 1);
-            k = 2 * k + 1 + usize::from(x[f] >= self.split[k]);
+            k = 2 * k + 1 + usize::from(x[f] >= split_value(self.split[k]));
         }
-        self.leaf[k - INNER]
+        f32::from(self.leaf[k - INNER]) / LEAF_SCALE
     }
 }
 
