@@ -16,7 +16,7 @@ use super::split::Parsed;
 pub const TOP: usize = 6;
 
 /// Number of features.
-pub const COUNT: usize = 45;
+pub const COUNT: usize = 46;
 
 /// Feature names, in vector order (reports and the generated weights file).
 pub const NAMES: [&str; COUNT] = [
@@ -48,7 +48,7 @@ pub const NAMES: [&str; COUNT] = [
     "child_of_candidate",
     "string_coverage",
     "close_candidates",
-    "candidates",
+    "competitor_score",
     "unit_part",
     "education",
     "healthcare",
@@ -65,7 +65,13 @@ pub const NAMES: [&str; COUNT] = [
     "best_education",
     "competitor_exact",
     "string_has_country",
+    "rival_elsewhere",
 ];
+
+/// Index of the `rival_elsewhere` feature: another organization, unrelated,
+/// named well and placed by the text in another country (the string holds
+/// two affiliations). The model never chooses then.
+pub const RIVAL_ELSEWHERE: usize = 45;
 
 /// Words that open the name of a unit inside an organization: a part that
 /// starts with one is a department, rarely the affiliation itself.
@@ -131,6 +137,8 @@ pub struct View {
     pub types: u16,
     /// Not active.
     pub inactive: bool,
+    /// Country indices of the record.
+    pub countries: Vec<u16>,
 }
 
 /// Relations between two candidates, by record.
@@ -158,16 +166,16 @@ fn org_part(p: &Parsed, part: usize, place_tok: &[bool]) -> bool {
 }
 
 /// Features of the leading candidates `views` (best score first, at most
-/// [`TOP`]); `all` is the number of scored candidates, `others` the scores
-/// of the candidates after the leading ones; `has_country`: the text
-/// mentions a country or state.
+/// [`TOP`]); `others` the scores of the candidates after the leading ones;
+/// `has_country`: the text mentions a country or state. Nothing depends on
+/// the size of the data (a model fitted on the full registry must read a
+/// small one the same way).
 pub fn extract(
     p: &Parsed,
     place_tok: &[bool],
     has_country: bool,
     views: &[View],
     others: &[f32],
-    all: usize,
     rel: &dyn Relations,
 ) -> Vec<[f32; COUNT]> {
     let top = views.first().map_or(0.0, |v| v.score);
@@ -186,6 +194,8 @@ pub fn extract(
             // neither related nor explained by this one's match.
             let mut competitor = others.first().copied().unwrap_or(0.0);
             let mut competitor_exact = false;
+            let placed = |o: &View| o.country > 0 || o.city;
+            let mut rival_elsewhere = false;
             let mut nearest_related = false;
             let mut nearest: Option<f32> = None;
             let mut parent = false;
@@ -199,8 +209,17 @@ pub fn extract(
                     nearest = Some(o.score);
                     nearest_related = related;
                 }
-                parent |= rel.parent_of(i, j);
-                child |= rel.parent_of(j, i);
+                // Only a relative named about as well counts: a campus is
+                // not a unit of the system it belongs to when the text names
+                // the campus, not the system.
+                let named = o.score >= v.score - 0.25;
+                parent |= named && rel.parent_of(i, j);
+                child |= named && rel.parent_of(j, i);
+                rival_elsewhere |= !related
+                    && placed(v)
+                    && placed(o)
+                    && o.score >= 0.9
+                    && !o.countries.iter().any(|c| v.countries.contains(c));
                 if !related && !rel.explained_by(j, i) && o.score > competitor {
                     competitor = o.score;
                     competitor_exact = o.exact || o.phrase;
@@ -273,7 +292,7 @@ pub fn extract(
                 flag(child),
                 (v.matched.len() as f32 / content).min(1.0),
                 close.min(5) as f32 / 5.0,
-                all.min(60) as f32 / 60.0,
+                competitor.min(1.3),
                 flag(unit),
                 flag(education),
                 flag(healthcare),
@@ -290,6 +309,7 @@ pub fn extract(
                 flag(best_education),
                 flag(competitor_exact),
                 flag(has_country),
+                flag(rival_elsewhere),
             ]
         })
         .collect()
@@ -303,5 +323,9 @@ mod tests {
     fn unit_words_are_sorted() {
         assert!(UNIT_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(NAMES.len(), COUNT);
+        // The model's eligibility rule reads these two by index.
+        assert_eq!(NAMES[0], "score");
+        assert_eq!(NAMES[22], "margin");
+        assert_eq!(NAMES[RIVAL_ELSEWHERE], "rival_elsewhere");
     }
 }

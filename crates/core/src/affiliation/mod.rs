@@ -29,10 +29,11 @@
 //!    equally well (two institutions in one string, a common name without
 //!    country) leave nothing chosen.
 //!
-//! Filters narrow the candidates *before* the choice, except status: the
-//! choice is made among all statuses and only then are invisible records
-//! dropped, so an inactive exact match is never replaced by an active
-//! near-miss (nothing is chosen instead).
+//! Filters narrow the candidates *before* the choice, except status:
+//! records the filters hide stay in the ranking as competitors (an inactive
+//! exact match keeps an unrelated active near-miss from being chosen), and
+//! each passes its match on to its visible successors ("Université de
+//! Nantes" → "Nantes Université"); the choice is among visible records.
 //!
 //! `score` in the output is the evidence-adjusted score clamped to 0–1,
 //! rounded to two decimals. `matching_type`: `EXACT` (the substring is the
@@ -187,6 +188,7 @@ struct Best {
 }
 
 /// A record with its evidence-adjusted score and matched tokens.
+#[derive(Clone)]
 struct Scored {
     score: f32,
     record: u32,
@@ -490,6 +492,7 @@ impl Engine {
                 }
             })
             .collect();
+        self.inherit(&mut scored, filters);
         sort_by(&mut scored, |a, b| {
             b.score
                 .total_cmp(&a.score)
@@ -503,6 +506,50 @@ impl Engine {
             scored,
             features,
         })
+    }
+
+    /// A record the filters hide (inactive, withdrawn) speaks for its
+    /// visible successors: "Université de Nantes" names the organization
+    /// now called "Nantes Université". Each successor takes its
+    /// predecessor's match when that is better than its own, and the
+    /// predecessor leaves the ranking (it is the same organization, not a
+    /// competitor).
+    fn inherit(&self, scored: &mut Vec<Scored>, filters: &Filters) {
+        let ix = self.index();
+        let reg = self.registry();
+        let visible = filters.visible_statuses(false);
+        let hidden: Vec<usize> = (0..scored.len())
+            .filter(|&k| visible & (1 << ix.status(scored[k].record)) == 0)
+            .collect();
+        let mut passed: Vec<u32> = Vec::new();
+        for k in hidden {
+            let from = scored[k].clone();
+            let succ: Vec<u32> = reg
+                .successors(from.record as usize)
+                .filter_map(|id| reg.index_of(id))
+                .map(|i| i as u32)
+                .filter(|&i| visible & (1 << ix.status(i)) != 0 && filters.matches_fields(ix, i))
+                .collect();
+            if !succ.is_empty() {
+                passed.push(from.record);
+            }
+            for s in succ {
+                match scored.iter_mut().find(|x| x.record == s) {
+                    Some(x) if x.score >= from.score => {}
+                    Some(x) => {
+                        *x = Scored {
+                            record: s,
+                            ..from.clone()
+                        }
+                    }
+                    None => scored.push(Scored {
+                        record: s,
+                        ..from.clone()
+                    }),
+                }
+            }
+        }
+        scored.retain(|x| !passed.contains(&x.record));
     }
 
     /// Features of the leading candidates (score at least [`MIN_RETURN`],
@@ -549,20 +596,13 @@ impl Engine {
                     place_only: x.ev.factor < 1.0,
                     types: ix.type_bits(x.record),
                     inactive: ix.status(x.record) != 0,
+                    countries: ix.record_countries(x.record).to_vec(),
                 }
             })
             .collect();
         let others: Vec<f32> = scored[n..].iter().take(20).map(|x| x.score).collect();
         let rel = Links::new(self, lead);
-        features::extract(
-            p,
-            place_tok,
-            has_country,
-            &views,
-            &others,
-            scored.len(),
-            &rel,
-        )
+        features::extract(p, place_tok, has_country, &views, &others, &rel)
     }
 }
 

@@ -13,7 +13,14 @@
 
 use std::borrow::Cow;
 
-use super::features::COUNT;
+use super::features::{COUNT, RIVAL_ELSEWHERE};
+
+/// Least (evidence-adjusted) score of a chosen candidate.
+pub const MIN_SCORE: f32 = 0.65;
+/// Index of the score feature.
+const SCORE: usize = 0;
+/// Index of the margin feature.
+const MARGIN: usize = 22;
 
 /// Depth of every tree.
 pub const DEPTH: usize = 3;
@@ -81,11 +88,21 @@ impl Model {
         self.base + self.trees.iter().map(|t| t.eval(x)).sum::<f32>()
     }
 
-    /// The candidate with the highest score and that score; `None` for no
-    /// candidates. Ties go to the earlier (better ranked) candidate.
+    /// The eligible candidate with the highest score and that score; `None`
+    /// when none is eligible. Ties go to the earlier (better ranked)
+    /// candidate. Eligible: a name score of at least [`MIN_SCORE`] and no
+    /// exact tie with an unrelated competitor, whatever the trees say — two
+    /// organizations named equally well ("Ministry of Health" without a
+    /// country) are never a confident match, nor is one of two
+    /// organizations the text places in different countries. (A candidate ranked below
+    /// another, with a negative margin, may be chosen: that is how a
+    /// department's exact name loses to the university named after it.)
     pub fn best(&self, cands: &[[f32; COUNT]]) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         for (i, x) in cands.iter().enumerate() {
+            if x[SCORE] < MIN_SCORE || x[MARGIN].abs() < 1e-6 || x[RIVAL_ELSEWHERE] > 0.0 {
+                continue;
+            }
             let s = self.score(x);
             if best.is_none_or(|b| s > b.1) {
                 best = Some((i, s));
@@ -108,18 +125,13 @@ mod tests {
 
     #[test]
     fn trees_route_by_split() {
+        let half = (2.5 * SPLIT_SCALE) as u16;
+        let n = NO_SPLIT;
+        let l = LEAF_SCALE as i16;
         let t = Tree {
             feature: [0, 1, 1, 0, 0, 0, 0],
-            split: [
-                0.5,
-                0.5,
-                0.5,
-                f32::INFINITY,
-                f32::INFINITY,
-                f32::INFINITY,
-                f32::INFINITY,
-            ],
-            leaf: [-1.0, 0.0, -2.0, 0.0, 1.0, 0.0, 2.0, 0.0],
+            split: [half, half, half, n, n, n, n],
+            leaf: [-l, 0, -2 * l, 0, l, 0, 2 * l, 0],
         };
         let mut x = [0f32; COUNT];
         assert_eq!(t.eval(&x), -1.0);
@@ -132,11 +144,16 @@ mod tests {
             trees: Cow::Owned(vec![t]),
             threshold: 1.5,
         };
+        x[MARGIN] = 0.5;
         let mut y = [0f32; COUNT];
         y[0] = 1.0;
+        y[MARGIN] = 0.5;
         assert_eq!(m.best(&[x, y]), Some((0, 2.0)));
         assert_eq!(m.choose(&[y]), None);
         assert_eq!(m.choose(&[y, x]), Some(1));
         assert_eq!(m.choose(&[]), None);
+        // A tie with a competitor: not eligible.
+        x[MARGIN] = 0.0;
+        assert_eq!(m.choose(&[x]), None);
     }
 }

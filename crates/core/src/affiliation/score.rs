@@ -260,10 +260,15 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
     let mn: f32 = name_w.iter().zip(&credit).map(|(w, c)| w * c).sum();
     let mut ws = 0f32;
     let mut ms = 0f32;
+    let first = (0..ns).find(|&i| used & (1 << i) != 0).unwrap_or(ns);
+    let last = (0..ns).rev().find(|&i| used & (1 << i) != 0).unwrap_or(0);
     for i in 0..ns {
         // Unpaired digits (postcodes, footnote marks) and country names do
-        // not count against.
-        if (s[i].digits || s[i].country) && s_credit[i] == 0.0 {
+        // not count against; a state or country between the paired words
+        // does ("University of California San Francisco" is not "University
+        // of San Francisco").
+        let inside = first < i && i < last;
+        if (s[i].digits || (s[i].country && !inside)) && s_credit[i] == 0.0 {
             continue;
         }
         ws += s[i].w;
