@@ -237,7 +237,7 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Set
     }
     for (l, (gs, hs)) in sums.iter().enumerate() {
         let v = -gs / (hs + set.l2) * set.rate * f64::from(LEAF_SCALE);
-        t.leaf[l] = v.round().clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16;
+        t.leaf[l] = v.round().clamp(f64::from(i8::MIN), f64::from(i8::MAX)) as i8;
     }
     t
 }

@@ -36,7 +36,7 @@ pub const SPLIT_SCALE: f32 = 16384.0;
 /// A [`Tree::split`] no value reaches (the node does not split).
 pub const NO_SPLIT: u16 = u16::MAX;
 /// Scale of [`Tree::leaf`]: a leaf value `v` is stored as `v · LEAF_SCALE`.
-pub const LEAF_SCALE: f32 = 4096.0;
+pub const LEAF_SCALE: f32 = 64.0;
 
 /// One decision tree, fixed point: at inner node `k`, a value of feature
 /// `feature[k]` below split `split[k]` goes left, else right.
@@ -47,7 +47,7 @@ pub struct Tree {
     /// Split value per inner node (see [`SPLIT_SCALE`], [`NO_SPLIT`]).
     pub split: [u16; INNER],
     /// Leaf values, log-odds (see [`LEAF_SCALE`]).
-    pub leaf: [i16; LEAVES],
+    pub leaf: [i8; LEAVES],
 }
 
 /// The value a stored split stands for.
@@ -127,28 +127,28 @@ mod tests {
     fn trees_route_by_split() {
         let half = (2.5 * SPLIT_SCALE) as u16;
         let n = NO_SPLIT;
-        let l = LEAF_SCALE as i16;
+        let l = (LEAF_SCALE / 2.0) as i8;
         let t = Tree {
             feature: [0, 1, 1, 0, 0, 0, 0],
             split: [half, half, half, n, n, n, n],
             leaf: [-l, 0, -2 * l, 0, l, 0, 2 * l, 0],
         };
         let mut x = [0f32; COUNT];
-        assert_eq!(t.eval(&x), -1.0);
+        assert_eq!(t.eval(&x), -0.5);
         x[1] = 1.0;
-        assert_eq!(t.eval(&x), -2.0);
+        assert_eq!(t.eval(&x), -1.0);
         x[0] = 1.0;
-        assert_eq!(t.eval(&x), 2.0);
+        assert_eq!(t.eval(&x), 1.0);
         let m = Model {
             base: 0.0,
             trees: Cow::Owned(vec![t]),
-            threshold: 1.5,
+            threshold: 0.75,
         };
         x[MARGIN] = 0.5;
         let mut y = [0f32; COUNT];
         y[0] = 1.0;
         y[MARGIN] = 0.5;
-        assert_eq!(m.best(&[x, y]), Some((0, 2.0)));
+        assert_eq!(m.best(&[x, y]), Some((0, 1.0)));
         assert_eq!(m.choose(&[y]), None);
         assert_eq!(m.choose(&[y, x]), Some(1));
         assert_eq!(m.choose(&[]), None);
