@@ -463,6 +463,8 @@ mod tests {
     fn row(gold: bool, score: f32) -> Row {
         let mut f = [0f32; COUNT];
         f[0] = score;
+        // A lead over the competitors (a tie is never chosen).
+        f[22] = 0.5;
         Row {
             source: "t".into(),
             gold: if gold { vec![1] } else { vec![2] },

@@ -23,11 +23,23 @@
 //!    of the record (+[`COUNTRY_BONUS`]), its city (+[`CITY_BONUS`]), one of
 //!    its acronyms (+[`ACRONYM_BONUS`]); countries mentioned but none of the
 //!    record's (−[`COUNTRY_PENALTY`]).
-//! 6. **Choice**: the best record is `chosen` when its score is at least
-//!    [`CHOOSE_SCORE`] and beats every other record (except its own
-//!    successors / predecessors) by [`CHOOSE_MARGIN`]. Two organizations named
-//!    equally well (two institutions in one string, a common name without
-//!    country) leave nothing chosen.
+//!    A record the filters hide passes its match to its visible successors
+//!    and leaves the ranking.
+//! 6. **Features** ([`features`]) of the leading [`features::TOP`]
+//!    candidates: how the name matched, where in the string, address
+//!    agreement, name type, organization type, the lead over the nearest
+//!    unrelated competitor and whether the nearest one is a parent, child or
+//!    successor, generic-name and unit-part flags.
+//! 7. **Choice** ([`model`]): boosted trees fitted offline by `registry
+//!    fit-affiliation` (weights: [`model_weights`], generated) score each
+//!    leading visible candidate; the best is `chosen` when its score reaches
+//!    the fitted threshold (set for precision 0.96 on the dev set). Never
+//!    chosen, whatever the trees say: a score below [`model::MIN_SCORE`], an
+//!    exact tie with an unrelated record ("Ministry of Health" without a
+//!    country), or one of two organizations the text places in different
+//!    countries. The chosen item is moved first; it may be ranked below a
+//!    better-scored one ("Central Institute of Mental Health, Heidelberg
+//!    University" → the university).
 //!
 //! Filters narrow the candidates *before* the choice, except status:
 //! records the filters hide stay in the ranking as competitors (an inactive
