@@ -74,7 +74,9 @@ impl Counts {
 pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["--data", "--eval", "--errors", "--limit", "--trees"],
+        &[
+            "--data", "--eval", "--errors", "--limit", "--trees", "--rate",
+        ],
         &["--all-status"],
     )?;
     a.exactly(&[])?;
@@ -92,6 +94,13 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         .map_err(|_| "--limit must be a number")?
         .unwrap_or(usize::MAX);
     let mut set = fit_affiliation::DEFAULT;
+    if let Some(r) = a.opt("--rate") {
+        set.rate = r
+            .parse()
+            .ok()
+            .filter(|r| *r > 0.0 && *r <= 1.0)
+            .ok_or("--rate must be a number above 0, at most 1")?;
+    }
     if let Some(t) = a.opt("--trees") {
         set.trees = t
             .parse()

@@ -376,6 +376,7 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             "--out",
             "--precision",
             "--trees",
+            "--rate",
             "--source",
         ],
         &["--dry-run"],
@@ -395,6 +396,13 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             .ok()
             .filter(|p| (0.0..=1.0).contains(p))
             .ok_or("--precision must be a number from 0 to 1")?;
+    }
+    if let Some(r) = a.opt("--rate") {
+        set.rate = r
+            .parse()
+            .ok()
+            .filter(|r| *r > 0.0 && *r <= 1.0)
+            .ok_or("--rate must be a number above 0, at most 1")?;
     }
     if let Some(t) = a.opt("--trees") {
         set.trees = t

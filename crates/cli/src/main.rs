@@ -82,6 +82,7 @@ COMMANDS:
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
         --trees <n>             Trees of the in-memory fits (default 150)
+        --rate <x>              Their learning rate (default 0.15)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
     fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
@@ -93,6 +94,7 @@ COMMANDS:
         --source <name>         Fit on the rows of one source only
         --precision <p>         Target precision of the threshold (default 0.96)
         --trees <n>             Number of boosted trees (default 150)
+        --rate <x>              Learning rate (shrinkage of each tree, default 0.15)
         --out <file>            Output file (default: the path above)
         --dry-run               Print the file instead of writing it
     site <dump|shard> -o <dir>  Write a complete static site: the built app + data
