@@ -7,6 +7,7 @@ mod bench_advanced;
 mod bench_search;
 mod build;
 mod eval_affiliation;
+mod fit_affiliation;
 mod fit_prior;
 mod gzip;
 mod load;
@@ -91,6 +92,22 @@ COMMANDS:
         --errors <n>            Also print n false positives and n false negatives
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
+        --trees <n>             Trees of the in-memory fits (default 150)
+        --rate <x>              Their learning rate (default 0.15)
+                              Also prints the cross-source check: the chosen model fitted
+                              in memory on one source's rows, reported on the other's
+    fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
+                              the leading candidates' features) on a gold set and write it
+                              to crates/core/src/affiliation/model_weights.rs (run from
+                              the repository root, then rebuild)
+        --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
+        --eval <jsonl>          Gold set (default: ../shared/eval/affiliation-dev.jsonl)
+        --source <name>         Fit on the rows of one source only
+        --precision <p>         Target precision of the threshold (default 0.96)
+        --trees <n>             Number of boosted trees (default 150)
+        --rate <x>              Learning rate (shrinkage of each tree, default 0.15)
+        --out <file>            Output file (default: the path above)
+        --dry-run               Print the file instead of writing it
     bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
                               the data bytes a cold typeahead client receives before its
                               first suggestion (first 1-3 keystrokes of names)
@@ -153,6 +170,7 @@ fn main() -> ExitCode {
         "bench-search" => bench_search::cmd_bench_search(rest),
         "bench-advanced" => bench_advanced::cmd_bench_advanced(rest),
         "eval-affiliation" => eval_affiliation::cmd_eval_affiliation(rest),
+        "fit-affiliation" => fit_affiliation::cmd_fit_affiliation(rest),
         "fit-prior" => fit_prior::cmd_fit_prior(rest),
         "bench-pieces" => pieces::cmd_bench_pieces(rest),
         "help" | "--help" | "-h" => {

@@ -47,6 +47,8 @@ const KAMD: &str = "https://ror.org/075q5nn52";
 const AEGEAN: &str = "https://ror.org/04rfy9693";
 const KILIMANI_COLLEGE: &str = "https://ror.org/0a2mwvv07"; // inactive
 const SIBERIAN: &str = "https://ror.org/0cy1q8h86"; // inactive
+const KILIMANI_UNIVERSITY: &str = "https://ror.org/0wfehan79"; // Kilimani College's successor
+const YAKUTSK: &str = "https://ror.org/0r1w86b25"; // Siberian's successor
 
 #[test]
 fn exact_name_is_chosen() {
@@ -160,17 +162,20 @@ fn inactive_records_only_with_all_status() {
     let text = "Kilimani Agricultural College, Nairobi, Kenya";
     let default = e.match_affiliation(text, &Filters::default());
     assert!(
-        default
-            .iter()
-            .all(|m| id_of(e, m) != KILIMANI_COLLEGE && !m.chosen),
+        default.iter().all(|m| id_of(e, m) != KILIMANI_COLLEGE),
         "{default:?}"
+    );
+    // By default the inactive college speaks for its active successor.
+    assert_eq!(
+        chosen_default(e, text).as_deref(),
+        Some(KILIMANI_UNIVERSITY)
     );
     assert_eq!(
         chosen(e, text, &all_status()).as_deref(),
         Some(KILIMANI_COLLEGE)
     );
     let text = "Сибирский институт мерзлотоведения, Якутск";
-    assert_eq!(chosen_default(e, text), None);
+    assert_eq!(chosen_default(e, text).as_deref(), Some(YAKUTSK));
     assert_eq!(chosen(e, text, &all_status()).as_deref(), Some(SIBERIAN));
     // A status filter works like all_status for its value.
     let inactive = e.parse_filters("status:inactive", Version::V1).unwrap();

@@ -23,16 +23,29 @@
 //!    of the record (+[`COUNTRY_BONUS`]), its city (+[`CITY_BONUS`]), one of
 //!    its acronyms (+[`ACRONYM_BONUS`]); countries mentioned but none of the
 //!    record's (−[`COUNTRY_PENALTY`]).
-//! 6. **Choice**: the best record is `chosen` when its score is at least
-//!    [`CHOOSE_SCORE`] and beats every other record (except its own
-//!    successors / predecessors) by [`CHOOSE_MARGIN`]. Two organizations named
-//!    equally well (two institutions in one string, a common name without
-//!    country) leave nothing chosen.
+//!    A record the filters hide passes its match to its visible successors
+//!    and leaves the ranking.
+//! 6. **Features** ([`features`]) of the leading [`features::TOP`]
+//!    candidates: how the name matched, where in the string, address
+//!    agreement, name type, organization type, the lead over the nearest
+//!    unrelated competitor and whether the nearest one is a parent, child or
+//!    successor, generic-name and unit-part flags.
+//! 7. **Choice** ([`model`]): boosted trees fitted offline by `registry
+//!    fit-affiliation` (weights: [`model_weights`], generated) score each
+//!    leading visible candidate; the best is `chosen` when its score reaches
+//!    the fitted threshold (set for precision 0.96 on the dev set). Never
+//!    chosen, whatever the trees say: a score below [`model::MIN_SCORE`], an
+//!    exact tie with an unrelated record ("Ministry of Health" without a
+//!    country), or one of two organizations the text places in different
+//!    countries. The chosen item is moved first; it may be ranked below a
+//!    better-scored one ("Central Institute of Mental Health, Heidelberg
+//!    University" → the university).
 //!
-//! Filters narrow the candidates *before* the choice, except status: the
-//! choice is made among all statuses and only then are invisible records
-//! dropped, so an inactive exact match is never replaced by an active
-//! near-miss (nothing is chosen instead).
+//! Filters narrow the candidates *before* the choice, except status:
+//! records the filters hide stay in the ranking as competitors (an inactive
+//! exact match keeps an unrelated active near-miss from being chosen), and
+//! each passes its match on to its visible successors ("Université de
+//! Nantes" → "Nantes Université"); the choice is among visible records.
 //!
 //! `score` in the output is the evidence-adjusted score clamped to 0–1,
 //! rounded to two decimals. `matching_type`: `EXACT` (the substring is the
@@ -50,6 +63,9 @@
 //! result. Nothing here panics on any input.
 
 pub mod countries;
+pub mod features;
+pub mod model;
+pub mod model_weights;
 pub mod score;
 pub mod split;
 
@@ -65,6 +81,7 @@ use crate::shard::ShardError;
 use crate::text;
 use crate::v1::RecordV1;
 
+pub use model::Model;
 use score::{STok, Sim};
 use split::Parsed;
 
@@ -92,10 +109,6 @@ pub const ALIAS_FACTOR: f32 = 0.95;
 /// [`score::GENERIC_SHARE`]): "Department of Biological Sciences" in a string
 /// is far more often a department than that organization.
 pub const GENERIC_FACTOR: f32 = 0.85;
-/// Least score of a chosen item.
-pub const CHOOSE_SCORE: f32 = 0.9;
-/// Least lead of a chosen item over the runner-up.
-pub const CHOOSE_MARGIN: f32 = 0.1;
 /// Most evidence a record can gain.
 const MAX_BONUS: f32 = COUNTRY_BONUS + CITY_BONUS + ACRONYM_BONUS;
 /// Least score of a returned item.
@@ -183,15 +196,33 @@ struct Best {
     sim: Sim,
     sub: usize,
     kind: MatchingType,
+    flags: u8,
 }
 
 /// A record with its evidence-adjusted score and matched tokens.
-struct Scored<'a> {
+#[derive(Clone)]
+struct Scored {
     score: f32,
     record: u32,
-    best: &'a Best,
+    best: Best,
     bits: Vec<u64>,
     count: u32,
+    ev: Evidence,
+}
+
+/// Evidence about a record outside the tokens its name matched.
+#[derive(Clone, Copy, Debug, Default)]
+struct Evidence {
+    /// Added to the score.
+    bonus: f32,
+    /// Factor of the name similarity.
+    factor: f32,
+    /// +1 the record's country is mentioned, −1 only other countries, 0 none.
+    country: i8,
+    /// The record's city is mentioned.
+    city: bool,
+    /// One of its acronyms is.
+    acronym: bool,
 }
 
 /// `a` ⊂ `b` strictly (bitsets of equal length).
@@ -234,16 +265,82 @@ impl Engine {
     /// The matcher without record decoding: scored record indices, best
     /// first, the chosen one (if any) first.
     pub fn match_affiliation(&self, text: &str, filters: &Filters) -> Vec<AffiliationMatch> {
-        let ix = self.index();
-        let p = split::parse(text);
-        if p.toks.is_empty() {
+        self.match_affiliation_with(text, filters, &model_weights::MODEL)
+    }
+
+    /// [`Engine::match_affiliation`] with another `chosen` model (fitting
+    /// and evaluation).
+    pub fn match_affiliation_with(
+        &self,
+        text: &str,
+        filters: &Filters,
+        model: &Model,
+    ) -> Vec<AffiliationMatch> {
+        let Some(r) = self.rank_affiliation(text, filters) else {
             return Vec::new();
+        };
+        let ix = self.index();
+        let visible = filters.visible_statuses(false);
+        // The choice is among the records the filters let through; the
+        // others still count as competitors in the features.
+        let shown: Vec<usize> = (0..r.features.len())
+            .filter(|&i| visible & (1 << ix.status(r.scored[i].record)) != 0)
+            .collect();
+        let feats: Vec<[f32; features::COUNT]> = shown.iter().map(|&i| r.features[i]).collect();
+        let chosen = model.choose(&feats).map(|k| r.scored[shown[k]].record);
+        let mut out: Vec<AffiliationMatch> = r
+            .scored
+            .iter()
+            .filter(|x| x.score >= MIN_RETURN && visible & (1 << ix.status(x.record)) != 0)
+            .take(MAX_ITEMS)
+            .map(|x| AffiliationMatch {
+                record: x.record,
+                score: (x.score.clamp(0.0, 1.0) * 100.0).round() / 100.0,
+                raw_score: x.score,
+                chosen: chosen == Some(x.record),
+                matching_type: x.best.kind,
+                substring: r.p.sub_text(&r.subs[x.best.sub]).to_string(),
+            })
+            .collect();
+        // The chosen item leads (it may be ranked below a better-scored one).
+        if let Some(k) = out.iter().position(|m| m.chosen) {
+            out[..=k].rotate_right(1);
         }
+        out
+    }
+
+    /// The leading candidates with their model features, best score first
+    /// (what `registry fit-affiliation` fits on). Empty for text without
+    /// words.
+    pub fn affiliation_candidates(&self, text: &str, filters: &Filters) -> Vec<Candidate> {
+        let Some(r) = self.rank_affiliation(text, filters) else {
+            return Vec::new();
+        };
+        let visible = filters.visible_statuses(false);
+        r.features
+            .iter()
+            .zip(&r.scored)
+            .map(|(f, x)| Candidate {
+                record: x.record,
+                visible: visible & (1 << self.index().status(x.record)) != 0,
+                features: *f,
+            })
+            .collect()
+    }
+
+    /// Steps 1–5 and the features: every scored record, best first.
+    fn rank_affiliation(&self, text: &str, filters: &Filters) -> Option<Ranked> {
+        let ix = self.index();
+        let mut p = split::parse(text);
+        if p.toks.is_empty() {
+            return None;
+        }
+        transliterate(ix, &mut p);
         let mentions = countries::detect(ix, &p);
         let stoks = scorer_tokens(ix, &p, &mentions);
         let subs = p.substrings();
         if subs.is_empty() {
-            return Vec::new();
+            return None;
         }
         let part_cands: Vec<Vec<u32>> = p
             .parts
@@ -337,7 +434,15 @@ impl Engine {
                 };
                 let better = best.get(&r).is_none_or(|b| sim.score > b.sim.score);
                 if better {
-                    best.insert(r, Best { sim, sub: k, kind });
+                    best.insert(
+                        r,
+                        Best {
+                            sim,
+                            sub: k,
+                            kind,
+                            flags,
+                        },
+                    );
                 }
             }
         }
@@ -371,10 +476,10 @@ impl Engine {
             place_tok: &place_tok,
         };
         let words = p.toks.len().div_ceil(64);
-        let mut scored: Vec<Scored<'_>> = best
-            .iter()
+        let mut scored: Vec<Scored> = best
+            .into_iter()
             .filter(|(_, b)| b.sim.score + MAX_BONUS >= MIN_RETURN)
-            .map(|(&r, b)| {
+            .map(|(r, b)| {
                 let sub = &subs[b.sub];
                 let mut matched = vec![false; p.toks.len()];
                 let mut bits = vec![0u64; words];
@@ -388,114 +493,216 @@ impl Engine {
                 let acr = acronym_cache
                     .entry(r)
                     .or_insert_with(|| record_acronyms(self, r));
-                let (bonus, factor) = evidence(self, r, &cx, &matched, acr);
+                let ev = evidence(self, r, &cx, &matched, acr);
                 Scored {
-                    score: b.sim.score * factor + bonus,
+                    score: b.sim.score * ev.factor + ev.bonus,
                     record: r,
                     best: b,
                     count: bits.iter().map(|w| w.count_ones()).sum(),
                     bits,
+                    ev,
                 }
             })
             .collect();
+        self.inherit(&mut scored, filters);
         sort_by(&mut scored, |a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then(b.count.cmp(&a.count))
                 .then(a.record.cmp(&b.record))
         });
+        let features = self.features(&p, &subs, &place_tok, !mentions.is_empty(), &scored);
+        Some(Ranked {
+            p,
+            subs,
+            scored,
+            features,
+        })
+    }
 
-        // The choice, among all statuses.
+    /// A record the filters hide (inactive, withdrawn) speaks for its
+    /// visible successors: "Université de Nantes" names the organization
+    /// now called "Nantes Université". Each successor takes its
+    /// predecessor's match when that is better than its own, and the
+    /// predecessor leaves the ranking (it is the same organization, not a
+    /// competitor).
+    fn inherit(&self, scored: &mut Vec<Scored>, filters: &Filters) {
+        let ix = self.index();
         let reg = self.registry();
-        let mut chosen: Option<u32> = None;
-        if let Some(top) = scored.first()
-            && top.score >= CHOOSE_SCORE
-        {
-            let r = top.record;
-            let linked = |o: u32| {
-                let (a, b) = (reg.id(r as usize), reg.id(o as usize));
-                reg.successors(r as usize).any(|x| x == b)
-                    || reg.successors(o as usize).any(|x| x == a)
-            };
-            // Runner-up: another record, not a successor or predecessor, whose
-            // match is not explained by the top's (a strict subset of its
-            // tokens: "York University" inside "New York University").
-            let runner_up = scored[1..]
-                .iter()
-                .find(|o| !linked(o.record) && !strict_subset(&o.bits, &top.bits))
-                .map_or(0.0, |o| o.score);
-            if top.score - runner_up >= CHOOSE_MARGIN {
-                chosen = Some(r);
-            } else {
-                chosen = self.parent_of_group(&scored, top.score - CHOOSE_MARGIN);
+        let visible = filters.visible_statuses(false);
+        let hidden: Vec<usize> = (0..scored.len())
+            .filter(|&k| visible & (1 << ix.status(scored[k].record)) == 0)
+            .collect();
+        let mut passed: Vec<u32> = Vec::new();
+        for k in hidden {
+            let from = scored[k].clone();
+            let succ: Vec<u32> = reg
+                .successors(from.record as usize)
+                .filter_map(|id| reg.index_of(id))
+                .map(|i| i as u32)
+                .filter(|&i| visible & (1 << ix.status(i)) != 0 && filters.matches_fields(ix, i))
+                .collect();
+            if !succ.is_empty() {
+                passed.push(from.record);
+            }
+            for s in succ {
+                match scored.iter_mut().find(|x| x.record == s) {
+                    Some(x) if x.score >= from.score => {}
+                    Some(x) => {
+                        *x = Scored {
+                            record: s,
+                            ..from.clone()
+                        }
+                    }
+                    None => scored.push(Scored {
+                        record: s,
+                        ..from.clone()
+                    }),
+                }
             }
         }
-        let visible = filters.visible_statuses(false);
-        scored
+        scored.retain(|x| !passed.contains(&x.record));
+    }
+
+    /// Features of the leading candidates (score at least [`MIN_RETURN`],
+    /// at most [`features::TOP`]).
+    fn features(
+        &self,
+        p: &Parsed,
+        subs: &[split::Sub],
+        place_tok: &[bool],
+        has_country: bool,
+        scored: &[Scored],
+    ) -> Vec<[f32; features::COUNT]> {
+        let ix = self.index();
+        let n = scored
             .iter()
-            .filter(|x| x.score >= MIN_RETURN && visible & (1 << ix.status(x.record)) != 0)
-            .take(MAX_ITEMS)
-            .map(|x| AffiliationMatch {
-                record: x.record,
-                score: (x.score.clamp(0.0, 1.0) * 100.0).round() / 100.0,
-                raw_score: x.score,
-                chosen: chosen == Some(x.record),
-                matching_type: x.best.kind,
-                substring: p.sub_text(&subs[x.best.sub]).to_string(),
+            .take(features::TOP)
+            .take_while(|x| x.score >= MIN_RETURN)
+            .count();
+        let lead = &scored[..n];
+        let views: Vec<features::View> = lead
+            .iter()
+            .map(|x| {
+                let sub = &subs[x.best.sub];
+                let sim = &x.best.sim;
+                features::View {
+                    score: x.score,
+                    sim: sim.score,
+                    c_n: sim.c_n,
+                    c_s: sim.c_s,
+                    exact: sim.exact,
+                    phrase: sim.phrase,
+                    fuzzy: sim.fuzzy,
+                    acronym: sim.acronym,
+                    specificity: sim.specificity,
+                    name_flags: x.best.flags,
+                    parts: sub.parts.clone(),
+                    toks: sub.toks.clone(),
+                    matched: (0..p.toks.len())
+                        .filter(|&g| x.bits[g / 64] & (1 << (g % 64)) != 0)
+                        .collect(),
+                    country: x.ev.country,
+                    city: x.ev.city,
+                    acronym_elsewhere: x.ev.acronym,
+                    place_only: x.ev.factor < 1.0,
+                    types: ix.type_bits(x.record),
+                    inactive: ix.status(x.record) != 0,
+                    countries: ix.record_countries(x.record).to_vec(),
+                }
             })
-            .collect()
+            .collect();
+        let others: Vec<f32> = scored[n..].iter().take(20).map(|x| x.score).collect();
+        let rel = Links::new(self, lead);
+        features::extract(p, place_tok, has_country, &views, &others, &rel)
     }
 }
 
-impl Engine {
-    /// Hierarchy rule: when the leading records (score above `floor`, not
-    /// explained by another's match) are one organization and its
-    /// children named before it ("IDMEC, Instituto Superior Técnico,
-    /// Universidade de Lisboa"), the parent is the affiliation. Needs full records; `None`
-    /// without them.
-    fn parent_of_group(&self, scored: &[Scored<'_>], floor: f32) -> Option<u32> {
-        let reg = self.registry();
-        let mut group: Vec<&Scored<'_>> = Vec::new();
-        for x in scored.iter().take_while(|x| x.score > floor) {
-            let explained = group.iter().any(|g| strict_subset(&x.bits, &g.bits));
-            if !explained {
-                group.push(x);
-            }
-            if group.len() > 4 {
-                return None;
-            }
-        }
-        if group.len() < 2 {
-            return None;
-        }
-        let parents: Vec<Vec<String>> = group
+/// Output of the ranking steps.
+struct Ranked {
+    p: Parsed,
+    subs: Vec<split::Sub>,
+    scored: Vec<Scored>,
+    features: Vec<[f32; features::COUNT]>,
+}
+
+/// A leading candidate with its model features.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Record index.
+    pub record: u32,
+    /// Passes the status filter (only visible records are answered).
+    pub visible: bool,
+    /// Features, in [`features::NAMES`] order.
+    pub features: [f32; features::COUNT],
+}
+
+/// Relations among the leading candidates: successors from the summary,
+/// parents from the full records (none without them).
+struct Links<'a> {
+    lead: &'a [Scored],
+    ids: Vec<String>,
+    parents: Vec<Vec<String>>,
+    successors: Vec<Vec<String>>,
+}
+
+impl<'a> Links<'a> {
+    fn new(engine: &Engine, lead: &'a [Scored]) -> Links<'a> {
+        let reg = engine.registry();
+        let ids = lead
             .iter()
-            .map(|g| {
-                reg.record(g.record as usize).map(|rec| {
-                    rec.relationships
-                        .iter()
-                        .filter(|rel| rel.kind == "parent")
-                        .map(|rel| rel.id.clone())
-                        .collect()
-                })
+            .map(|x| reg.id(x.record as usize).url())
+            .collect();
+        let successors = lead
+            .iter()
+            .map(|x| {
+                reg.successors(x.record as usize)
+                    .map(|id| id.url())
+                    .collect()
             })
-            .collect::<Result<_, _>>()
-            .ok()?;
-        let first_tok = |g: &Scored<'_>| {
-            g.bits
-                .iter()
-                .enumerate()
-                .find(|(_, w)| **w != 0)
-                .map_or(0, |(k, w)| k * 64 + w.trailing_zeros() as usize)
-        };
-        let candidate = group.iter().enumerate().find(|&(k, g)| {
-            let url = reg.id(g.record as usize).url();
-            g.score >= CHOOSE_SCORE
-                && parents.iter().zip(&group).enumerate().all(|(o, (ps, c))| {
-                    o == k || (ps.contains(&url) && first_tok(c) < first_tok(g))
-                })
-        })?;
-        Some(candidate.1.record)
+            .collect();
+        // Parents only matter when another leading candidate could be one.
+        let parents = lead
+            .iter()
+            .map(|x| {
+                if lead.len() < 2 || !reg.has_records() {
+                    return Vec::new();
+                }
+                reg.record(x.record as usize).map_or_else(
+                    |_| Vec::new(),
+                    |rec| {
+                        rec.relationships
+                            .iter()
+                            .filter(|rel| rel.kind == "parent")
+                            .map(|rel| rel.id.clone())
+                            .collect()
+                    },
+                )
+            })
+            .collect();
+        Links {
+            lead,
+            ids,
+            parents,
+            successors,
+        }
+    }
+}
+
+impl features::Relations for Links<'_> {
+    fn related(&self, a: usize, b: usize) -> bool {
+        self.successors[a].contains(&self.ids[b])
+            || self.successors[b].contains(&self.ids[a])
+            || self.parent_of(a, b)
+            || self.parent_of(b, a)
+    }
+
+    fn parent_of(&self, a: usize, b: usize) -> bool {
+        self.parents[b].contains(&self.ids[a])
+    }
+
+    fn explained_by(&self, a: usize, b: usize) -> bool {
+        strict_subset(&self.lead[a].bits, &self.lead[b].bits)
     }
 }
 
@@ -506,6 +713,25 @@ struct Context<'a> {
     stoks: &'a [STok<'a>],
     mentions: &'a [countries::Mention],
     place_tok: &'a [bool],
+}
+
+/// German spellings without umlauts ("Wuerzburg", "Goettingen"): a word
+/// the index does not know becomes its umlaut folding when the index knows
+/// that one ("wurzburg").
+fn transliterate(ix: &Index, p: &mut Parsed) {
+    for t in &mut p.toks {
+        if t.text.len() < 5 || ix.term_id(&t.text).is_some() {
+            continue;
+        }
+        let folded = t
+            .text
+            .replace("ae", "a")
+            .replace("oe", "o")
+            .replace("ue", "u");
+        if folded != t.text && ix.term_id(&folded).is_some() {
+            t.text = folded;
+        }
+    }
 }
 
 /// Marks the tokens of every occurrence of `city` in the text.
@@ -613,7 +839,7 @@ fn part_candidates(ix: &Index, toks: &[STok<'_>]) -> Vec<u32> {
 }
 
 /// Country, city and acronym evidence for record `r` outside the tokens its
-/// name matched: (bonus, factor of the name similarity). The factor is
+/// name matched. The factor of the name similarity is
 /// [`PLACE_ONLY_FACTOR`] when the name matched only the record's own city or
 /// a country ("Ningbo" is an address, not "Ningbo University").
 fn evidence(
@@ -622,7 +848,7 @@ fn evidence(
     cx: &Context<'_>,
     matched: &[bool],
     acronyms: &[String],
-) -> (f32, f32) {
+) -> Evidence {
     let Context {
         p,
         stoks,
@@ -630,7 +856,10 @@ fn evidence(
         place_tok,
     } = *cx;
     let ix = engine.index();
-    let mut bonus = 0.0;
+    let mut ev = Evidence {
+        factor: 1.0,
+        ..Evidence::default()
+    };
     let outside: Vec<&countries::Mention> = mentions
         .iter()
         .filter(|m| m.toks.clone().all(|i| !matched[i]))
@@ -644,11 +873,13 @@ fn evidence(
         let agrees =
             |m: &&countries::Mention| m.regions.iter().any(|x| regions.contains(&x.as_str()));
         if outside.iter().any(agrees) {
-            bonus += COUNTRY_BONUS;
+            ev.bonus += COUNTRY_BONUS;
+            ev.country = 1;
         } else if !mentions.iter().any(|m| agrees(&m)) {
             // No mention of the record's country anywhere (its own name
             // may say it: "Korea Agency for Marine Data").
-            bonus -= COUNTRY_PENALTY;
+            ev.bonus -= COUNTRY_PENALTY;
+            ev.country = -1;
         }
     }
     // City.
@@ -673,17 +904,21 @@ fn evidence(
         }
     }
     if city_outside {
-        bonus += CITY_BONUS;
+        ev.bonus += CITY_BONUS;
+        ev.city = true;
     }
     let place_only = matched.iter().zip(place_tok).all(|(&m, &pl)| !m || pl);
-    let factor = if place_only { PLACE_ONLY_FACTOR } else { 1.0 };
+    if place_only {
+        ev.factor = PLACE_ONLY_FACTOR;
+    }
     // Acronym elsewhere in the text.
     if !acronyms.is_empty()
         && stoks.iter().enumerate().any(|(i, t)| {
             !matched[i] && t.acronym_like && !t.country && acronyms.iter().any(|a| a == t.text)
         })
     {
-        bonus += ACRONYM_BONUS;
+        ev.bonus += ACRONYM_BONUS;
+        ev.acronym = true;
     }
-    (bonus, factor)
+    ev
 }

@@ -126,6 +126,37 @@ fn fuzzy_credit(a: &str, b: &str) -> f32 {
     }
 }
 
+/// Where the name's words stand in order in `s`, only optional words
+/// between them (a name's optional words may be missing): the substring
+/// token of each name word, `None` for a missing optional word. The first
+/// such place; `None` when there is none.
+fn phrase_at(s: &[STok<'_>], name: &[u32], name_text: &[&str]) -> Option<Vec<Option<usize>>> {
+    let first = (0..name.len()).find(|&j| !crate::text::is_optional_word(name_text[j]))?;
+    'start: for start in 0..s.len() {
+        if s[start].term != Some(name[first]) {
+            continue;
+        }
+        let mut at = vec![None; name.len()];
+        at[first] = Some(start);
+        let mut i = start + 1;
+        for j in first + 1..name.len() {
+            let opt = crate::text::is_optional_word(name_text[j]);
+            // Skip optional words of the text that the name does not have here.
+            while i < s.len() && s[i].term != Some(name[j]) && is_optional(&s[i]) {
+                i += 1;
+            }
+            if i < s.len() && s[i].term == Some(name[j]) {
+                at[j] = Some(i);
+                i += 1;
+            } else if !opt {
+                continue 'start;
+            }
+        }
+        return Some(at);
+    }
+    None
+}
+
 /// Compares substring tokens `s` with a name's phrase sequence `name`
 /// (term ids). `acronyms`: the record's acronyms, folded.
 pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String]) -> Sim {
@@ -146,7 +177,22 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
     let mut pair: Vec<Option<usize>> = vec![None; name.len()];
     let mut s_credit = vec![0f32; ns];
     let mut used = 0u64;
+    // A word repeated in the text ("Shanghai … Affiliated to Shanghai Jiao
+    // Tong University") pairs where the name stands whole, if it does.
+    if let Some(at) = phrase_at(s, name, &name_text) {
+        for (j, i) in at.into_iter().enumerate() {
+            if let Some(i) = i {
+                used |= 1 << i;
+                credit[j] = 1.0;
+                s_credit[i] = 1.0;
+                pair[j] = Some(i);
+            }
+        }
+    }
     for (j, &t) in name.iter().enumerate() {
+        if pair[j].is_some() {
+            continue;
+        }
         if let Some(i) = (0..ns).find(|&i| used & (1 << i) == 0 && s[i].term == Some(t)) {
             used |= 1 << i;
             credit[j] = 1.0;
@@ -214,10 +260,15 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
     let mn: f32 = name_w.iter().zip(&credit).map(|(w, c)| w * c).sum();
     let mut ws = 0f32;
     let mut ms = 0f32;
+    let first = (0..ns).find(|&i| used & (1 << i) != 0).unwrap_or(ns);
+    let last = (0..ns).rev().find(|&i| used & (1 << i) != 0).unwrap_or(0);
     for i in 0..ns {
         // Unpaired digits (postcodes, footnote marks) and country names do
-        // not count against.
-        if (s[i].digits || s[i].country) && s_credit[i] == 0.0 {
+        // not count against; a state or country between the paired words
+        // does ("University of California San Francisco" is not "University
+        // of San Francisco").
+        let inside = first < i && i < last;
+        if (s[i].digits || (s[i].country && !inside)) && s_credit[i] == 0.0 {
             continue;
         }
         ws += s[i].w;

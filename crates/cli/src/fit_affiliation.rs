@@ -1,0 +1,513 @@
+//! `registry fit-affiliation`: fits the affiliation `chosen` model
+//! (boosted decision trees over the leading candidates' features, see
+//! `registry_core::affiliation::features`) on a gold set and writes it as
+//! the generated source file `crates/core/src/affiliation/model_weights.rs`.
+//!
+//! The fit is deterministic (fixed split candidates, no sampling),
+//! so the same data and gold set give the same file. The threshold is the
+//! lowest score at which the chosen answers of the training rows reach the
+//! target precision; rows with an empty gold list count as wrong answers.
+
+use std::path::Path;
+
+use registry_core::RecordId;
+use std::borrow::Cow;
+
+use registry_core::affiliation::features::{COUNT, NAMES};
+use registry_core::affiliation::model::{
+    DEPTH, INNER, LEAF_SCALE, LEAVES, NO_SPLIT, SPLIT_SCALE, Tree, split_value,
+};
+use registry_core::affiliation::{Candidate, Model};
+use registry_core::search::{Engine, Filters};
+
+use crate::args::Args;
+use crate::load;
+
+/// Where the generated weights go (relative to the repository root).
+const WEIGHTS_FILE: &str = "crates/core/src/affiliation/model_weights.rs";
+
+/// One gold row with its leading candidates.
+pub struct Row {
+    /// `source` of the row.
+    pub source: String,
+    /// Gold records (indices in the registry; unknown ids dropped).
+    pub gold: Vec<u32>,
+    /// The row has gold ids (some may be unknown to the data).
+    pub has_gold: bool,
+    /// Leading candidates, best score first.
+    pub cands: Vec<Candidate>,
+}
+
+/// One gold line: affiliation text, gold ids, source.
+pub struct GoldLine {
+    /// The affiliation string.
+    pub text: String,
+    /// Gold identifiers (full URLs).
+    pub gold: Vec<String>,
+    /// Source label.
+    pub source: String,
+}
+
+/// Parses a JSON-lines gold set.
+pub fn read_gold(path: &str, limit: usize) -> Result<Vec<GoldLine>, String> {
+    let text = String::from_utf8(load::read(Path::new(path))?)
+        .map_err(|e| format!("{path}: not UTF-8: {e}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().take(limit) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{path}:{}: {e}", n + 1))?;
+        let text = v["affiliation"]
+            .as_str()
+            .ok_or_else(|| format!("{path}:{}: no \"affiliation\" string", n + 1))?
+            .to_string();
+        let gold = v["gold"]
+            .as_array()
+            .map(|g| {
+                g.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let source = v["source"].as_str().unwrap_or("unknown").to_string();
+        out.push(GoldLine { text, gold, source });
+    }
+    Ok(out)
+}
+
+/// Candidates and labels of every gold line.
+pub fn collect(engine: &Engine, lines: &[GoldLine], filters: &Filters) -> Vec<Row> {
+    let reg = engine.registry();
+    lines
+        .iter()
+        .map(|l| Row {
+            source: l.source.clone(),
+            gold: l
+                .gold
+                .iter()
+                .filter_map(|g| RecordId::parse(g).ok().and_then(|r| reg.index_of(r)))
+                .map(|i| i as u32)
+                .collect(),
+            has_gold: !l.gold.is_empty(),
+            cands: engine.affiliation_candidates(&l.text, filters),
+        })
+        .collect()
+}
+
+/// What a model answers on one row: `Some(correct)` when it chooses.
+pub fn answer(model: &Model, row: &Row) -> Option<bool> {
+    let shown: Vec<&Candidate> = row.cands.iter().filter(|c| c.visible).collect();
+    let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
+    let i = model.choose(&feats)?;
+    Some(row.gold.contains(&shown[i].record))
+}
+
+/// Boosting settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Number of trees.
+    pub trees: usize,
+    /// Shrinkage of each tree's leaves.
+    pub rate: f64,
+    /// L2 penalty on leaf values.
+    pub l2: f64,
+    /// Least hessian sum (≈ samples · p(1−p)) on each side of a split.
+    pub min_child: f64,
+    /// Target precision of the threshold.
+    pub precision: f64,
+}
+
+/// Defaults of `registry fit-affiliation` (and of the eval's in-memory fits).
+pub const DEFAULT: Settings = Settings {
+    trees: 150,
+    rate: 0.15,
+    l2: 1.0,
+    min_child: 3.0,
+    precision: 0.96,
+};
+
+/// Most candidate split values per feature.
+const MAX_BINS: usize = 48;
+
+/// Candidate split values of each feature, in the trees' fixed point:
+/// between distinct values (so equal values stay together), thinned to
+/// [`MAX_BINS`] by quantile.
+fn split_values(xs: &[[f32; COUNT]]) -> Vec<Vec<u16>> {
+    (0..COUNT)
+        .map(|j| {
+            let mut v: Vec<f32> = xs.iter().map(|x| x[j]).collect();
+            v.sort_by(f32::total_cmp);
+            let n = v.len();
+            let mut cuts: Vec<u16> = Vec::new();
+            for q in 1..MAX_BINS {
+                let k = q * n / MAX_BINS;
+                if k == 0 || k >= n {
+                    continue;
+                }
+                let lo = v[k - 1];
+                let Some(&hi) = v[k..].iter().find(|&&h| h > lo) else {
+                    continue;
+                };
+                // The first fixed-point value above `lo`; it must not pass `hi`.
+                let raw = ((lo + 2.0) * SPLIT_SCALE).floor();
+                if !(0.0..f32::from(NO_SPLIT - 1)).contains(&raw) {
+                    continue;
+                }
+                let mut cut = raw as u16;
+                while cut < NO_SPLIT - 1 && split_value(cut) <= lo {
+                    cut += 1;
+                }
+                if split_value(cut) > lo
+                    && split_value(cut) <= hi
+                    && cuts.last().is_none_or(|&c| c < cut)
+                {
+                    cuts.push(cut);
+                }
+            }
+            cuts
+        })
+        .collect()
+}
+
+/// Fits one tree on gradients `g` and hessians `h`; `bins[i][j]` is the
+/// number of split values of feature `j` at or below sample `i`'s value.
+fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Settings) -> Tree {
+    let mut node = vec![0usize; g.len()];
+    let mut t = Tree {
+        feature: [0; INNER],
+        split: [NO_SPLIT; INNER],
+        leaf: [0; LEAVES],
+    };
+    let nb = MAX_BINS + 1;
+    for depth in 0..DEPTH {
+        let first = (1 << depth) - 1;
+        let width = 1 << depth;
+        // Histograms: node × feature × bin → (G, H).
+        let mut hist = vec![(0.0f64, 0.0f64); width * COUNT * nb];
+        for (i, b) in bins.iter().enumerate() {
+            let n = node[i] - first;
+            for j in 0..COUNT {
+                let e = &mut hist[(n * COUNT + j) * nb + b[j] as usize];
+                e.0 += g[i];
+                e.1 += h[i];
+            }
+        }
+        for n in 0..width {
+            let (mut gt, mut ht) = (0.0, 0.0);
+            for b in 0..nb {
+                gt += hist[n * COUNT * nb + b].0;
+                ht += hist[n * COUNT * nb + b].1;
+            }
+            let parent = gt * gt / (ht + set.l2);
+            let mut best = (1e-6, 0usize, NO_SPLIT);
+            for j in 0..COUNT {
+                let (mut gl, mut hl) = (0.0, 0.0);
+                for (c, &cut) in cuts[j].iter().enumerate() {
+                    // Samples left of cut `c` have bin index <= c.
+                    let e = hist[(n * COUNT + j) * nb + c];
+                    gl += e.0;
+                    hl += e.1;
+                    let (gr, hr) = (gt - gl, ht - hl);
+                    if hl < set.min_child || hr < set.min_child {
+                        continue;
+                    }
+                    let gain = gl * gl / (hl + set.l2) + gr * gr / (hr + set.l2) - parent;
+                    if gain > best.0 {
+                        best = (gain, j, cut);
+                    }
+                }
+            }
+            t.feature[first + n] = best.1 as u8;
+            t.split[first + n] = best.2;
+        }
+        for (i, b) in bins.iter().enumerate() {
+            let k = node[i];
+            let f = t.feature[k] as usize;
+            let right = t.split[k] != NO_SPLIT
+                && (b[f] as usize) > cuts[f].iter().position(|&c| c == t.split[k]).unwrap_or(0);
+            node[i] = 2 * k + 1 + usize::from(right);
+        }
+    }
+    let mut sums = [(0.0f64, 0.0f64); LEAVES];
+    for (i, &k) in node.iter().enumerate() {
+        sums[k - INNER].0 += g[i];
+        sums[k - INNER].1 += h[i];
+    }
+    for (l, (gs, hs)) in sums.iter().enumerate() {
+        let v = -gs / (hs + set.l2) * set.rate * f64::from(LEAF_SCALE);
+        t.leaf[l] = v.round().clamp(f64::from(i8::MIN), f64::from(i8::MAX)) as i8;
+    }
+    t
+}
+
+/// Gradient-boosted trees on the log loss of "this candidate is gold".
+/// Threshold left at 0.
+fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
+    let mut xs: Vec<[f32; COUNT]> = Vec::new();
+    let mut ys: Vec<f64> = Vec::new();
+    for r in rows {
+        for c in r.cands.iter().filter(|c| c.visible) {
+            xs.push(c.features);
+            ys.push(f64::from(u8::from(r.gold.contains(&c.record))));
+        }
+    }
+    let pos = ys.iter().sum::<f64>();
+    if pos == 0.0 || pos == ys.len() as f64 {
+        return Err("the training candidates need both gold and non-gold ones".into());
+    }
+    let cuts = split_values(&xs);
+    let bins: Vec<[u8; COUNT]> = xs
+        .iter()
+        .map(|x| {
+            let mut b = [0u8; COUNT];
+            for j in 0..COUNT {
+                b[j] = cuts[j].iter().filter(|&&c| x[j] >= split_value(c)).count() as u8;
+            }
+            b
+        })
+        .collect();
+    let base = (pos / (ys.len() as f64 - pos)).ln();
+    let mut f = vec![base; xs.len()];
+    let mut trees = Vec::with_capacity(set.trees);
+    for _ in 0..set.trees {
+        let mut g = vec![0.0; xs.len()];
+        let mut h = vec![0.0; xs.len()];
+        for i in 0..xs.len() {
+            let p = 1.0 / (1.0 + (-f[i]).exp());
+            g[i] = p - ys[i];
+            h[i] = (p * (1.0 - p)).max(1e-6);
+        }
+        let t = tree(&bins, &cuts, &g, &h, set);
+        for (i, x) in xs.iter().enumerate() {
+            f[i] += t.eval(x) as f64;
+        }
+        trees.push(t);
+    }
+    Ok(Model {
+        base: base as f32,
+        trees: Cow::Owned(trees),
+        threshold: 0.0,
+    })
+}
+
+/// The lowest score threshold at which the rows' chosen answers reach
+/// `precision` (empty-gold rows answered count as wrong).
+fn threshold(model: &Model, rows: &[&Row], precision: f64) -> f32 {
+    let mut best: Vec<(f32, bool)> = rows
+        .iter()
+        .filter_map(|r| {
+            let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
+            let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
+            let (i, l) = model.best(&feats)?;
+            Some((l, r.gold.contains(&shown[i].record)))
+        })
+        .collect();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut correct = 0usize;
+    let mut t = f32::INFINITY;
+    for (k, &(l, ok)) in best.iter().enumerate() {
+        correct += usize::from(ok);
+        // Only cut between distinct logits.
+        let next_differs = best.get(k + 1).is_none_or(|n| n.0 < l);
+        if next_differs && correct as f64 >= precision * (k + 1) as f64 {
+            t = l;
+        }
+    }
+    t
+}
+
+/// Fits a model with its threshold on `rows`.
+pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
+    let precision = set.precision;
+    let mut m = boost(rows, set)?;
+    m.threshold = threshold(&m, rows, precision);
+    if !m.threshold.is_finite() {
+        return Err(format!(
+            "no threshold reaches precision {precision} on the training rows"
+        ));
+    }
+    Ok(m)
+}
+
+/// The generated source file for `model`.
+fn weights_source(model: &Model, provenance: &str) -> String {
+    let mut s = String::new();
+    s.push_str("//! The checked-in affiliation `chosen` model. Generated by\n");
+    s.push_str("//! `registry fit-affiliation`; do not edit by hand.\n//!\n");
+    for line in provenance.lines() {
+        s.push_str(&format!("//! {line}\n"));
+    }
+    s.push_str("//!\n//! Features by index: ");
+    s.push_str(
+        &NAMES
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    s.push_str(".\n\nuse std::borrow::Cow;\n\nuse super::model::{Model, Tree};\n\n");
+    s.push_str("/// The model `Engine::match_affiliation` uses.\n");
+    s.push_str(&format!(
+        "pub const MODEL: Model = Model {{\n    base: {:?},\n    trees: Cow::Borrowed(TREES),\n    threshold: {:?},\n}};\n\n",
+        model.base, model.threshold
+    ));
+    s.push_str("#[rustfmt::skip]\nconst TREES: &[Tree] = &[\n");
+    for t in model.trees.iter() {
+        s.push_str(&format!(
+            "    Tree {{ feature: {:?}, split: {:?}, leaf: {:?} }},\n",
+            t.feature, t.split, t.leaf
+        ));
+    }
+    s.push_str("];\n");
+    s.replace("inf,", "f32::INFINITY,")
+        .replace("inf]", "f32::INFINITY]")
+}
+
+/// Runs the command.
+pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(
+        rest,
+        &[
+            "--data",
+            "--eval",
+            "--out",
+            "--precision",
+            "--trees",
+            "--rate",
+            "--source",
+        ],
+        &["--dry-run"],
+    )?;
+    a.exactly(&[])?;
+    let data = a
+        .opt("--data")
+        .unwrap_or(crate::eval_affiliation::DEFAULT_DATA);
+    let eval = a
+        .opt("--eval")
+        .unwrap_or(crate::eval_affiliation::DEFAULT_EVAL);
+    let out = a.opt("--out").unwrap_or(WEIGHTS_FILE);
+    let mut set = DEFAULT;
+    if let Some(p) = a.opt("--precision") {
+        set.precision = p
+            .parse()
+            .ok()
+            .filter(|p| (0.0..=1.0).contains(p))
+            .ok_or("--precision must be a number from 0 to 1")?;
+    }
+    if let Some(r) = a.opt("--rate") {
+        set.rate = r
+            .parse()
+            .ok()
+            .filter(|r| *r > 0.0 && *r <= 1.0)
+            .ok_or("--rate must be a number above 0, at most 1")?;
+    }
+    if let Some(t) = a.opt("--trees") {
+        set.trees = t
+            .parse()
+            .ok()
+            .filter(|&t| (1..=1000).contains(&t))
+            .ok_or("--trees must be a number from 1 to 1000")?;
+    }
+    let source = a.opt("--source");
+    let engine = Engine::new(load::load(Path::new(data), true)?);
+    let lines = read_gold(eval, usize::MAX)?;
+    let rows = collect(&engine, &lines, &Filters::default());
+    let train: Vec<&Row> = rows
+        .iter()
+        .filter(|r| source.is_none_or(|s| r.source == s))
+        .collect();
+    if train.is_empty() {
+        return Err(format!("no rows to fit on (source {source:?})"));
+    }
+    let model = fit(&train, &set)?;
+    let answered: Vec<bool> = train.iter().filter_map(|r| answer(&model, r)).collect();
+    let correct = answered.iter().filter(|&&x| x).count();
+    let with_gold = train.iter().filter(|r| r.has_gold).count();
+    let reachable = train
+        .iter()
+        .filter(|r| {
+            r.cands
+                .iter()
+                .any(|c| c.visible && r.gold.contains(&c.record))
+        })
+        .count();
+    let report = format!(
+        "fitted on {} rows of {} ({}), data {}\n\
+         command: registry fit-affiliation --data {data} --eval {eval} --precision {} --trees {}{}\n\
+         settings: {set:?}, depth {DEPTH}\n\
+         training rows: chosen {}, correct {} (P {:.4}, R {:.4}); gold among the leading candidates: {} (R <= {:.4})",
+        train.len(),
+        eval,
+        source.unwrap_or("all sources"),
+        data,
+        set.precision,
+        set.trees,
+        source.map_or(String::new(), |s| format!(" --source {s}")),
+        answered.len(),
+        correct,
+        correct as f64 / answered.len().max(1) as f64,
+        correct as f64 / with_gold.max(1) as f64,
+        reachable,
+        reachable as f64 / with_gold.max(1) as f64,
+    );
+    println!("{report}");
+    if a.flag("--dry-run") {
+        print!("{}", weights_source(&model, &report));
+        return Ok(());
+    }
+    std::fs::write(out, weights_source(&model, &report))
+        .map_err(|e| format!("cannot write {out}: {e}"))?;
+    println!("wrote {out}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(gold: bool, score: f32) -> Row {
+        let mut f = [0f32; COUNT];
+        f[0] = score;
+        // A lead over the competitors (a tie is never chosen).
+        f[22] = 0.5;
+        Row {
+            source: "t".into(),
+            gold: if gold { vec![1] } else { vec![2] },
+            has_gold: true,
+            cands: vec![Candidate {
+                record: 1,
+                visible: true,
+                features: f,
+            }],
+        }
+    }
+
+    #[test]
+    fn fit_separates_and_meets_precision() {
+        let rows: Vec<Row> = (0..200)
+            .map(|k| {
+                let good = k % 4 != 0;
+                row(good, if good { 0.9 } else { 0.4 } + (k % 7) as f32 * 0.01)
+            })
+            .collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        let m = fit(&refs, &DEFAULT).unwrap();
+        let answers: Vec<bool> = rows.iter().filter_map(|r| answer(&m, r)).collect();
+        assert_eq!(answers.len(), 150);
+        assert!(answers.iter().all(|&x| x));
+        // The generated source names every feature and is valid Rust shape.
+        let src = weights_source(&m, "test");
+        assert!(src.contains("pub const MODEL: Model"));
+        assert!(src.contains("Tree { feature: ["));
+    }
+
+    #[test]
+    fn one_class_is_an_error() {
+        let rows: Vec<Row> = (0..10).map(|_| row(true, 0.9)).collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        assert!(fit(&refs, &DEFAULT).is_err());
+    }
+}

@@ -1,0 +1,409 @@
+//! Affiliation matching (E4): each kind of miss the calibrated `chosen`
+//! decision was built for, pinned on a constructed record set (the target
+//! organizations, their look-alikes, and a few hundred filler records so
+//! that words like "university" or "medical" are as common as in real
+//! data). No expectation here comes from an evaluation file.
+
+use std::sync::OnceLock;
+
+use registry_core::affiliation::AffiliationMatch;
+use registry_core::search::{Engine, Filters, Version};
+use registry_core::{RecordId, Registry, import, shard};
+use serde_json::{Value, json};
+
+/// A constructed record.
+struct Org<'a> {
+    n: u32,
+    display: &'a str,
+    labels: &'a [&'a str],
+    acronyms: &'a [&'a str],
+    city: &'a str,
+    country: (&'a str, &'a str),
+    types: &'a [&'a str],
+    status: &'a str,
+    relationships: Vec<(&'a str, u32)>,
+}
+
+fn id(n: u32) -> String {
+    RecordId::from_number(n).expect("valid number").url()
+}
+
+fn record(o: &Org<'_>) -> Value {
+    let mut names =
+        vec![json!({"lang": null, "types": ["ror_display", "label"], "value": o.display})];
+    for l in o.labels {
+        names.push(json!({"lang": null, "types": ["label"], "value": l}));
+    }
+    for a in o.acronyms {
+        names.push(json!({"lang": null, "types": ["acronym"], "value": a}));
+    }
+    let rels: Vec<Value> = o
+        .relationships
+        .iter()
+        .map(|(kind, n)| json!({"label": "x", "type": kind, "id": id(*n)}))
+        .collect();
+    json!({
+        "admin": {"created": {"date": "2020-01-01", "schema_version": "2.1"},
+                  "last_modified": {"date": "2024-01-01", "schema_version": "2.1"}},
+        "domains": [], "established": null, "external_ids": [],
+        "id": id(o.n), "links": [],
+        "locations": [{"geonames_details": {
+            "continent_code": "EU", "continent_name": "Europe",
+            "country_code": o.country.0, "country_name": o.country.1,
+            "country_subdivision_code": null, "country_subdivision_name": null,
+            "lat": 0.0, "lng": 0.0, "name": o.city}, "geonames_id": 1}],
+        "names": names, "relationships": rels, "status": o.status, "types": o.types
+    })
+}
+
+const US: (&str, &str) = ("US", "United States");
+const GB: (&str, &str) = ("GB", "United Kingdom");
+const FR: (&str, &str) = ("FR", "France");
+const CH: (&str, &str) = ("CH", "Switzerland");
+const IT: (&str, &str) = ("IT", "Italy");
+const DE: (&str, &str) = ("DE", "Germany");
+
+const MICHIGAN: u32 = 1;
+const NEWCASTLE: u32 = 2;
+const MEDICAL_SCHOOL: u32 = 3;
+const NANTES_OLD: u32 = 4;
+const NANTES: u32 = 5;
+const ETH: u32 = 6;
+const EPFL: u32 = 7;
+const UCSF: u32 = 8;
+const USF: u32 = 9;
+const RUTGERS: u32 = 10;
+const RWJ_HOSPITAL: u32 = 11;
+const BROWN: u32 = 12;
+const FLORENCE: u32 = 13;
+const WURZBURG: u32 = 14;
+const UC_SYSTEM: u32 = 15;
+
+fn orgs() -> Vec<Org<'static>> {
+    let o = |n, display, city, country, types: &'static [&'static str]| Org {
+        n,
+        display,
+        labels: &[],
+        acronyms: &[],
+        city,
+        country,
+        types,
+        status: "active",
+        relationships: Vec::new(),
+    };
+    let edu: &[&str] = &["education"];
+    vec![
+        o(MICHIGAN, "University of Michigan", "Ann Arbor", US, edu),
+        o(
+            NEWCASTLE,
+            "Newcastle University",
+            "Newcastle upon Tyne",
+            GB,
+            edu,
+        ),
+        o(
+            MEDICAL_SCHOOL,
+            "The Medical School",
+            "Lagos",
+            ("NG", "Nigeria"),
+            edu,
+        ),
+        Org {
+            status: "inactive",
+            relationships: vec![("successor", NANTES)],
+            ..o(NANTES_OLD, "Université de Nantes", "Nantes", FR, edu)
+        },
+        Org {
+            relationships: vec![("predecessor", NANTES_OLD)],
+            ..o(NANTES, "Nantes Université", "Nantes", FR, edu)
+        },
+        Org {
+            labels: &["Eidgenössische Technische Hochschule Zürich"],
+            acronyms: &["ETHZ"],
+            ..o(ETH, "ETH Zurich", "Zurich", CH, edu)
+        },
+        Org {
+            labels: &["Eidgenössische Technische Hochschule Lausanne"],
+            acronyms: &["EPFL"],
+            ..o(
+                EPFL,
+                "École Polytechnique Fédérale de Lausanne",
+                "Lausanne",
+                CH,
+                edu,
+            )
+        },
+        Org {
+            acronyms: &["UCSF"],
+            relationships: vec![("parent", UC_SYSTEM)],
+            ..o(
+                UCSF,
+                "University of California, San Francisco",
+                "San Francisco",
+                US,
+                edu,
+            )
+        },
+        Org {
+            acronyms: &["USF"],
+            ..o(USF, "University of San Francisco", "San Francisco", US, edu)
+        },
+        o(
+            RUTGERS,
+            "Rutgers, The State University of New Jersey",
+            "New Brunswick",
+            US,
+            edu,
+        ),
+        o(
+            RWJ_HOSPITAL,
+            "Robert Wood Johnson University Hospital",
+            "New Brunswick",
+            US,
+            &["healthcare"],
+        ),
+        o(BROWN, "Brown University", "Providence", US, edu),
+        Org {
+            labels: &["Università degli Studi di Firenze"],
+            ..o(FLORENCE, "University of Florence", "Florence", IT, edu)
+        },
+        Org {
+            labels: &["Universität Würzburg"],
+            ..o(WURZBURG, "University of Würzburg", "Würzburg", DE, edu)
+        },
+        Org {
+            relationships: vec![("child", UCSF)],
+            ..o(
+                UC_SYSTEM,
+                "University of California System",
+                "Oakland",
+                US,
+                edu,
+            )
+        },
+    ]
+}
+
+/// Filler: common words in realistic proportions (a few hundred records
+/// named like universities, schools, hospitals, departments, institutes).
+fn filler() -> Vec<Value> {
+    let places = [
+        "Avalon",
+        "Brisk",
+        "Corran",
+        "Dunmore",
+        "Elsing",
+        "Farrow",
+        "Glenmar",
+        "Harlow",
+        "Islay",
+        "Jarrow",
+        "Kestrel",
+        "Lindum",
+        "Morven",
+        "Norland",
+        "Oxley",
+        "Pelham",
+        "Quarry",
+        "Rydal",
+        "Selby",
+        "Tarn",
+        "Ulster Vale",
+        "Varden",
+        "Wexley",
+        "Yarrow",
+        "Zennor",
+    ];
+    let fields = [
+        "Physics",
+        "Chemistry",
+        "Medicine",
+        "Biology",
+        "Economics",
+        "History",
+        "Engineering",
+        "Internal Medicine",
+        "Biosciences",
+        "Mathematics",
+    ];
+    let mut out = Vec::new();
+    let mut n = 100;
+    for (k, p) in places.iter().enumerate() {
+        let country = [US, GB, FR, DE, IT][k % 5];
+        let mut names = vec![
+            format!("University of {p}"),
+            format!("{p} University"),
+            format!("{p} Medical School"),
+            format!("{p} University Hospital"),
+            format!("{p} Institute of Technology"),
+            format!("{p} State University"),
+            format!("{p} College of Medicine"),
+        ];
+        names.push(format!("Department of {}", fields[k % fields.len()]));
+        names.push(format!("Institute of {}", fields[(k + 3) % fields.len()]));
+        names.push(format!("School of {}", fields[(k + 5) % fields.len()]));
+        for name in names {
+            let types: &[&str] = if name.contains("Hospital") {
+                &["healthcare"]
+            } else {
+                &["education"]
+            };
+            out.push(record(&Org {
+                n,
+                display: Box::leak(name.into_boxed_str()),
+                labels: &[],
+                acronyms: &[],
+                city: p,
+                country,
+                types,
+                status: "active",
+                relationships: Vec::new(),
+            }));
+            n += 1;
+        }
+    }
+    out
+}
+
+fn engine() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| {
+        let mut all: Vec<Value> = orgs().iter().map(record).collect();
+        all.extend(filler());
+        let bytes = serde_json::to_vec(&all).expect("json");
+        let imported =
+            import::import_dump(&bytes, Default::default(), &mut |_, _| {}).expect("import");
+        let built = shard::build(&imported.records, "cases", 0, &shard::Stored).expect("build");
+        Engine::new(Registry::from_bytes(&built.full_file()).expect("load"))
+    })
+}
+
+/// The chosen record's number, checking the contract: at most one chosen,
+/// and it is the first item; scores in 0–1.
+fn chosen(text: &str) -> Option<u32> {
+    let e = engine();
+    let m: Vec<AffiliationMatch> = e.match_affiliation(text, &Filters::default());
+    let chosen: Vec<usize> = (0..m.len()).filter(|&k| m[k].chosen).collect();
+    assert!(chosen.len() <= 1, "{text}: several chosen");
+    assert!(chosen.iter().all(|&k| k == 0), "{text}: chosen not first");
+    assert!(m.iter().all(|x| (0.0..=1.0).contains(&x.score)), "{text}");
+    chosen.first().map(|&k| {
+        let rid = e.registry().id(m[k].record as usize);
+        (0..40_000)
+            .find(|&n| RecordId::from_number(n) == Some(rid))
+            .expect("constructed id")
+    })
+}
+
+/// The leading candidates with their scores, model scores and features.
+fn explain(text: &str) -> String {
+    let e = engine();
+    let model = &registry_core::affiliation::model_weights::MODEL;
+    e.affiliation_candidates(text, &Filters::default())
+        .iter()
+        .map(|c| {
+            format!(
+                "\n  {} (model {:.2}, threshold {:.2}) {:?}",
+                e.registry().display_name(c.record as usize),
+                model.score(&c.features),
+                model.threshold,
+                c.features
+            )
+        })
+        .collect()
+}
+
+fn check(text: &str, want: Option<u32>) {
+    assert_eq!(chosen(text), want, "{text}: {}", explain(text));
+}
+
+#[test]
+fn university_first_with_a_department_and_school_around_it() {
+    check(
+        "Department of Internal Medicine, Gastroenterology, University of Michigan Medical School",
+        Some(MICHIGAN),
+    );
+}
+
+#[test]
+fn a_generic_name_does_not_tie_the_organization() {
+    check(
+        "Biosciences Institute, The Medical School, Newcastle University",
+        Some(NEWCASTLE),
+    );
+}
+
+#[test]
+fn an_inactive_predecessor_leads_to_its_active_successor() {
+    check("Université de Nantes", Some(NANTES));
+    check("Université de Nantes, Nantes, France", Some(NANTES));
+}
+
+#[test]
+fn translations_and_transliterations_use_labels() {
+    check(
+        "Eidgenossische Technische Hochschule Zurich, Switzerland",
+        Some(ETH),
+    );
+    check(
+        "Dipartimento di Fisica, Università degli Studi di Firenze, Italy",
+        Some(FLORENCE),
+    );
+    check(
+        "Department of Microbiology, Biocenter, University of Wuerzburg, Germany",
+        Some(WURZBURG),
+    );
+}
+
+#[test]
+fn campus_names_beat_the_shorter_look_alike() {
+    check("University of California San Francisco", Some(UCSF));
+    check(
+        "Kavli Institute, University of California, San Francisco, CA, USA",
+        Some(UCSF),
+    );
+    check("University of San Francisco, San Francisco, CA", Some(USF));
+}
+
+#[test]
+fn the_university_named_inside_a_school_name() {
+    check(
+        "Robert Wood Johnson Medical School, Rutgers, The State University of New Jersey",
+        Some(RUTGERS),
+    );
+    check(
+        "Department of Medicine, Warren Alpert Medical School of Brown University, Providence, RI",
+        Some(BROWN),
+    );
+}
+
+#[test]
+fn several_unrelated_organizations_choose_none() {
+    check("Newcastle University, UK; ETH Zurich, Switzerland", None);
+    check("University of Michigan and Brown University", None);
+}
+
+#[test]
+fn hostile_input_stays_safe() {
+    let e = engine();
+    let commas = ",".repeat(100_000);
+    let many_parts = "Newcastle University, ".repeat(5_000);
+    let controls: String = (0u8..32).map(char::from).collect::<String>().repeat(100);
+    let huge = "x".repeat(1_000_000);
+    let mixed = "Brown University\u{0}\u{1b}[31m, \u{202e}Michigan\u{7f}, ((((;;;;".repeat(300);
+    for text in [
+        commas.as_str(),
+        many_parts.as_str(),
+        controls.as_str(),
+        huge.as_str(),
+        mixed.as_str(),
+    ] {
+        let m = e.match_affiliation(text, &Filters::default());
+        assert!(m.iter().filter(|x| x.chosen).count() <= 1);
+        let r = e
+            .affiliation(text, &Filters::default(), Version::V1)
+            .expect("records loaded");
+        assert_eq!(r.number_of_results, r.items.len());
+    }
+    assert_eq!(chosen(&many_parts), Some(NEWCASTLE));
+}
