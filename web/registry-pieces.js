@@ -1,6 +1,7 @@
 // Typeahead over the partitioned index (`registry build` writes it under
-// data/pieces/): the directory of split prefixes is fetched once, then only
-// the piece a query needs, so the first suggestion costs a few kilobytes
+// data/pieces/): the manifest says which first characters have split
+// prefixes; the directory part of the query's first character is fetched
+// (a few hundred bytes), then only the piece the query needs, so the first suggestion costs a few kilobytes
 // instead of the whole summary + names. Answers are exactly the whole
 // registry's (shard::pieces in the core).
 //
@@ -28,14 +29,28 @@ export async function openPieces({ dataUrl = "./data/", manifest = null, wasmUrl
     manifest ?? fetchOk(new URL("manifest.json", base), { cache: "no-cache" }).then((r) => r.json()),
     init({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) }),
   ]);
-  if (!m.pieces) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
-  const dirRes = await fetchOk(new URL(m.pieces.directory, base));
-  const dirText = await dirRes.text();
-  const dir = JSON.parse(dirText);
-  const root = new URL(dir.path, base);
-  const pieces = new Pieces(dir.split);
-  const loading = new Map(); // key → Promise while its file downloads
-  let bytes = dirText.length;
+  if (!m.pieces?.split_first) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
+  const root = new URL(m.pieces.path, base);
+  const pieces = new Pieces(m.pieces.split_first);
+  const loading = new Map(); // piece key or "d:" + first character → Promise while it downloads
+  let bytes = 0;
+
+  function loadPart(first) {
+    const id = "d:" + first;
+    if (!loading.has(id)) {
+      loading.set(
+        id,
+        fetchOk(new URL(`d-${hex(first)}.json`, root)).then(async (res) => {
+          if (!res.ok) throw new Error(`directory part of '${first}' is missing (HTTP ${res.status})`);
+          const text = await res.text();
+          bytes += text.length;
+          pieces.addDirectory(first, JSON.parse(text));
+        }),
+      );
+      loading.get(id).catch(() => loading.delete(id));
+    }
+    return loading.get(id);
+  }
 
   function load(key, head) {
     if (!loading.has(key)) {
@@ -56,7 +71,7 @@ export async function openPieces({ dataUrl = "./data/", manifest = null, wasmUrl
   }
 
   return {
-    release: dir.release,
+    release: m.release,
     /** Data bytes received so far (directory + pieces). */
     bytes: () => bytes,
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
@@ -69,13 +84,15 @@ export async function openPieces({ dataUrl = "./data/", manifest = null, wasmUrl
         const a = pieces.suggest(text, options);
         if (a.hits) return a.hits;
         if (a.whole) return null;
-        await load(a.need, a.head);
+        if (a.needDirectory !== undefined) await loadPart(a.needDirectory);
+        else await load(a.need, a.head);
       }
     },
     /** Starts fetching what `text` will need (e.g. on focus), without waiting. */
     prefetch(text) {
       const a = pieces.suggest(text, {});
-      if (a.need) load(a.need, a.head).catch(() => {});
+      if (a.needDirectory !== undefined) loadPart(a.needDirectory).then(() => this.prefetch(text), () => {});
+      else if (a.need) load(a.need, a.head).catch(() => {});
     },
   };
 }

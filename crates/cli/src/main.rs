@@ -231,11 +231,11 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     if !quiet {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
         eprintln!(
-            "  {} typeahead pieces, {} bytes, directory {}",
+            "  {} typeahead pieces, {} bytes, in {}",
             manifest["pieces"]["pieces"],
             manifest["pieces"]["piece_bytes"],
             PathBuf::from(out)
-                .join(manifest["pieces"]["directory"].as_str().unwrap_or(""))
+                .join(manifest["pieces"]["path"].as_str().unwrap_or(""))
                 .display()
         );
         for f in files

@@ -1,8 +1,10 @@
 //! The partitioned typeahead index on disk ([`registry_core::shard::pieces`]):
 //! `pieces/<build id>/<hex of the prefix>.shard` (leaves) and
-//! `….h.shard` (heads of split prefixes), plus `pieces/<build id>/directory.json`
-//! listing the split prefixes. The build id is in every path, so each file
-//! is immutable; the manifest names the directory.
+//! `….h.shard` (heads of split prefixes), plus one directory part per first
+//! character, `pieces/<build id>/d-<hex of the character>.json`, listing
+//! the split prefixes that start with it. The build id is in every path,
+//! so each file is immutable; the manifest gives the path and the first
+//! characters that have a part.
 //!
 //! `registry bench-pieces <dump>` prints piece counts and sizes and the data
 //! bytes a typeahead client receives before its first suggestion.
@@ -30,7 +32,14 @@ pub fn piece_name(build_id: u64, key: &str, kind: PieceKind) -> String {
     format!("pieces/{build_id:016x}/{hex}{suffix}.shard")
 }
 
-/// The written pieces: files (directory last) and what the manifest says.
+/// File name of the directory part of first character `first`.
+pub fn part_name(build_id: u64, first: &str) -> String {
+    let hex: String = first.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("pieces/{build_id:016x}/d-{hex}.json")
+}
+
+/// The written pieces: piece files, then the directory parts, and what
+/// the manifest says.
 pub struct Written {
     pub files: Vec<OutFile>,
     pub manifest: serde_json::Value,
@@ -71,34 +80,28 @@ pub fn build_pieces(
             bytes: piece.file(&KINDS),
         });
     }
-    let split: Vec<&str> = specs
-        .iter()
-        .filter(|s| s.kind == PieceKind::Head)
-        .map(|s| s.key.as_str())
-        .collect();
-    let dir_name = format!("pieces/{:016x}/directory.json", built.info.build_id);
-    let directory = serde_json::json!({
-        "format": "registry-pieces",
-        "version": 1,
-        "release": built.info.release,
-        "build_id": format!("{:016x}", built.info.build_id),
-        "path": format!("pieces/{:016x}/", built.info.build_id),
-        "head_records": budget.head_records,
-        "split": split,
-    });
-    let dir_bytes = serde_json::to_vec(&directory).unwrap_or_default();
+    // The directory in parts by first character, so a client fetches only
+    // the part its query starts with; the manifest lists the parts.
+    let mut parts: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for s in specs.iter().filter(|s| s.kind == PieceKind::Head) {
+        let first = s.key.chars().next().map_or("", |c| &s.key[..c.len_utf8()]);
+        parts.entry(first).or_default().push(s.key.as_str());
+    }
+    let path = format!("pieces/{:016x}/", built.info.build_id);
     let manifest = serde_json::json!({
-        "directory": dir_name,
-        "bytes": dir_bytes.len(),
-        "sha256": build::sha256_hex(&dir_bytes),
+        "path": path,
+        "split_first": parts.keys().collect::<Vec<_>>(),
+        "head_records": budget.head_records,
         "pieces": specs.len(),
         "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
     });
-    files.push(OutFile {
-        name: dir_name,
-        sections: Vec::new(),
-        bytes: dir_bytes,
-    });
+    for (first, keys) in &parts {
+        files.push(OutFile {
+            name: part_name(built.info.build_id, first),
+            sections: Vec::new(),
+            bytes: serde_json::to_vec(keys).unwrap_or_default(),
+        });
+    }
     Ok(Written {
         files,
         manifest,
@@ -130,8 +133,18 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let t = Instant::now();
     let w = build_pieces(&built, &records, level, &budget)?;
     let secs = t.elapsed().as_secs_f64();
-    let (dir_file, piece_files) = w.files.split_last().ok_or("no files")?;
+    let (piece_files, part_files) = w.files.split_at(w.specs.len());
     let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
+    let firsts: Vec<String> = w.manifest["split_first"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let manifest_part = serde_json::to_vec(&w.manifest).map_or(0, |v| v.len());
+    let mut part_sizes: Vec<f64> = part_files.iter().map(|f| f.bytes.len() as f64).collect();
     let heads = w.specs.iter().filter(|s| s.kind == PieceKind::Head).count();
     println!(
         "{} records; budget {} KiB raw, {} head records; built in {secs:.1} s",
@@ -140,13 +153,14 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         budget.head_records
     );
     println!(
-        "pieces: {} ({} leaves, {} heads), {:.1} MB in all; directory {} bytes ({} split prefixes); whole typeahead data (summary + names) {} bytes",
+        "pieces: {} ({} leaves, {} heads), {:.1} MB in all; directory: {} parts by first character (manifest member {manifest_part} bytes; part bytes p50 {:.0}, max {:.0}); whole typeahead data (summary + names) {} bytes",
         piece_files.len(),
         piece_files.len() - heads,
         heads,
         sizes.iter().sum::<f64>() / 1e6,
-        dir_file.bytes.len(),
-        heads,
+        part_files.len(),
+        percentile(&mut part_sizes, 0.5),
+        part_sizes.last().copied().unwrap_or(0.0),
         typeahead
     );
     println!(
@@ -158,16 +172,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     // A cold client: directory + the one piece its query needs (or the
     // whole typeahead data), for the first 1–3 keystrokes of the relevance
     // benchmark's texts (display names, and their rarest word first).
-    let files: HashMap<&str, &[u8]> = piece_files
+    let files: HashMap<&str, &[u8]> = w
+        .files
         .iter()
         .map(|f| (f.name.as_str(), f.bytes.as_slice()))
         .collect();
-    let dir = Directory::from_split_keys(
-        w.specs
-            .iter()
-            .filter(|s| s.kind == PieceKind::Head)
-            .map(|s| s.key.clone()),
-    );
     let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
     let engine = Engine::new(registry);
     let reg = engine.registry();
@@ -184,8 +193,8 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                 let end = chars.get(n).map_or(text.len(), |c| c.0);
                 let q = &text[..end];
                 total += 1;
-                let mut c = PieceClient::new(dir.clone());
-                let mut got = dir_file.bytes.len();
+                let mut c = PieceClient::new(Directory::sharded(firsts.clone()));
+                let mut got = 0usize;
                 loop {
                     match c.answer(q, "", 10).map_err(|e| e.join("; "))? {
                         Answer::Hits(_) => break,
@@ -193,6 +202,15 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                             whole += 1;
                             got += typeahead;
                             break;
+                        }
+                        Answer::NeedDirectory(first) => {
+                            let part = files
+                                .get(part_name(built.info.build_id, &first).as_str())
+                                .ok_or("a listed directory part is missing")?;
+                            got += part.len();
+                            let keys: Vec<String> =
+                                serde_json::from_slice(part).map_err(|e| e.to_string())?;
+                            c.add_directory(&first, keys);
                         }
                         Answer::Need(key) => {
                             let kind = match c.route(q) {
@@ -214,7 +232,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         }
     }
     println!(
-        "cold client, first 1–3 keystrokes ({total} queries): data bytes before the first suggestion p50 {:.0}  p95 {:.0}  max {:.0}; {whole} queries ({:.1} %) need the whole typeahead data",
+        "cold client, first 1–3 keystrokes ({total} queries): data bytes before the first suggestion (directory part + piece; the manifest is read anyway) p50 {:.0}  p95 {:.0}  max {:.0}; {whole} queries ({:.1} %) need the whole typeahead data",
         percentile(&mut cold, 0.5),
         percentile(&mut cold, 0.95),
         cold.last().copied().unwrap_or(0.0),

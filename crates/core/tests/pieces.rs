@@ -56,19 +56,29 @@ fn client_files(d: &Data, specs: &[pieces::PieceSpec]) -> (PieceClient, HashMap<
 /// A client over the split-prefix directory, fetching pieces on demand
 /// from `specs` as a host would (a missing file is an empty piece).
 fn shipped_client(d: &Data, specs: &[pieces::PieceSpec], qs: &[String]) -> PieceClient {
-    let dir = Directory::from_split_keys(
-        specs
-            .iter()
-            .filter(|s| s.kind == PieceKind::Head)
-            .map(|s| s.key.clone()),
-    );
+    let split: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Head)
+        .map(|s| s.key.as_str())
+        .collect();
+    let first = |k: &str| k.chars().next().unwrap().to_string();
     let (_, full) = client_files(d, specs);
-    let mut c = PieceClient::new(dir);
+    let mut c = PieceClient::new(Directory::sharded(split.iter().map(|k| first(k))));
     for q in qs {
-        while let Answer::Need(key) = c.answer(q, "", 10).unwrap() {
-            match full.get(&key) {
-                Some(bytes) => c.add(&key, bytes).unwrap(),
-                None => c.add_missing(&key),
+        loop {
+            match c.answer(q, "", 10).unwrap() {
+                Answer::Need(key) => match full.get(&key) {
+                    Some(bytes) => c.add(&key, bytes).unwrap(),
+                    None => c.add_missing(&key),
+                },
+                Answer::NeedDirectory(f) => c.add_directory(
+                    &f,
+                    split
+                        .iter()
+                        .filter(|k| first(k) == f)
+                        .map(|k| k.to_string()),
+                ),
+                _ => break,
             }
         }
     }
@@ -109,6 +119,7 @@ fn check(d: &Data, c: &PieceClient, qs: &[String], filters: &[&str]) -> (usize, 
                 Answer::Hits(h) => h,
                 Answer::Whole => continue,
                 Answer::Need(k) => panic!("{q}: piece {k} not loaded"),
+                Answer::NeedDirectory(f) => panic!("{q}: directory part {f} not loaded"),
             };
             answered += 1;
             let view = |v: &[registry_core::search::Suggestion]| -> Vec<View> {

@@ -195,15 +195,25 @@ pub struct Pieces {
 
 #[wasm_bindgen]
 impl Pieces {
-    /// From the directory's `split` list (the split prefixes).
+    /// From the manifest's `pieces.split_first` (the first characters that
+    /// have a directory part).
     #[wasm_bindgen(constructor)]
-    pub fn new(split: JsValue) -> Result<Pieces, JsError> {
-        let keys = params::strings(&split)?;
+    pub fn new(split_first: JsValue) -> Result<Pieces, JsError> {
+        let firsts = params::strings(&split_first)?;
         Ok(Pieces {
             client: registry_core::shard::pieces::PieceClient::new(
-                registry_core::shard::pieces::Directory::from_split_keys(keys),
+                registry_core::shard::pieces::Directory::sharded(firsts),
             ),
         })
+    }
+
+    /// Loads the directory part of first character `first` (its split
+    /// prefixes, the part file's JSON array).
+    #[wasm_bindgen(js_name = addDirectory)]
+    pub fn add_directory(&mut self, first: &str, keys: JsValue) -> Result<(), JsError> {
+        let keys = params::strings(&keys)?;
+        self.client.add_directory(first, keys);
+        Ok(())
     }
 
     /// Loads the piece of prefix `key`.
@@ -221,8 +231,9 @@ impl Pieces {
     }
 
     /// `suggest(text, {filters, limit})` → `{hits}` (exactly the whole
-    /// registry's), `{need: key, head}` (fetch that piece, then ask
-    /// again) or `{whole: true}` (only the whole typeahead data answers).
+    /// registry's), `{needDirectory: first}` (fetch that directory part),
+    /// `{need: key, head}` (fetch that piece; then ask again) or
+    /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
         use registry_core::shard::pieces::{Answer, Route};
         let o: SuggestOptions = if options.is_undefined() {
@@ -239,6 +250,7 @@ impl Pieces {
         let done = match answer {
             Answer::Hits(h) => set("hits", hits_to_js(&h)?),
             Answer::Whole => set("whole", JsValue::TRUE),
+            Answer::NeedDirectory(first) => set("needDirectory", first.into()),
             Answer::Need(key) => {
                 let head = matches!(self.client.route(text), Route::Head(_));
                 set("need", key.into()).and_then(|_| set("head", head.into()))

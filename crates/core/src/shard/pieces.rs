@@ -182,12 +182,18 @@ fn next_chars(engine: &Engine, p: &str) -> Vec<String> {
 
 /// The directory of a piece set, as a client holds it. Complete (every
 /// piece with its record count, [`Directory::of`]) or, as shipped, only the
-/// split prefixes ([`Directory::from_split_keys`]): every other prefix on a
+/// split prefixes, in one part per first character
+/// ([`Directory::sharded`] + [`Directory::add_split_keys`]), so that what a
+/// client fetches does not grow with the registry: every other prefix on a
 /// path is then a leaf whose file may not exist (no record under it).
 #[derive(Clone, Debug, Default)]
 pub struct Directory {
     entries: Vec<(String, PieceKind, u32)>,
     complete: bool,
+    /// First characters that have split prefixes (sorted), and those whose
+    /// part is loaded.
+    firsts: Vec<String>,
+    loaded: Vec<String>,
 }
 
 impl Directory {
@@ -198,6 +204,7 @@ impl Directory {
         Directory {
             entries,
             complete: true,
+            ..Directory::default()
         }
     }
 
@@ -211,12 +218,50 @@ impl Directory {
         )
     }
 
-    /// From the split prefixes alone (what the shipped directory file
-    /// lists: a few hundred keys instead of every leaf).
+    /// From every split prefix at once.
     pub fn from_split_keys(keys: impl IntoIterator<Item = String>) -> Directory {
-        let mut d = Directory::new(keys.into_iter().map(|k| (k, PieceKind::Head, 0)).collect());
-        d.complete = false;
+        let keys: Vec<String> = keys.into_iter().collect();
+        let mut d = Directory::sharded(keys.iter().map(|k| first_char(k).to_string()));
+        for f in d.firsts.clone() {
+            d.add_split_keys(&f, keys.iter().filter(|k| first_char(k) == f).cloned());
+        }
         d
+    }
+
+    /// A directory whose parts are loaded later: `firsts` are the first
+    /// characters that have split prefixes (what the manifest lists).
+    pub fn sharded(firsts: impl IntoIterator<Item = String>) -> Directory {
+        let mut firsts: Vec<String> = firsts.into_iter().collect();
+        firsts.sort();
+        firsts.dedup();
+        Directory {
+            firsts,
+            ..Directory::default()
+        }
+    }
+
+    /// Loads the part of first character `first`: its split prefixes.
+    pub fn add_split_keys(&mut self, first: &str, keys: impl IntoIterator<Item = String>) {
+        self.entries
+            .extend(keys.into_iter().map(|k| (k, PieceKind::Head, 0)));
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.entries.dedup_by(|a, b| a.0 == b.0);
+        if let Err(i) = self.loaded.binary_search_by(|l| l.as_str().cmp(first)) {
+            self.loaded.insert(i, first.to_string());
+        }
+    }
+
+    /// The part a unit starting with `first` needs, if it is not loaded.
+    fn missing_part<'a>(&self, first: &'a str) -> Option<&'a str> {
+        let listed = self
+            .firsts
+            .binary_search_by(|f| f.as_str().cmp(first))
+            .is_ok();
+        let loaded = self
+            .loaded
+            .binary_search_by(|f| f.as_str().cmp(first))
+            .is_ok();
+        (!self.complete && listed && !loaded).then_some(first)
     }
 
     /// The split prefixes.
@@ -247,9 +292,15 @@ impl Directory {
     }
 }
 
+fn first_char(s: &str) -> &str {
+    s.chars().next().map_or("", |c| &s[..c.len_utf8()])
+}
+
 /// Where a query is answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
+    /// Load the directory part of this first character first.
+    Directory(String),
     /// This leaf holds every candidate.
     Leaf(String),
     /// This head holds the answer (unless filters leave fewer than `k`).
@@ -281,6 +332,13 @@ pub fn route(dir: &Directory, text: &str) -> Route {
             .iter()
             .any(|x| x.kind == TokenKind::Bigram && (x.start == t.start || x.end == t.end)),
     });
+    let required: Vec<&text::Token> = required.collect();
+    if let Some(first) = required
+        .iter()
+        .find_map(|t| dir.missing_part(first_char(&t.text)))
+    {
+        return Route::Directory(first.to_string());
+    }
     let mut best: Option<(u32, &str)> = None;
     let mut head = None;
     for t in required {
@@ -335,6 +393,9 @@ pub enum Answer {
     Hits(Vec<crate::search::Suggestion>),
     /// Load this piece first ([`PieceClient::add`]), then ask again.
     Need(String),
+    /// Load the directory part of this first character first
+    /// ([`PieceClient::add_directory`]), then ask again.
+    NeedDirectory(String),
     /// Only the whole typeahead data can answer this.
     Whole,
 }
@@ -363,6 +424,12 @@ impl PieceClient {
         Ok(())
     }
 
+    /// Loads the directory part of first character `first` (its split
+    /// prefixes).
+    pub fn add_directory(&mut self, first: &str, keys: impl IntoIterator<Item = String>) {
+        self.dir.add_split_keys(first, keys);
+    }
+
     /// Records that the piece of prefix `key` does not exist (its file
     /// was not found: no record has a term under that prefix).
     pub fn add_missing(&mut self, key: &str) {
@@ -386,6 +453,7 @@ impl PieceClient {
         let (key, head) = match self.route(text) {
             Route::Empty => return Ok(Answer::Hits(Vec::new())),
             Route::Whole => return Ok(Answer::Whole),
+            Route::Directory(first) => return Ok(Answer::NeedDirectory(first)),
             Route::Leaf(key) => (key, false),
             Route::Head(key) => (key, true),
         };
