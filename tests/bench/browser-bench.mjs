@@ -426,7 +426,7 @@ async function main() {
   const manifestPath = path.join(site, "data/manifest.json");
   const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8"));
   const part = (s) => manifest.files.find((f) => f.sections.length === 1 && f.sections[0] === s);
-  const full = manifest.files.find((f) => f.sections.length === 3);
+  const full = manifest.files.find((f) => f.sections.length >= 3 && f.sections.includes("records"));
   if (!full || !part("summary") || !part("names")) fail(`${manifestPath} lists no full/summary/names files`);
   const shard = (f) => ({ raw: f.bytes, gz: f.bytes, br: f.bytes }); // zstd inside: served as is
   const sz = async (rel) => compressedSizes(fs.readFileSync(path.join(site, rel)), cache);

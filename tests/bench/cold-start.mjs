@@ -391,7 +391,7 @@ async function main() {
     cleanups.push(() => server.close());
     const sizeOf = (prefix) => [...server.files].filter(([u]) => u.startsWith(prefix)).reduce((n, [, f]) => n + (f.br ?? f.body).length, 0);
     info.flexBrotli = sizeOf("/flex/");
-    info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && f.sections[0] !== "records").reduce((n, f) => n + f.bytes, 0);
+    info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && ["summary", "names"].includes(f.sections[0])).reduce((n, f) => n + f.bytes, 0);
     log(`serving ${server.url} (site ${path.relative(ROOT, info.site)}, API ${apiOrigin})`);
     const byProfile = {};
     for (const profile of opt.profiles) {
