@@ -46,6 +46,21 @@ async function ensureRecords() {
   }
 }
 
+// An e-mail domain in a suggest's context needs the records' domains: in
+// typeahead mode, the small domains file (format 2) is loaded on first use.
+let domainsPending = null;
+async function ensureDomains() {
+  if (registry.hasDomains()) return;
+  domainsPending ??= loadShardFiles(openInfo.dataUrl, ["domains"], openInfo.manifest).then(({ files }) => {
+    registry.addDomains(files[0]);
+  });
+  try {
+    await domainsPending;
+  } finally {
+    domainsPending = null;
+  }
+}
+
 const NEEDS_RECORDS = new Set(["get", "request", "search", "advanced", "affiliation"]);
 
 self.onmessage = async ({ data: { id, method, args = [] } }) => {
@@ -60,6 +75,7 @@ self.onmessage = async ({ data: { id, method, args = [] } }) => {
       // only in the records, so such a suggest loads them first.
       if (NEEDS_RECORDS.has(method) || (method === "suggest" && registry.suggestNeedsRecords(String(args[0] ?? ""))))
         await ensureRecords();
+      if (method === "suggest" && args[1]?.emailDomain) await ensureDomains();
       value = registry[method](...args);
     }
     self.postMessage({ id, ok: true, value });

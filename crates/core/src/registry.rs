@@ -146,6 +146,23 @@ impl Registry {
         Ok(())
     }
 
+    /// Adds the domains section from a file of the same build (a typeahead
+    /// that starts offering the organisation of an e-mail address).
+    pub fn add_domains_file(&mut self, bytes: &[u8]) -> Result<(), ShardError> {
+        let file = read_file(bytes)?;
+        check_same_build(&mut Some(self.info.clone()), &file.info)?;
+        let data = file
+            .sections
+            .into_iter()
+            .find(|(k, _)| *k == SectionKind::Domains)
+            .ok_or(ShardError::MissingSection {
+                section: SectionKind::Domains,
+            })?
+            .1;
+        self.domains = Some(sections::decode_domains(&data, self.info.record_count)?);
+        Ok(())
+    }
+
     /// Header facts.
     pub fn info(&self) -> &ShardInfo {
         &self.info

@@ -321,6 +321,19 @@ impl Registry {
         Ok(Registry::from_core(registry))
     }
 
+    /// Adds the domains section (its file, same build) to a registry loaded
+    /// without it, for `emailDomain` offers.
+    #[wasm_bindgen(js_name = addDomains)]
+    pub fn add_domains(&mut self, file: &[u8]) -> Result<(), JsError> {
+        self.engine.add_domains_file(file).map_err(js_err)
+    }
+
+    /// Whether record domains are known (domains or records loaded).
+    #[wasm_bindgen(js_name = hasDomains)]
+    pub fn has_domains(&self) -> bool {
+        self.engine.registry().has_domains()
+    }
+
     /// Adds the records section (lazy, typeahead-first mode). The name
     /// index is kept: only what needs full records is rebuilt, on first use.
     #[wasm_bindgen(js_name = addRecords)]

@@ -151,6 +151,14 @@ impl Engine {
         Ok(())
     }
 
+    /// Adds the domains section (a file of the same build) to an engine
+    /// loaded without it; the e-mail domain lookup is rebuilt on next use.
+    pub fn add_domains_file(&mut self, bytes: &[u8]) -> Result<(), crate::ShardError> {
+        self.registry.add_domains_file(bytes)?;
+        self.domains = std::sync::OnceLock::new();
+        Ok(())
+    }
+
     /// Sets the millisecond clock used for `time_taken` (the default is
     /// `std::time::Instant` natively and a constant 0 on wasm, where the
     /// host should pass e.g. `performance.now`).
