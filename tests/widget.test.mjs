@@ -252,6 +252,37 @@ test("the context reaches the main-thread instance: offers on focus and boosts i
   assert.equal(es.names[0], "Universidad de Northfield");
 });
 
+test("focus with nothing to offer (the domain's records filtered out) keeps the listbox closed, without 'no results'", async () => {
+  const { page } = t;
+  await openContext();
+  await mainThreadSuggestReady(page);
+  // A picker added later, restricted to France, with a US domain.
+  await page.evaluate(() => {
+    const el = document.createElement("registry-picker");
+    Object.assign(el, { id: "late" });
+    el.setAttribute("name", "late");
+    el.setAttribute("email-domain", "nfu.example");
+    el.setAttribute("country", "FR");
+    document.getElementById("context-form").append(el);
+  });
+  await page.waitForSelector("#late-picker-input");
+  // Answered on the main thread inside the focus handler: the state after this task is final.
+  const state = await page.evaluate(async () => {
+    const input = document.getElementById("late-picker-input");
+    input.focus();
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    return {
+      focused: document.activeElement === input,
+      expanded: input.getAttribute("aria-expanded"),
+      options: document.querySelectorAll("#late-picker-list [role=option]").length,
+      empty: document.querySelector("registry-picker#late .cb-empty").hidden,
+    };
+  });
+  assert.deepEqual(state, { focused: true, expanded: "false", options: 0, empty: true });
+  // Typing still works under the filter.
+  assert.deepEqual(await suggestionsFor("#late-picker-input", "#late-picker-list", "montclair"), ["Université de Montclair-sur-Rhône"]);
+});
+
 test("prefer-country and prefer-types reorder the suggestions without filtering them", async () => {
   await openContext();
   const plain = await suggestionsFor("#affiliation-picker-input", "#affiliation-picker-list", "institute");

@@ -164,8 +164,22 @@ pub fn Combobox(
         );
     };
 
+    // Closes the listbox without an answer to show.
+    let close = move || {
+        remembered_shown(&[]);
+        hits.set(Vec::new());
+        open.set(false);
+        searched.set(false);
+        active.set(None);
+        announce_seq.update_value(|k| *k += 1);
+    };
+
     // Shows the answer for `q` (the caller checked that it is the newest call's).
     let show = move |q: String, h: Vec<Hit>| {
+        if h.is_empty() && q.trim().is_empty() {
+            // Nothing to offer before typing is not "no results".
+            return close();
+        }
         let mut later = Vec::new();
         for id in h
             .iter()
@@ -209,13 +223,7 @@ pub fn Combobox(
         error.set(None);
         let ctx = context.map(|c| c.run(())).unwrap_or_default();
         if q.trim().is_empty() && !ctx.offers_on_focus() {
-            remembered_shown(&[]);
-            hits.set(Vec::new());
-            open.set(false);
-            searched.set(false);
-            active.set(None);
-            announce_seq.update_value(|k| *k += 1);
-            return;
+            return close();
         }
         let f = filters.get_untracked();
         shown_lang.set_value(ctx.lang.clone());
