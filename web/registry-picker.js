@@ -25,7 +25,8 @@
 //   are kept in this browser's localStorage (key "registry-picker:remembered"
 //   or "registry-picker:remembered:<list>", most recent first, at most 20;
 //   nothing leaves the browser), offered and ranked first, marked "picked
-//   before"; element.forgetRemembered() clears them.
+//   before"; element.forgetRemembered() clears them (element.rememberKey is
+//   the key).
 // Event: a bubbling "change" CustomEvent with
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
