@@ -162,6 +162,50 @@ test("suggestOnMainThread: once idle, suggestNow answers synchronously like the 
   assert.ok(res.local > 0);
 });
 
+test("suggest's context options reach the Worker and the main-thread instance alike; empty text offers only with a context", async () => {
+  await page.goto(server.url + "api.html");
+  const res = await page.evaluate(async () => {
+    const { openRegistry } = await import("./registry.js");
+    const dataUrl = new URL("./data/", location.href);
+    const worker = await openRegistry({ dataUrl, mode: "typeahead" });
+    const r = await openRegistry({ dataUrl, mode: "typeahead", suggestOnMainThread: true });
+    await r.suggestOnMainThread;
+    const show = (hits) => hits.map((h) => [h.summary.name, h.reason, h.localized, h.remembered]);
+    const caldera = "https://ror.org/0v5k8z998";
+    const remembered = [caldera];
+    // Page objects may carry anything: a function cannot be posted to a Worker.
+    const ctx = { limit: 5, emailDomain: "jane@nfu.example", remembered, lang: "es", preferCountries: ["RU"], onPick() {} };
+    const viaWorker = worker.suggest("", ctx);
+    remembered.length = 0; // the call above keeps what it was given
+    const offered = show(await viaWorker);
+    const out = {
+      emptyNoContext: [await worker.suggest(""), r.suggestNow("")],
+      offers: [offered, show(r.suggestNow("", { ...ctx, remembered: [caldera] }))],
+      typed: [
+        show(await worker.suggest("univ", { limit: 3, remembered: [caldera], lang: "es" })),
+        show(r.suggestNow("univ", { limit: 3, remembered: [caldera], lang: "es" })),
+      ],
+    };
+    // Stale protection holds with a context: the older call rejects.
+    const older = worker.suggest("", { emailDomain: "nfu.example" }).then(() => "resolved", (e) => e.name);
+    await worker.suggest("north", { emailDomain: "nfu.example" });
+    out.stale = await older;
+    worker.close();
+    r.close();
+    return out;
+  });
+  assert.deepEqual(res.emptyNoContext, [[], []]);
+  const offers = [
+    ["Northfield University", "email_domain", "Universidad de Northfield", false],
+    ["Caldera State University", "remembered", null, true],
+  ];
+  assert.deepEqual(res.offers, [offers, offers]);
+  assert.deepEqual(res.typed[0], res.typed[1]);
+  assert.deepEqual(res.typed[0][0], ["Caldera State University", "words", null, true]);
+  assert.ok(res.typed[0].some(([, , localized]) => localized === "Universidad de Northfield"), JSON.stringify(res.typed));
+  assert.equal(res.stale, "AbortError");
+});
+
 test("offline after the first visit: a reload still answers the same URLs identically", async () => {
   await page.goto(server.url + "api.html");
   const online = await viaServiceWorker(URLS);

@@ -156,6 +156,237 @@ test("attributes restrict the suggestions; strings are overridable; theming by c
   assert.equal(accent, "#7a1f8a");
 });
 
+// Context from the form (the second form of the demo page): boosts and
+// offers, never filters.
+const byName = (name) => DEMO.find((r) => display(r) === name);
+const optionNames = (list) => t.page.locator(`${list} [role=option]:not(.cb-succ) .cb-name`).allInnerTexts();
+
+async function openContext() {
+  await t.page.goto(t.url("widget-demo.html"));
+  await t.page.evaluate(() => localStorage.clear());
+  for (const id of ["institution", "host", "station"]) await t.page.waitForSelector(`#${id}-picker-input`);
+}
+
+test("domain-from: an e-mail typed in the form is offered on focus before typing; the pick submits its id", async () => {
+  const { page } = t;
+  await openContext();
+  const input = page.locator("#institution-picker-input");
+  // Nothing to offer before there is an address: focusing leaves the list closed.
+  await input.focus();
+  assert.equal(await input.getAttribute("aria-expanded"), "false");
+  await page.locator("#email").fill("jane.doe@polar.northfield-university.example");
+  await input.focus();
+  await page.waitForSelector("#institution-picker-list [role=option]");
+  assert.equal(await input.inputValue(), "");
+  assert.deepEqual(await optionNames("#institution-picker-list"), [
+    "Northfield University Institute for Polar Sciences", // the exact domain first,
+    "Northfield University", // then its parent domain's records
+  ]);
+  assert.equal(await input.getAttribute("aria-expanded"), "true");
+  assert.equal(await input.getAttribute("aria-activedescendant"), null);
+  assert.match(await page.locator("#institution-picker-list [role=option]").first().innerText(), /From your e-mail domain/);
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await input.getAttribute("aria-activedescendant"), "institution-picker-list-0");
+  assert.equal(await page.locator("#institution-picker-list-0").getAttribute("aria-selected"), "true");
+  await page.keyboard.press("Enter");
+  const polar = byName("Northfield University Institute for Polar Sciences");
+  assert.equal(await input.inputValue(), display(polar));
+  assert.equal(await input.getAttribute("aria-expanded"), "false");
+  await Promise.all([page.waitForURL(/institution_id=/), page.getByRole("button", { name: "Send" }).click()]);
+  const sent = new URL(page.url()).searchParams;
+  assert.equal(sent.get("institution_id"), polar.id);
+  assert.equal(sent.get("institution"), display(polar));
+  assert.equal(sent.get("email"), "jane.doe@polar.northfield-university.example");
+});
+
+test("email-domain: the attribute's organisations are offered on focus and boosted while typing; lang shows the label first", async () => {
+  const { page } = t;
+  await openContext();
+  const input = page.locator("#host-picker-input");
+  await input.focus();
+  const first = page.locator("#host-picker-list [role=option]").first();
+  await first.waitFor();
+  assert.equal(await page.locator("#host-picker-list [role=option]").count(), 1);
+  // lang="es": the Spanish label is the main line, the display name second.
+  assert.equal(await first.locator(".cb-name").innerText(), "Universidad de Northfield");
+  assert.equal(await first.locator(".cb-name").getAttribute("lang"), "es");
+  assert.equal(await first.locator(".cb-display").innerText(), "Northfield University");
+  assert.match(await first.innerText(), /De su dominio de correo/, "strings override the new texts");
+  // Records without a Spanish label show their display name as the main line.
+  const names = await suggestionsFor("#host-picker-input", "#host-picker-list", "institute");
+  assert.ok(names.includes("Northfield University Institute for Polar Sciences"), JSON.stringify(names));
+  assert.equal(await page.locator("#host-picker-list .cb-display").count(), 0);
+  // Typing: the domain's record is boosted above records the plain picker ranks first.
+  const plain = await suggestionsFor("#affiliation-picker-input", "#affiliation-picker-list", "univ");
+  assert.notEqual(plain[0], "Northfield University");
+  await input.fill("");
+  await input.pressSequentially("univ");
+  await page.waitForFunction(() => document.getElementById("host-picker-list").dataset.for === "univ");
+  const boosted = await optionNames("#host-picker-list");
+  assert.equal(boosted[0], "Universidad de Northfield");
+  assert.ok(boosted.length > 1, "other records are still listed");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  // What is submitted is the display name and the id.
+  assert.equal(await input.inputValue(), "Northfield University");
+  assert.equal(await page.locator("input[name=host_id]").inputValue(), byName("Northfield University").id);
+});
+
+test("the context reaches the main-thread instance: offers on focus and boosts in the keystroke's task", async () => {
+  const { page } = t;
+  await openContext();
+  await mainThreadSuggestReady(page);
+  await page.locator("#email").fill("someone@nfu.example");
+  // Focus with empty text, in one task: a Worker answer could not be in the DOM yet.
+  const offered = await page.evaluate(async () => {
+    const input = document.getElementById("institution-picker-input");
+    const list = document.getElementById("institution-picker-list");
+    input.focus();
+    for (let i = 0; i < 50 && !list.querySelector("[role=option]"); i++) await Promise.resolve();
+    return { expanded: input.getAttribute("aria-expanded"), names: [...list.querySelectorAll(".cb-name")].map((e) => e.textContent) };
+  });
+  assert.deepEqual(offered, { expanded: "true", names: ["Northfield University"] });
+  const got = await typeInOneTask(page, "#station-picker-input", "#station-picker-list", "institute");
+  assert.equal(got.names[0], "Yakutsk Institute of Cryosphere Sciences");
+  const es = await typeInOneTask(page, "#host-picker-input", "#host-picker-list", "univ");
+  assert.equal(es.names[0], "Universidad de Northfield");
+});
+
+test("focus with nothing to offer (the domain's records filtered out) keeps the listbox closed, without 'no results'", async () => {
+  const { page } = t;
+  await openContext();
+  await mainThreadSuggestReady(page);
+  // A picker added later, restricted to France, with a US domain.
+  await page.evaluate(() => {
+    const el = document.createElement("registry-picker");
+    Object.assign(el, { id: "late" });
+    el.setAttribute("name", "late");
+    el.setAttribute("email-domain", "nfu.example");
+    el.setAttribute("country", "FR");
+    document.getElementById("context-form").append(el);
+  });
+  await page.waitForSelector("#late-picker-input");
+  // Answered on the main thread inside the focus handler: the state after this task is final.
+  const state = await page.evaluate(async () => {
+    const input = document.getElementById("late-picker-input");
+    input.focus();
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    return {
+      focused: document.activeElement === input,
+      expanded: input.getAttribute("aria-expanded"),
+      options: document.querySelectorAll("#late-picker-list [role=option]").length,
+      empty: document.querySelector("registry-picker#late .cb-empty").hidden,
+    };
+  });
+  assert.deepEqual(state, { focused: true, expanded: "false", options: 0, empty: true });
+  // Typing still works under the filter.
+  assert.deepEqual(await suggestionsFor("#late-picker-input", "#late-picker-list", "montclair"), ["Université de Montclair-sur-Rhône"]);
+});
+
+test("prefer-country and prefer-types reorder the suggestions without filtering them", async () => {
+  await openContext();
+  const plain = await suggestionsFor("#affiliation-picker-input", "#affiliation-picker-list", "institute");
+  const preferred = await suggestionsFor("#station-picker-input", "#station-picker-list", "institute");
+  const yakutsk = "Yakutsk Institute of Cryosphere Sciences";
+  assert.notEqual(plain[0], yakutsk);
+  assert.equal(preferred[0], yakutsk, JSON.stringify(preferred));
+  // prefer-types="facility": the polar institute (a facility) passes Hanbit (education).
+  const polar = "Northfield University Institute for Polar Sciences";
+  const hanbit = "Hanbit Institute of Science and Technology";
+  assert.ok(plain.indexOf(hanbit) < plain.indexOf(polar), JSON.stringify(plain));
+  assert.ok(preferred.indexOf(polar) < preferred.indexOf(hanbit), JSON.stringify(preferred));
+  // A boost, not a filter: the plain picker's best records are still listed.
+  for (const n of plain.slice(0, 3)) assert.ok(preferred.includes(n), n);
+  const countries = preferred.map((n) => {
+    const l = byName(n).locations[0];
+    return (l.geonames_details ?? l.geo_details).country_code;
+  });
+  assert.ok(countries.filter((c) => !["RU", "DE"].includes(c)).length >= 5, JSON.stringify(countries));
+});
+
+/** Types `text` into a picker and waits for its answer; the option names, in order. */
+async function suggestionsFor(inputSel, listSel, text) {
+  await t.page.locator(inputSel).fill(text);
+  await t.page.waitForFunction(({ listSel, text }) => document.querySelector(listSel).dataset.for === text, { listSel, text });
+  return optionNames(listSel);
+}
+
+test("remember: a pick is kept in this browser, ranked first after a reload, marked, and can be forgotten", async () => {
+  const { page } = t;
+  await openContext();
+  const input = page.locator("#institution-picker-input");
+  const caldera = byName("Caldera State University");
+  // Without the memory, "univ" does not put Caldera first.
+  assert.notEqual((await suggestionsFor("#institution-picker-input", "#institution-picker-list", "univ"))[0], display(caldera));
+  await input.fill("caldera");
+  await page.waitForFunction(() => document.getElementById("institution-picker-list").dataset.for === "caldera");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.locator("input[name=institution_id]").inputValue(), caldera.id);
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem("registry-picker:remembered"))), [caldera.id]);
+  assert.equal(await page.locator("registry-picker#institution").evaluate((el) => el.rememberKey), "registry-picker:remembered");
+
+  await page.reload();
+  await page.waitForSelector("#institution-picker-input");
+  // On focus, before typing: the remembered pick is offered.
+  await input.focus();
+  await page.waitForSelector("#institution-picker-list [role=option]");
+  assert.deepEqual(await optionNames("#institution-picker-list"), [display(caldera)]);
+  assert.equal(await input.getAttribute("aria-expanded"), "true");
+  // Typing a text it matches: first, with the marker and the forget button.
+  const names = await suggestionsFor("#institution-picker-input", "#institution-picker-list", "univ");
+  assert.equal(names[0], display(caldera));
+  const first = page.locator("#institution-picker-list [role=option]").first();
+  assert.equal(await first.locator(".cb-mark").innerText(), "Picked before");
+  assert.equal(await page.locator("#institution-picker-list .cb-mark[data-reason=remembered]").count(), 1);
+  const forget = page.getByRole("button", { name: "Forget my past picks" });
+  assert.ok(await forget.isVisible());
+  // The button is reachable from the keyboard: Tab from the input lands on it.
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.className), "rp-forget");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => localStorage.getItem("registry-picker:remembered")), null);
+  assert.equal(await page.evaluate(() => document.activeElement.id), "institution-picker-input");
+  await page.waitForFunction(() => !document.querySelector("#institution-picker-list .cb-mark"));
+  assert.ok(await forget.isHidden());
+
+  await page.reload();
+  await page.waitForSelector("#institution-picker-input");
+  const after = await suggestionsFor("#institution-picker-input", "#institution-picker-list", "univ");
+  assert.notEqual(after[0], display(caldera));
+  assert.equal(await page.locator("#institution-picker-list .cb-mark").count(), 0);
+  // element.forgetRemembered() is the same from JS.
+  await page.evaluate((id) => localStorage.setItem("registry-picker:remembered", JSON.stringify([id])), caldera.id);
+  await page.locator("registry-picker#institution").evaluate((el) => el.forgetRemembered());
+  assert.equal(await page.evaluate(() => localStorage.getItem("registry-picker:remembered")), null);
+});
+
+test("remember still works as a picker when localStorage throws (privacy modes)", async () => {
+  const page = await t.context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await page.addInitScript(() => {
+    Object.defineProperty(window, "localStorage", { get() { throw new DOMException("denied", "SecurityError"); } });
+  });
+  try {
+    await page.goto(t.url("widget-demo.html"));
+    const input = page.locator("#institution-picker-input");
+    await input.waitFor();
+    await input.fill("caldera");
+    await page.waitForSelector("#institution-picker-list [role=option]");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    assert.equal(await page.locator("input[name=institution_id]").inputValue(), byName("Caldera State University").id);
+    await input.fill("univ");
+    await page.waitForFunction(() => document.getElementById("institution-picker-list").dataset.for === "univ");
+    assert.equal(await page.locator("#institution-picker-list .cb-mark").count(), 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test("no console errors", () => {
   assert.deepEqual(t.errors, []);
 });

@@ -16,6 +16,17 @@
 //   continent="EU" — restrict the suggestions,
 //   allow-inactive — inactive/withdrawn records can be picked themselves
 //   (by default only their successor can), strings='{"noResults":"…"}'.
+// Context from the form (boosts and offers, never filters):
+//   prefer-country="DE,FR", prefer-types="education,funder",
+//   email-domain="uni.example" (or an address), domain-from="<name of the
+//   form's e-mail input>" — its records are offered on focus before anything
+//   is typed and boosted while typing, lang="de" — labels in that language
+//   as the main line, remember[="list"] — the ids picked with this widget
+//   are kept in this browser's localStorage (key "registry-picker:remembered"
+//   or "registry-picker:remembered:<list>", most recent first, at most 20;
+//   nothing leaves the browser), offered and ranked first, marked "picked
+//   before"; element.forgetRemembered() clears them (element.rememberKey is
+//   the key).
 // Event: a bubbling "change" CustomEvent with
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
@@ -52,8 +63,69 @@ function load() {
 const list = (v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : []);
 let counter = 0;
 
+// Picks remembered in localStorage. Storage may throw (privacy modes,
+// quota, disabled cookies): the widget then works without remembering.
+const REMEMBER_MAX = 20;
+const memory = {
+  key: (list) => `registry-picker:remembered${list ? `:${list}` : ""}`,
+  read(key) {
+    try {
+      const ids = JSON.parse(localStorage.getItem(key) ?? "[]");
+      return Array.isArray(ids) ? ids.filter((id) => typeof id === "string").slice(0, REMEMBER_MAX) : [];
+    } catch {
+      return [];
+    }
+  },
+  add(key, id) {
+    const ids = [id, ...memory.read(key).filter((x) => x !== id)].slice(0, REMEMBER_MAX);
+    try {
+      localStorage.setItem(key, JSON.stringify(ids));
+    } catch {}
+  },
+  clear(key) {
+    try {
+      localStorage.removeItem(key);
+    } catch {}
+  },
+};
+
 class RegistryPicker extends HTMLElement {
   #mounted = false;
+
+  /** The localStorage key of this widget's remembered picks, or null without `remember`. */
+  get rememberKey() {
+    return this.hasAttribute("remember") ? memory.key(this.getAttribute("remember")) : null;
+  }
+
+  /** Forgets the picks remembered for this widget's list (the "Forget my past picks" button does the same). */
+  forgetRemembered() {
+    if (this.rememberKey) memory.clear(this.rememberKey);
+  }
+
+  // The e-mail address of the form's `domain-from` input, read when the
+  // picker asks (on focus and per keystroke), so an address typed later
+  // counts; else the `email-domain` attribute.
+  #emailDomain() {
+    const from = this.getAttribute("domain-from");
+    if (from) {
+      const field = this.closest("form")?.elements.namedItem(from) ?? document.getElementsByName(from)[0];
+      const v = field?.value?.trim();
+      if (v) return v;
+    }
+    return this.getAttribute("email-domain") || null;
+  }
+
+  #context() {
+    const key = this.rememberKey;
+    return {
+      preferCountries: list(this.getAttribute("prefer-country")),
+      preferTypes: list(this.getAttribute("prefer-types")),
+      emailDomain: this.#emailDomain(),
+      remembered: key ? memory.read(key) : [],
+      lang: this.getAttribute("lang") || null,
+    };
+  }
+
   async connectedCallback() {
     if (this.#mounted) return;
     this.#mounted = true;
@@ -92,7 +164,10 @@ class RegistryPicker extends HTMLElement {
         allowInactive: this.hasAttribute("allow-inactive"),
         filters,
         strings,
+        context: () => this.#context(),
+        onForget: () => this.forgetRemembered(),
         onChange: (detail) => {
+          if (detail.id && this.rememberKey) memory.add(this.rememberKey, detail.id);
           this.value = detail;
           this.toggleAttribute("data-free-text", detail.freeText);
           this.dispatchEvent(new CustomEvent("change", { bubbles: true, detail }));

@@ -5,6 +5,11 @@
 //   const hits = await registry.suggest("univ of tok", { limit: 8 });
 //   const { status, body } = await registry.request("/v2/organizations?query=oxford");
 //
+// Context from the form (all optional, see README): `suggest(text, {filters,
+// limit, preferCountries, preferTypes, emailDomain, remembered, lang})`.
+// With an e-mail domain or remembered ids, empty text is a real query: it
+// returns what to offer on focus, before anything is typed.
+//
 // Everything runs in a Web Worker. `suggest` has stale-response protection:
 // a newer call supersedes an older one, whose promise rejects with an
 // AbortError (check `e.name === "AbortError"` and ignore it).
@@ -53,6 +58,21 @@ export function suggestReady() {
   return firstReady;
 }
 
+/**
+ * The options `suggest` understands, copied: a page's object may hold
+ * anything (functions cannot be posted to the Worker), and an array the page
+ * mutates later must not change a query already on its way.
+ */
+export function suggestOptions({ filters = [], limit = 10, preferCountries, preferTypes, emailDomain, remembered, lang } = {}) {
+  const o = { filters: [...filters], limit };
+  if (preferCountries?.length) o.preferCountries = [...preferCountries];
+  if (preferTypes?.length) o.preferTypes = [...preferTypes];
+  if (emailDomain) o.emailDomain = String(emailDomain);
+  if (remembered?.length) o.remembered = [...remembered];
+  if (lang) o.lang = String(lang);
+  return o;
+}
+
 export class RegistryClient {
   #worker;
   #next = 1;
@@ -95,14 +115,15 @@ export class RegistryClient {
    * Typeahead suggestions; a newer call supersedes older ones. Answered on the
    * main thread when `suggestNow` can, else by the Worker.
    */
-  suggest(text, { filters = [], limit = 10 } = {}) {
+  suggest(text, options = {}) {
+    const o = suggestOptions(options);
     let now;
     try {
-      now = this.suggestNow(text, { filters, limit });
+      now = this.suggestNow(text, o);
     } catch (e) {
       return Promise.reject(e);
     }
-    if (!now) return this.call("suggest", [text, { filters, limit }], "suggest");
+    if (!now) return this.call("suggest", [text, o], "suggest");
     this.#latest.set("suggest", this.#next++); // older Worker answers are stale now
     return Promise.resolve(now);
   }
@@ -112,11 +133,11 @@ export class RegistryClient {
    * when that instance is not built yet (or `text` needs the records: an
    * external id), in which case ask `suggest`. Throws on invalid filters.
    */
-  suggestNow(text, { filters = [], limit = 10 } = {}) {
+  suggestNow(text, options = {}) {
     this.#lastSuggest = performance.now();
     const r = this.#main;
     if (!r || r.suggestNeedsRecords(text)) return null;
-    return r.suggest(text, { filters, limit });
+    return r.suggest(text, suggestOptions(options));
   }
 
   /** Builds the main-thread suggest instance from the files the Worker loaded, when the page is idle. */

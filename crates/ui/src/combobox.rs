@@ -3,7 +3,9 @@
 //! Up/Down/Home/End/Enter/Escape/Tab (and Ctrl-N/P) navigate, nothing
 //! navigates while an IME composes, results come per keystroke and stale
 //! answers are dropped, and a polite live region announces the count after
-//! a second of quiet.
+//! a second of quiet. With a context from the form ([`SuggestContext`]),
+//! focusing the empty input offers the e-mail domain's and the remembered
+//! records, and rows show the localized label and "picked before".
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -12,7 +14,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::registry_client::{self, CallError, Hit, Summary};
+use crate::registry_client::{self, CallError, Hit, SuggestContext, Summary};
 use crate::{Pick, Strings, highlight, place, title_case};
 
 /// One row of the listbox.
@@ -76,6 +78,21 @@ pub fn Combobox(
     /// The strings.
     #[prop(optional)]
     strings: Strings,
+    /// The form's context, asked for at every query (so an e-mail address
+    /// typed elsewhere in the form after mounting counts).
+    #[prop(optional)]
+    context: Option<Callback<(), SuggestContext>>,
+    /// Told whether the rows now shown include remembered records.
+    #[prop(optional)]
+    on_remembered_shown: Option<Callback<bool>>,
+    /// Notified when the context changed under the shown rows: asks again
+    /// for the current text if the input has focus.
+    #[prop(optional)]
+    refresh: Option<Trigger>,
+    /// Shown between the input and the listbox (in the flow, so an open
+    /// listbox does not cover it).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let input_id = format!("{id}-input");
     let list_id = format!("{id}-list");
@@ -93,6 +110,13 @@ pub fn Combobox(
     let announce_seq = StoredValue::new(0u64);
     let focused = StoredValue::new(false);
     let strings = StoredValue::new(strings);
+    // The language of the localized labels shown (their `lang` attribute).
+    let shown_lang = StoredValue::new(None::<String>);
+    let remembered_shown = move |h: &[Hit]| {
+        if let Some(cb) = on_remembered_shown {
+            cb.run(h.iter().any(|h| h.remembered));
+        }
+    };
 
     let options = Memo::new(move |_| {
         let succ = successors.get();
@@ -140,8 +164,22 @@ pub fn Combobox(
         );
     };
 
+    // Closes the listbox without an answer to show.
+    let close = move || {
+        remembered_shown(&[]);
+        hits.set(Vec::new());
+        open.set(false);
+        searched.set(false);
+        active.set(None);
+        announce_seq.update_value(|k| *k += 1);
+    };
+
     // Shows the answer for `q` (the caller checked that it is the newest call's).
     let show = move |q: String, h: Vec<Hit>| {
+        if h.is_empty() && q.trim().is_empty() {
+            // Nothing to offer before typing is not "no results".
+            return close();
+        }
         let mut later = Vec::new();
         for id in h
             .iter()
@@ -160,6 +198,7 @@ pub fn Combobox(
         }
         let count = h.len();
         shown_for.set(q);
+        remembered_shown(&h);
         hits.set(h);
         active.set(None);
         searched.set(true);
@@ -182,18 +221,15 @@ pub fn Combobox(
         let n = seq.get_value() + 1;
         seq.set_value(n);
         error.set(None);
-        if q.trim().is_empty() {
-            hits.set(Vec::new());
-            open.set(false);
-            searched.set(false);
-            active.set(None);
-            announce_seq.update_value(|k| *k += 1);
-            return;
+        let ctx = context.map(|c| c.run(())).unwrap_or_default();
+        if q.trim().is_empty() && !ctx.offers_on_focus() {
+            return close();
         }
         let f = filters.get_untracked();
+        shown_lang.set_value(ctx.lang.clone());
         // On the main thread when it can: the answer is in the DOM before the
         // keystroke's frame is painted.
-        if let Some(answer) = registry_client::suggest_now(&q, &f, limit) {
+        if let Some(answer) = registry_client::suggest_now(&q, &f, limit, &ctx) {
             match answer {
                 Ok(h) => show(q, h),
                 Err(CallError::Stale) => {}
@@ -202,7 +238,7 @@ pub fn Combobox(
             return;
         }
         // Else posted to the Worker now, before anything else this keystroke does.
-        let answer = registry_client::suggest(&q, &f, limit);
+        let answer = registry_client::suggest(&q, &f, limit, &ctx);
         spawn_local(async move {
             match answer.await {
                 Ok(h) => {
@@ -226,10 +262,27 @@ pub fn Combobox(
         text.set(s.name.clone());
         open.set(false);
         active.set(None);
+        remembered_shown(&[]);
         hits.set(Vec::new());
         announce_seq.update_value(|k| *k += 1);
         live.set(strings.with_value(|st| st.selected.replace("{name}", &s.name)));
         on_pick.run(Pick::from(s));
+    };
+
+    if let Some(refresh) = refresh {
+        Effect::new(move |first: Option<()>| {
+            refresh.track();
+            if first.is_some() && focused.get_value() {
+                run(text.get_untracked());
+            }
+        });
+    }
+    // Offers before anything is typed, when the context has some.
+    let on_focus = move |_| {
+        focused.set_value(true);
+        if context.is_some() && text.with_untracked(|t| t.trim().is_empty()) {
+            run(String::new());
+        }
     };
 
     // Returns whether the option was committed.
@@ -378,12 +431,39 @@ pub fn Combobox(
                 let s = h.summary;
                 let disabled = disable_inactive && s.status != "active";
                 let same = h.matched.value == s.name;
-                let name = if same {
-                    highlight(&s.name, &h.ranges)
-                } else {
-                    s.name.clone().into_any()
+                let lit = |v: &str| {
+                    if h.matched.value == v {
+                        highlight(v, &h.ranges)
+                    } else {
+                        v.to_string().into_any()
+                    }
                 };
-                let matched = (!same).then(|| {
+                // A localized label is the main line, the display name (what
+                // is submitted) the second.
+                let (name, display) = match &h.localized {
+                    Some(l) => (
+                        view! { <span class="cb-name" lang=shown_lang.get_value()>{lit(l)}</span> }
+                            .into_any(),
+                        Some(view! { <span class="cb-display">{lit(&s.name)}</span> }),
+                    ),
+                    None => (
+                        view! { <span class="cb-name">{lit(&s.name)}</span> }.into_any(),
+                        None,
+                    ),
+                };
+                let shown = same || h.localized.as_deref() == Some(h.matched.value.as_str());
+                let context_mark = if h.remembered {
+                    Some(
+                        view! { <span class="cb-mark" data-reason="remembered">{st.picked_before.clone()}</span> },
+                    )
+                } else if h.reason == "email_domain" {
+                    Some(
+                        view! { <span class="cb-mark" data-reason="email_domain">{st.from_your_email.clone()}</span> },
+                    )
+                } else {
+                    None
+                };
+                let matched = (!shown).then(|| {
                     let kind = if h.matched.types.iter().any(|t| t == "acronym") { &st.matched_acronym } else { &st.matched_name };
                     let lang = h.matched.lang.as_ref().map(|l| format!(" ({l})")).unwrap_or_default();
                     view! { <span class="cb-matched">{format!("{kind}: ")}{highlight(&h.matched.value, &h.ranges)}{lang}</span> }
@@ -409,8 +489,9 @@ pub fn Combobox(
                         aria-disabled=disabled.then_some("true") data-status=status2
                         on:mousedown=|e| e.prevent_default()
                         on:click=move |_| { commit(i); }>
-                        <span class="cb-line"><span class="cb-name">{name}</span>
-                        <span class="badge" data-status=status>{badge}</span></span>
+                        <span class="cb-line">{name}
+                        <span class="cb-tags">{context_mark}<span class="badge" data-status=status>{badge}</span></span></span>
+                        {display}
                         {matched}
                         <span class="cb-meta">{meta}</span>
                     </li>
@@ -457,13 +538,14 @@ pub fn Combobox(
                 on:keydown=on_keydown
                 on:compositionstart=move |_| composing.set_value(true)
                 on:compositionend=move |_| composing.set_value(false)
-                on:focus=move |_| focused.set_value(true)
+                on:focus=on_focus
                 on:blur=move |_| {
                     focused.set_value(false);
                     open.set(false);
                     active.set(None);
                     if let Some(cb) = on_blur { cb.run(()); }
                 } />
+            {children.map(|c| c())}
             <ul id=list_id role="listbox" aria-label=label class="cb-list" hidden=move || !expanded() data-for=move || shown_for.get()>
                 {move || options.get().into_iter().enumerate().map(render).collect_view()}
             </ul>

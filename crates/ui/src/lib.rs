@@ -62,6 +62,14 @@ pub struct Strings {
     pub loading: String,
     /// Shown when the registry cannot be loaded.
     pub load_error: String,
+    /// Marks a suggestion this browser picked before (`remember`).
+    pub picked_before: String,
+    /// Marks a suggestion offered for the e-mail address's domain.
+    pub from_your_email: String,
+    /// The button that forgets the picks remembered in this browser.
+    pub forget: String,
+    /// Announced once they are forgotten.
+    pub forgotten: String,
 }
 
 impl Default for Strings {
@@ -83,6 +91,10 @@ impl Default for Strings {
             matched_acronym: "Acronym".into(),
             loading: "Loading the registry…".into(),
             load_error: "The registry could not be loaded".into(),
+            picked_before: "Picked before".into(),
+            from_your_email: "From your e-mail domain".into(),
+            forget: "Forget my past picks".into(),
+            forgotten: "Your past picks are forgotten.".into(),
         }
     }
 }

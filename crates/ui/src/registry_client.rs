@@ -114,11 +114,58 @@ fn from_js<T: for<'de> Deserialize<'de>>(v: &JsValue) -> Result<T, CallError> {
     serde_wasm_bindgen::from_value(v.clone()).map_err(|e| CallError::Failed(e.to_string()))
 }
 
-fn suggest_options(filters: &[String], limit: usize) -> JsValue {
+/// What the form knows about the person typing (the widget's context
+/// attributes): boosts, offers before anything is typed, and the language of
+/// the labels to show. The default changes nothing.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SuggestContext {
+    /// Country codes to prefer (a boost, not a filter).
+    pub prefer_countries: Vec<String>,
+    /// Types to prefer (a boost, not a filter).
+    pub prefer_types: Vec<String>,
+    /// An e-mail address or its domain.
+    pub email_domain: Option<String>,
+    /// Ids picked before in this browser, most recent first.
+    pub remembered: Vec<String>,
+    /// Language of the labels to show as the main line.
+    pub lang: Option<String>,
+}
+
+impl SuggestContext {
+    /// Whether empty text has something to offer (the e-mail domain's or the
+    /// remembered records), so that focusing the input is worth a query.
+    pub fn offers_on_focus(&self) -> bool {
+        self.email_domain
+            .as_deref()
+            .is_some_and(|d| d.contains('.'))
+            || !self.remembered.is_empty()
+    }
+}
+
+fn suggest_options(filters: &[String], limit: usize, ctx: &SuggestContext) -> JsValue {
     let options = js_sys::Object::new();
-    let list: js_sys::Array = filters.iter().map(|f| JsValue::from_str(f)).collect();
-    let _ = js_sys::Reflect::set(&options, &"filters".into(), &list);
-    let _ = js_sys::Reflect::set(&options, &"limit".into(), &(limit as f64).into());
+    let set = |k: &str, v: &JsValue| {
+        let _ = js_sys::Reflect::set(&options, &k.into(), v);
+    };
+    let list = |v: &[String]| -> js_sys::Array { v.iter().map(|f| JsValue::from_str(f)).collect() };
+    set("filters", &list(filters).into());
+    set("limit", &(limit as f64).into());
+    if !ctx.prefer_countries.is_empty() {
+        set("preferCountries", &list(&ctx.prefer_countries).into());
+    }
+    if !ctx.prefer_types.is_empty() {
+        set("preferTypes", &list(&ctx.prefer_types).into());
+    }
+    if let Some(d) = &ctx.email_domain {
+        set("emailDomain", &d.into());
+    }
+    if !ctx.remembered.is_empty() {
+        set("remembered", &list(&ctx.remembered).into());
+    }
+    if let Some(l) = &ctx.lang {
+        set("lang", &l.into());
+    }
     options.into()
 }
 
@@ -131,8 +178,9 @@ pub fn suggest(
     text: &str,
     filters: &[String],
     limit: usize,
+    ctx: &SuggestContext,
 ) -> impl Future<Output = Result<Vec<Hit>, CallError>> + use<> {
-    let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit)));
+    let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit, ctx)));
     async move { from_js(&JsFuture::from(p?).await.map_err(error_of)?) }
 }
 
@@ -143,8 +191,9 @@ pub fn suggest_now(
     text: &str,
     filters: &[String],
     limit: usize,
+    ctx: &SuggestContext,
 ) -> Option<Result<Vec<Hit>, CallError>> {
-    let v = with_client(|c| c.suggest_now(text, &suggest_options(filters, limit))).ok()?;
+    let v = with_client(|c| c.suggest_now(text, &suggest_options(filters, limit, ctx))).ok()?;
     match v {
         Ok(v) if v.is_null() || v.is_undefined() => None,
         Ok(v) => Some(from_js(&v)),
@@ -154,7 +203,7 @@ pub fn suggest_now(
 
 /// One record summary by id, now, when [`suggest_now`] can answer.
 pub fn summary_now(id: &str) -> Option<Summary> {
-    match suggest_now(id, &[], 1)? {
+    match suggest_now(id, &[], 1, &SuggestContext::default())? {
         Ok(hits) => hits.into_iter().next().map(|h| h.summary),
         Err(_) => None,
     }
@@ -162,7 +211,10 @@ pub fn summary_now(id: &str) -> Option<Summary> {
 
 /// One record summary by id, outside the typeahead's stale channel.
 pub async fn summary(id: &str) -> Result<Option<Summary>, CallError> {
-    let args = js_sys::Array::of2(&id.into(), &suggest_options(&[], 1));
+    let args = js_sys::Array::of2(
+        &id.into(),
+        &suggest_options(&[], 1, &SuggestContext::default()),
+    );
     let p = with_client(|c| c.call("suggest", &args))?;
     let hits: Vec<Hit> = from_js(&JsFuture::from(p).await.map_err(error_of)?)?;
     Ok(hits.into_iter().next().map(|h| h.summary))
@@ -245,8 +297,12 @@ pub struct Hit {
     pub matched: Matched,
     /// UTF-8 byte ranges of `matched.value` to highlight.
     pub ranges: Vec<(usize, usize)>,
-    /// Why it matched.
+    /// Why it matched (`email_domain` or `remembered`: offered for empty text).
     pub reason: String,
+    /// The record's label in the context's language, when it has one.
+    pub localized: Option<String>,
+    /// Picked before in this browser.
+    pub remembered: bool,
 }
 
 /// The bare id (`0abcdef12`) of an id URL.

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use crate::combobox::Combobox;
+use crate::registry_client::SuggestContext;
 use crate::{Pick, Strings};
 
 fn get(o: &JsValue, k: &str) -> Option<String> {
@@ -29,9 +30,16 @@ pub fn set_client(client: JsValue) {
     crate::registry_client::set_client(client);
 }
 
+fn get_fn(o: &JsValue, k: &str) -> Option<js_sys::Function> {
+    js_sys::Reflect::get(o, &k.into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+}
+
 /// Mounts a picker into `host`. `options`: `{uid, name, idName, label,
 /// placeholder, value, idValue, filters: [..], strings: {..}, required,
-/// allowInactive, autocomplete, onChange(detail)}`.
+/// allowInactive, autocomplete, onChange(detail), context() → {preferCountries,
+/// preferTypes, emailDomain, remembered, lang}, onForget()}`.
 #[wasm_bindgen(js_name = mountPicker)]
 pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
     let uid = get(&options, "uid").unwrap_or_else(|| "registry-picker".into());
@@ -58,10 +66,11 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
         .filter(|v| v.is_object())
         .and_then(|v| serde_wasm_bindgen::from_value(v).ok())
         .unwrap_or_default();
-    let on_change: Option<js_sys::Function> = js_sys::Reflect::get(&options, &"onChange".into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok());
-    let on_change = StoredValue::new_local(on_change);
+    let on_change = StoredValue::new_local(get_fn(&options, "onChange"));
+    // Asked at every query: the page's e-mail field and this browser's
+    // remembered picks can change after mounting.
+    let context_fn = get_fn(&options, "context").map(StoredValue::new_local);
+    let on_forget = StoredValue::new_local(get_fn(&options, "onForget"));
 
     let handle = leptos::mount::mount_to(host, move || {
         let text = RwSignal::new(initial.clone());
@@ -121,6 +130,33 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
             }
         });
         let filters = Signal::derive(move || filters.clone());
+        let context = Callback::new(move |_: ()| -> SuggestContext {
+            context_fn
+                .and_then(|f| f.with_value(|f| f.call0(&JsValue::NULL).ok()))
+                .and_then(|v| serde_wasm_bindgen::from_value(v).ok())
+                .unwrap_or_default()
+        });
+        let remembered_shown = RwSignal::new(false);
+        let refresh = Trigger::new();
+        let forgotten = RwSignal::new(String::new());
+        let forget_uid = uid.clone();
+        let forgotten_msg = strings.forgotten.clone();
+        let forget = move |_| {
+            on_forget.with_value(|f| {
+                if let Some(f) = f {
+                    let _ = f.call0(&JsValue::NULL);
+                }
+            });
+            remembered_shown.set(false);
+            forgotten.set(forgotten_msg.clone());
+            // The button hides: focus goes back to the input, whose
+            // suggestions are asked for again without the forgotten picks.
+            if let Some(i) = crate::combobox::input_of(&forget_uid) {
+                let _ = i.focus();
+            }
+            refresh.notify();
+        };
+        let forget_label = strings.forget.clone();
         let note_id = format!("{uid}-note");
         let st = strings.clone();
         let note = move || match (picked.get(), text.with(|t| t.trim().is_empty())) {
@@ -142,7 +178,11 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
             <div class="rp" data-state=state>
                 <Combobox id=uid.clone() label=label.clone() text=text filters=filters on_pick=on_pick on_edit=on_edit on_blur=on_blur
                     disable_inactive=!allow_inactive name=name.clone() autocomplete=autocomplete.clone() placeholder=placeholder.clone()
-                    describedby=note_id.clone() required=required strings=strings.clone() />
+                    describedby=note_id.clone() required=required strings=strings.clone()
+                    context=context on_remembered_shown=Callback::new(move |b| remembered_shown.set(b)) refresh=refresh>
+                    <button type="button" class="rp-forget" hidden=move || !remembered_shown.get()
+                        on:mousedown=|e| e.prevent_default() on:click=forget>{forget_label.clone()}</button>
+                </Combobox>
                 <input type="hidden" name=id_name.clone() prop:value=move || picked.with(|p| p.as_ref().map(|p| p.id.clone()).unwrap_or_default()) />
                 <button type="button" class="rp-clear" aria-label=clear_label.clone() title=clear_label hidden=move || text.with(String::is_empty)
                     on:click=move |_| {
@@ -152,6 +192,7 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
                         if let Some(i) = crate::combobox::input_of(&input_uid) { let _ = i.focus(); }
                     }>"×"</button>
                 <p id=note_id class="rp-note" data-state=state>{note}</p>
+                <p class="visually-hidden" role="status">{move || forgotten.get()}</p>
             </div>
         }
     });
