@@ -170,6 +170,9 @@ test("suggest's context options reach the Worker and the main-thread instance al
     const worker = await openRegistry({ dataUrl, mode: "typeahead" });
     const r = await openRegistry({ dataUrl, mode: "typeahead", suggestOnMainThread: true });
     await r.suggestOnMainThread;
+    // The domains file reaches the main-thread instance on demand.
+    const beforeDomains = r.suggestNow("", { emailDomain: "nfu.example" });
+    await r.loadDomains();
     const show = (hits) => hits.map((h) => [h.summary.name, h.reason, h.localized, h.remembered]);
     const caldera = "https://ror.org/0v5k8z998";
     const remembered = [caldera];
@@ -190,10 +193,12 @@ test("suggest's context options reach the Worker and the main-thread instance al
     const older = worker.suggest("", { emailDomain: "nfu.example" }).then(() => "resolved", (e) => e.name);
     await worker.suggest("north", { emailDomain: "nfu.example" });
     out.stale = await older;
+    out.beforeDomains = beforeDomains;
     worker.close();
     r.close();
     return out;
   });
+  assert.equal(res.beforeDomains, null, "without the domains file the Worker answers");
   assert.deepEqual(res.emptyNoContext, [[], []]);
   const offers = [
     ["Northfield University", "email_domain", "Universidad de Northfield", false],

@@ -236,6 +236,8 @@ test("the context reaches the main-thread instance: offers on focus and boosts i
   const { page } = t;
   await openContext();
   await mainThreadSuggestReady(page);
+  // The page has e-mail pickers: the domains file follows the main-thread build.
+  await page.evaluate(() => import(new URL("registry.js", document.baseURI).href).then((m) => m.domainsReady()));
   await page.locator("#email").fill("someone@nfu.example");
   // Focus with empty text, in one task: a Worker answer could not be in the DOM yet.
   const offered = await page.evaluate(async () => {

@@ -54,6 +54,9 @@ function load() {
     await ui.default({ module_or_path: new URL(UI_WASM, BASE) });
     const { openRegistry } = await import(new URL("registry.js", BASE).href);
     const client = await openRegistry({ dataUrl: new URL("data/", BASE), mode: "typeahead", suggestOnMainThread: true });
+    // Pickers that offer the organisation of an e-mail address need the
+    // domains file on the main thread too: fetch it once the page is idle.
+    if (document.querySelector("registry-picker[email-domain], registry-picker[domain-from]")) client.loadDomains();
     ui.setClient(client);
     return ui;
   })();

@@ -73,6 +73,14 @@ export function suggestOptions({ filters = [], limit = 10, preferCountries, pref
   return o;
 }
 
+let firstDomains = null;
+let firstDomainsSet = null;
+/** Resolves once some client of this page has the e-mail domains on the main thread (for tests). */
+export function domainsReady() {
+  firstDomains ??= new Promise((r) => (firstDomainsSet = r));
+  return firstDomains;
+}
+
 export class RegistryClient {
   #worker;
   #next = 1;
@@ -137,11 +145,41 @@ export class RegistryClient {
     this.#lastSuggest = performance.now();
     const r = this.#main;
     if (!r || r.suggestNeedsRecords(text)) return null;
-    return r.suggest(text, suggestOptions(options));
+    const o = suggestOptions(options);
+    // The domains file is loaded on the first e-mail context (typeahead
+    // files do not hold it); meanwhile the Worker answers.
+    if (o.emailDomain && !r.hasDomains()) {
+      this.loadDomains();
+      return null;
+    }
+    return r.suggest(text, o);
+  }
+
+  #source = null; // {dataUrl, manifest} of the main-thread instance
+  #domainsLoading = null;
+  /**
+   * Loads the domains file into the main-thread instance once it is built
+   * (an e-mail context needs it; the typeahead files do not hold it). Called
+   * by the first `suggestNow` with an `emailDomain`, or early by a page that
+   * knows it will ask (the widget, when a picker has `email-domain` or
+   * `domain-from`). Resolves when done (or when there is no such instance).
+   */
+  loadDomains() {
+    this.#domainsLoading ??= (async () => {
+      await this.suggestOnMainThread;
+      if (!this.#main || this.#main.hasDomains() || !this.#source) return;
+      const { loadShardFiles } = await import("./registry-data.js");
+      const { files } = await loadShardFiles(this.#source.dataUrl, ["domains"], this.#source.manifest);
+      this.#main?.addDomains(files[0]);
+      firstDomainsSet?.();
+      firstDomainsSet = null;
+    })().catch((e) => console.warn("registry: e-mail domains stay in the Worker:", e));
+    return this.#domainsLoading;
   }
 
   /** Builds the main-thread suggest instance from the files the Worker loaded, when the page is idle. */
   startMainThreadSuggest({ dataUrl, manifest, wasmUrl }) {
+    this.#source = { dataUrl, manifest };
     this.suggestOnMainThread ??= (async () => {
       await idle(3000);
       mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
