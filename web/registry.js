@@ -171,6 +171,7 @@ export class RegistryClient {
       const { loadShardFiles } = await import("./registry-data.js");
       const { files } = await loadShardFiles(this.#source.dataUrl, ["domains"], this.#source.manifest);
       this.#main?.addDomains(files[0]);
+      domainsReady(); // so that a later domainsReady() finds it resolved
       firstDomainsSet?.();
       firstDomainsSet = null;
     })().catch((e) => console.warn("registry: e-mail domains stay in the Worker:", e));

@@ -97,20 +97,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         .map_err(|_| "--limit must be a number")?
         .unwrap_or(usize::MAX);
     let mut set = fit_affiliation::DEFAULT;
-    if let Some(r) = a.opt("--rate") {
-        set.rate = r
-            .parse()
-            .ok()
-            .filter(|r| *r > 0.0 && *r <= 1.0)
-            .ok_or("--rate must be a number above 0, at most 1")?;
-    }
-    if let Some(t) = a.opt("--trees") {
-        set.trees = t
-            .parse()
-            .ok()
-            .filter(|&t| (1..=1000).contains(&t))
-            .ok_or("--trees must be a number from 1 to 1000")?;
-    }
+    fit_affiliation::tree_options(&a, &mut set)?;
     let t = Instant::now();
     let engine = Engine::new(load::load(Path::new(data), true)?);
     eprintln!(

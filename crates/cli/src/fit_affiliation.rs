@@ -119,6 +119,25 @@ pub struct Settings {
     pub precision: f64,
 }
 
+/// `--rate` and `--trees` (shared with `eval-affiliation`'s in-memory fits).
+pub fn tree_options(a: &crate::args::Args, set: &mut Settings) -> Result<(), String> {
+    if let Some(r) = a.opt("--rate") {
+        set.rate = r
+            .parse()
+            .ok()
+            .filter(|r| *r > 0.0 && *r <= 1.0)
+            .ok_or("--rate must be a number above 0, at most 1")?;
+    }
+    if let Some(t) = a.opt("--trees") {
+        set.trees = t
+            .parse()
+            .ok()
+            .filter(|&t| (1..=1000).contains(&t))
+            .ok_or("--trees must be a number from 1 to 1000")?;
+    }
+    Ok(())
+}
+
 /// Defaults of `registry fit-affiliation` (and of the eval's in-memory fits).
 pub const DEFAULT: Settings = Settings {
     trees: 150,
@@ -397,20 +416,7 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             .filter(|p| (0.0..=1.0).contains(p))
             .ok_or("--precision must be a number from 0 to 1")?;
     }
-    if let Some(r) = a.opt("--rate") {
-        set.rate = r
-            .parse()
-            .ok()
-            .filter(|r| *r > 0.0 && *r <= 1.0)
-            .ok_or("--rate must be a number above 0, at most 1")?;
-    }
-    if let Some(t) = a.opt("--trees") {
-        set.trees = t
-            .parse()
-            .ok()
-            .filter(|&t| (1..=1000).contains(&t))
-            .ok_or("--trees must be a number from 1 to 1000")?;
-    }
+    tree_options(&a, &mut set)?;
     let source = a.opt("--source");
     let engine = Engine::new(load::load(Path::new(data), true)?);
     let lines = read_gold(eval, usize::MAX)?;

@@ -3,25 +3,7 @@
 //! the content alone.
 
 use miniz_oxide::deflate::compress_to_vec;
-
-/// CRC-32 (IEEE), bytewise: gzip's trailer needs it once per file.
-fn crc32(data: &[u8]) -> u32 {
-    let mut table = [0u32; 256];
-    for (i, t) in table.iter_mut().enumerate() {
-        let mut c = i as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-        *t = c;
-    }
-    !data.iter().fold(!0u32, |c, &b| {
-        table[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8)
-    })
-}
+use registry_core::crc32::crc32;
 
 /// `data` as a gzip file (deflate level 6: the usual speed/size balance).
 pub fn compress(data: &[u8]) -> Vec<u8> {

@@ -39,7 +39,7 @@
 pub mod advanced;
 pub mod affiliation;
 pub mod container;
-mod crc32;
+pub mod crc32;
 mod decimal;
 pub mod id;
 pub mod import;

@@ -845,10 +845,10 @@ fn read_external_ids(r: &mut Reader<'_>, t: &RecordTables) -> Result<Vec<Externa
     Ok(external_ids)
 }
 
-/// A reader positioned at record `i`'s external ids: skips the admin
-/// events, domains and established year that precede them in the layout
-/// [`read_rest`] decodes (the section was checked whole at load time).
-fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+/// A reader positioned at record `i`'s domains: skips the admin events
+/// that precede them in the layout [`read_rest`] decodes (the section was
+/// checked whole at load time).
+fn at_domains<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
     let mut r = Reader::new(&rec.bytes, SectionKind::Records);
     let at = *rec
         .offsets
@@ -858,6 +858,13 @@ fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, 
     for _ in 0..4 {
         r.varint()?; // created / last_modified: date and schema indexes
     }
+    Ok(r)
+}
+
+/// A reader positioned at record `i`'s external ids: past the domains and
+/// the established year.
+fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+    let mut r = at_domains(i, rec)?;
     let nd = r.count("domain count")?;
     for _ in 0..nd {
         let len = r.count("string length")?;
@@ -869,15 +876,7 @@ fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, 
 
 /// Record `i`'s domains alone, from the records section.
 pub fn record_domains(i: usize, rec: &RecordsSection) -> Result<Vec<String>, ShardError> {
-    let mut r = Reader::new(&rec.bytes, SectionKind::Records);
-    let at = *rec
-        .offsets
-        .get(i)
-        .ok_or_else(|| r.malformed(format!("no record {i}")))?;
-    r.bytes(at as usize)?;
-    for _ in 0..4 {
-        r.varint()?;
-    }
+    let mut r = at_domains(i, rec)?;
     let nd = r.count("domain count")?;
     (0..nd).map(|_| Ok(r.str()?.to_string())).collect()
 }
