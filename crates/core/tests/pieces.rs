@@ -229,3 +229,12 @@ fn part_filters_are_lenient_only_about_absent_country_names() {
     assert!(e.suggest("northfield", &f, 5).is_empty());
     assert!(Filters::parse_in_part("types:castle", Version::V2, ix).is_err());
 }
+
+/// A missing piece is an empty registry: it answers, with nothing.
+#[test]
+fn an_empty_registry_answers_nothing() {
+    let e = Engine::new(registry_core::Registry::empty());
+    assert!(e.suggest("a", &Filters::default(), 10).is_empty());
+    assert!(e.suggest("0bsd6jb11", &Filters::default(), 10).is_empty());
+    assert_eq!(e.registry().len(), 0);
+}
