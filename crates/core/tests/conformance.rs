@@ -974,7 +974,8 @@ fn facets_count_all_matches_per_spec() {
 fn paging_is_a_deterministic_total_order() {
     // Upstream: ties (and filter-only listings) come in Lucene doc order,
     // which changes across replicas and merges: pages may overlap or skip
-    // records (ror-docs warns; ror-roadmap#333). Ours: score, then id.
+    // records (ror-docs warns; ror-roadmap#333). Ours: score, then the
+    // record prior, then id.
     let d = demo();
     for path in [
         "/v2/organizations?all_status",
@@ -1200,4 +1201,38 @@ fn full_data_names_and_ids_find_their_records() {
     }
     // Shared names (e.g. 12 × "Ministry of Health") bound this below 1.
     assert!(first as f64 >= 0.97 * checked as f64, "{first}/{checked}");
+}
+
+/// Equal E2 scores (records named alike) are ordered by the record prior,
+/// then by id: the record people pick more often first, deterministically.
+#[test]
+fn equal_scores_are_ordered_by_prior_then_id() {
+    let Some(d) = full() else { return };
+    let e = &d.engine;
+    let all = registry_core::search::Filters {
+        all_status: true,
+        ..Default::default()
+    };
+    let mut ties = 0;
+    for q in [
+        "Institute of Philosophy",
+        "Ministry of Health",
+        "Department of Physics",
+        "university hospital",
+    ] {
+        let hits = e.search(q, &all).unwrap();
+        for w in 0..hits.records.len().saturating_sub(1) {
+            if hits.scores[w] != hits.scores[w + 1] {
+                continue;
+            }
+            ties += 1;
+            let (a, b) = (hits.records[w] as usize, hits.records[w + 1] as usize);
+            let (pa, pb) = (e.registry().prior(a), e.registry().prior(b));
+            assert!(
+                pa > pb || pa == pb && a < b,
+                "{q}: {a} ({pa}) before {b} ({pb})"
+            );
+        }
+    }
+    assert!(ties > 0);
 }

@@ -15,8 +15,10 @@
 //! * an external id equal to the query (or to one of its whitespace-separated
 //!   pieces), exactly as stored, scores 2000.
 //!
-//! Results are ordered by score, then by record id: a total order, so pages
-//! never overlap or skip. A query that is a record id (any form) returns
+//! Results are ordered by score, then by the record prior (records with
+//! equal scores — named alike — the one people pick more often first), then
+//! by record id: a total order, so pages never overlap or skip. Listing
+//! without a query is in id order. A query that is a record id (any form) returns
 //! that record whatever its status (filters still apply); an identifier URL
 //! with wrong check digits is a 400 that says so.
 
@@ -231,7 +233,14 @@ impl Engine {
         let parsed = query::parse(query)?;
         let mut scored = self.score(query, &parsed)?;
         scored.retain(|&(_, r)| filters.matches(&self.index, r, false));
-        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Equal scores (records named alike): the one people pick more
+        // often first, then id order, so the order stays total.
+        let prior = self.registry.priors();
+        scored.sort_unstable_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(prior[b.1 as usize].cmp(&prior[a.1 as usize]))
+                .then(a.1.cmp(&b.1))
+        });
         Ok(Hits {
             records: scored.iter().map(|s| s.1).collect(),
             scores: scored.iter().map(|s| s.0).collect(),
