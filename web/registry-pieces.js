@@ -35,40 +35,31 @@ export async function openPieces({ dataUrl = "./data/", manifest = null, wasmUrl
   const loading = new Map(); // piece key or "d:" + first character → Promise while it downloads
   let bytes = 0;
 
-  function loadPart(first) {
-    const id = "d:" + first;
+  // One download per file at a time; a failed one may be retried by the
+  // next keystroke.
+  function once(id, url, add) {
     if (!loading.has(id)) {
-      loading.set(
-        id,
-        fetchOk(new URL(`d-${hex(first)}.json`, root)).then(async (res) => {
-          if (!res.ok) throw new Error(`directory part of '${first}' is missing (HTTP ${res.status})`);
-          const text = await res.text();
-          bytes += text.length;
-          pieces.addDirectory(first, JSON.parse(text));
-        }),
-      );
+      loading.set(id, fetchOk(url).then(add));
       loading.get(id).catch(() => loading.delete(id));
     }
     return loading.get(id);
   }
 
-  function load(key, head) {
-    if (!loading.has(key)) {
-      const url = new URL(`${hex(key)}${head ? ".h" : ""}.shard`, root);
-      loading.set(
-        key,
-        fetchOk(url).then(async (res) => {
-          if (res.status === 404) return pieces.addMissing(key);
-          const body = new Uint8Array(await res.arrayBuffer());
-          bytes += body.length;
-          pieces.add(key, body);
-        }),
-      );
-      // A failed download may be retried by the next keystroke.
-      loading.get(key).catch(() => loading.delete(key));
-    }
-    return loading.get(key);
-  }
+  const loadPart = (first) =>
+    once("d:" + first, new URL(`d-${hex(first)}.json`, root), async (res) => {
+      if (!res.ok) throw new Error(`directory part of '${first}' is missing (HTTP ${res.status})`);
+      const text = await res.text();
+      bytes += text.length;
+      pieces.addDirectory(first, JSON.parse(text));
+    });
+
+  const load = (key, head) =>
+    once(key, new URL(`${hex(key)}${head ? ".h" : ""}.shard`, root), async (res) => {
+      if (res.status === 404) return pieces.addMissing(key);
+      const body = new Uint8Array(await res.arrayBuffer());
+      bytes += body.length;
+      pieces.add(key, body);
+    });
 
   return {
     release: m.release,

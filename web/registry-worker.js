@@ -8,7 +8,6 @@ import init, { Registry } from "./pkg/registry_wasm.js";
 import { loadShardFiles } from "./registry-data.js";
 
 let registry = null;
-let recordsPending = null; // Promise while the records file downloads (typeahead mode)
 let openInfo = null;
 
 async function open({ dataUrl, mode = "full", wasmUrl }) {
@@ -32,34 +31,26 @@ function warmSoon() {
   }, 0);
 }
 
-// Methods that need full records load the records section first (lazy mode).
-async function ensureRecords() {
-  if (registry.info().hasRecords) return;
-  recordsPending ??= loadShardFiles(openInfo.dataUrl, ["records"], openInfo.manifest).then(({ files }) => {
-    registry.addRecords(files[0]);
+// Sections loaded after opening in typeahead mode, one download each at a
+// time: the records when a method needs them, the domains when a suggest
+// has an e-mail context (format 2's small domains file).
+const pending = new Map(); // section → Promise while it downloads
+async function ensureSection(section, present, add) {
+  if (present()) return;
+  if (!pending.has(section))
+    pending.set(section, loadShardFiles(openInfo.dataUrl, [section], openInfo.manifest).then(({ files }) => add(files[0])));
+  try {
+    await pending.get(section);
+  } finally {
+    pending.delete(section);
+  }
+}
+const ensureRecords = () =>
+  ensureSection("records", () => registry.info().hasRecords, (file) => {
+    registry.addRecords(file);
     warmSoon();
   });
-  try {
-    await recordsPending;
-  } finally {
-    recordsPending = null;
-  }
-}
-
-// An e-mail domain in a suggest's context needs the records' domains: in
-// typeahead mode, the small domains file (format 2) is loaded on first use.
-let domainsPending = null;
-async function ensureDomains() {
-  if (registry.hasDomains()) return;
-  domainsPending ??= loadShardFiles(openInfo.dataUrl, ["domains"], openInfo.manifest).then(({ files }) => {
-    registry.addDomains(files[0]);
-  });
-  try {
-    await domainsPending;
-  } finally {
-    domainsPending = null;
-  }
-}
+const ensureDomains = () => ensureSection("domains", () => registry.hasDomains(), (file) => registry.addDomains(file));
 
 const NEEDS_RECORDS = new Set(["get", "request", "search", "advanced", "affiliation"]);
 

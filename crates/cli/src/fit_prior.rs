@@ -75,13 +75,20 @@ fn dot(a: &Vector, b: &Vector) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// log Σ exp(w·z) over every record, and the softmax expectation and
-/// covariance of z.
-fn moments(d: &Design, w: &Vector) -> (f64, Vector, Matrix) {
+/// The softmax over every record: log Σ exp(w·z), and each record's
+/// unnormalised weight exp(w·z − max) with their total.
+fn softmax(d: &Design, w: &Vector) -> (f64, Vec<f64>, f64) {
     let s: Vec<f64> = d.z.iter().map(|z| dot(w, z)).collect();
     let max = s.iter().copied().fold(f64::MIN, f64::max);
     let weights: Vec<f64> = s.iter().map(|v| (v - max).exp()).collect();
     let total: f64 = weights.iter().sum();
+    (max + total.ln(), weights, total)
+}
+
+/// The softmax expectation and covariance of z (what Newton's step needs;
+/// the objective needs only the log-normaliser).
+fn moments(d: &Design, w: &Vector) -> (Vector, Matrix) {
+    let (_, weights, total) = softmax(d, w);
     let mut e = [0.0; FEATURE_COUNT];
     let mut m2 = [[0.0; FEATURE_COUNT]; FEATURE_COUNT];
     for (z, p) in d.z.iter().zip(&weights) {
@@ -99,12 +106,12 @@ fn moments(d: &Design, w: &Vector) -> (f64, Vector, Matrix) {
             m2[b][a] = m2[a][b];
         }
     }
-    (max + total.ln(), e, m2)
+    (e, m2)
 }
 
 /// Penalized log-likelihood of the picks (`counts` per record, `n` picks).
 fn objective(d: &Design, counts: &[f64], n: f64, w: &Vector) -> f64 {
-    let (lse, _, _) = moments(d, w);
+    let (lse, _, _) = softmax(d, w);
     let picked: f64 = d.z.iter().zip(counts).map(|(z, c)| c * dot(w, z)).sum();
     picked - n * lse - LAMBDA / 2.0 * dot(w, w)
 }
@@ -154,7 +161,7 @@ fn fit(d: &Design, counts: &[f64]) -> Vector {
     let mut w = [0.0; FEATURE_COUNT];
     let mut obj = objective(d, counts, n, &w);
     for _ in 0..50 {
-        let (_, e, cov) = moments(d, &w);
+        let (e, cov) = moments(d, &w);
         let mut grad = [0.0; FEATURE_COUNT];
         let mut h = cov;
         for a in 0..FEATURE_COUNT {
@@ -191,7 +198,7 @@ fn fit(d: &Design, counts: &[f64]) -> Vector {
 /// Mean log-probability per pick of `counts` under standardized weights.
 fn mean_log_p(d: &Design, counts: &[f64], w: &Vector) -> f64 {
     let n: f64 = counts.iter().sum();
-    let (lse, _, _) = moments(d, w);
+    let (lse, _, _) = softmax(d, w);
     let picked: f64 = d.z.iter().zip(counts).map(|(z, c)| c * dot(w, z)).sum();
     (picked - n * lse) / n.max(1.0)
 }
@@ -298,8 +305,11 @@ pub fn cmd_fit_prior(rest: &[String]) -> Result<(), String> {
     src.push_str(&format!("pub const BIAS: f32 = {:.6};\n\n", bias));
     src.push_str("/// One weight per [`super::prior::FEATURE_NAMES`] entry, per raw unit.\n");
     src.push_str("pub const WEIGHTS: [f32; super::prior::FEATURE_COUNT] = [\n");
-    for j in 0..FEATURE_COUNT {
-        src.push_str(&format!("    {:.6}, // {}\n", raw[j], FEATURE_NAMES[j]));
+    // Comments aligned as rustfmt aligns them, so the file is formatted.
+    let values: Vec<String> = raw.iter().map(|v| format!("{v:.6},")).collect();
+    let width = values.iter().map(String::len).max().unwrap_or(0);
+    for (v, name) in values.iter().zip(FEATURE_NAMES) {
+        src.push_str(&format!("    {v:<width$} // {name}\n"));
     }
     src.push_str("];\n");
     if a.flag("--dry-run") {

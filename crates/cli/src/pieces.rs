@@ -84,8 +84,10 @@ pub fn build_pieces(
     // the part its query starts with; the manifest lists the parts.
     let mut parts: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for s in specs.iter().filter(|s| s.kind == PieceKind::Head) {
-        let first = s.key.chars().next().map_or("", |c| &s.key[..c.len_utf8()]);
-        parts.entry(first).or_default().push(s.key.as_str());
+        parts
+            .entry(pieces::first_char(&s.key))
+            .or_default()
+            .push(s.key.as_str());
     }
     let path = format!("pieces/{:016x}/", built.info.build_id);
     let manifest = serde_json::json!({
@@ -212,11 +214,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                                 serde_json::from_slice(part).map_err(|e| e.to_string())?;
                             c.add_directory(&first, keys);
                         }
-                        Answer::Need(key) => {
-                            let kind = match c.route(q) {
-                                pieces::Route::Head(_) => PieceKind::Head,
-                                _ => PieceKind::Leaf,
-                            };
+                        Answer::Need(key, kind) => {
                             match files.get(piece_name(built.info.build_id, &key, kind).as_str()) {
                                 Some(b) => {
                                     got += b.len();

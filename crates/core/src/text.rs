@@ -447,6 +447,14 @@ impl Tokenizer {
     }
 }
 
+/// Whether token `t` of `toks` lies in one of its bigrams: a character of
+/// a longer no-space run, which queries match by its bigrams rather than by
+/// itself.
+pub fn in_bigram(toks: &[Token], t: &Token) -> bool {
+    toks.iter()
+        .any(|x| x.kind == TokenKind::Bigram && (x.start == t.start || x.end == t.end))
+}
+
 /// All tokens of `s`.
 pub fn tokens(s: &str) -> Vec<Token> {
     let mut v = Vec::new();

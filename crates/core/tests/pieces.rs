@@ -61,13 +61,13 @@ fn shipped_client(d: &Data, specs: &[pieces::PieceSpec], qs: &[String]) -> Piece
         .filter(|s| s.kind == PieceKind::Head)
         .map(|s| s.key.as_str())
         .collect();
-    let first = |k: &str| k.chars().next().unwrap().to_string();
+    let first = |k: &str| pieces::first_char(k).to_string();
     let (_, full) = client_files(d, specs);
     let mut c = PieceClient::new(Directory::sharded(split.iter().map(|k| first(k))));
     for q in qs {
         loop {
             match c.answer(q, "", 10).unwrap() {
-                Answer::Need(key) => match full.get(&key) {
+                Answer::Need(key, _) => match full.get(&key) {
                     Some(bytes) => c.add(&key, bytes).unwrap(),
                     None => c.add_missing(&key),
                 },
@@ -118,7 +118,7 @@ fn check(d: &Data, c: &PieceClient, qs: &[String], filters: &[&str]) -> (usize, 
             let got = match c.answer(q, f, 10).unwrap() {
                 Answer::Hits(h) => h,
                 Answer::Whole => continue,
-                Answer::Need(k) => panic!("{q}: piece {k} not loaded"),
+                Answer::Need(k, _) => panic!("{q}: piece {k} not loaded"),
                 Answer::NeedDirectory(f) => panic!("{q}: directory part {f} not loaded"),
             };
             answered += 1;
@@ -177,7 +177,7 @@ fn pieces_answer_like_the_whole_registry_on_the_demo() {
     let fresh = PieceClient::new(Directory::of(&specs));
     assert!(matches!(
         fresh.answer("northf", "", 5).unwrap(),
-        Answer::Need(_)
+        Answer::Need(_, _)
     ));
     // A bad filter is the same error as on the whole registry.
     let err = c.answer("northf", "types:castle", 5).unwrap_err();

@@ -235,7 +235,7 @@ impl Pieces {
     /// `{need: key, head}` (fetch that piece; then ask again) or
     /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
-        use registry_core::shard::pieces::{Answer, Route};
+        use registry_core::shard::pieces::{Answer, PieceKind};
         let o: SuggestOptions = if options.is_undefined() {
             SuggestOptions::default()
         } else {
@@ -251,9 +251,8 @@ impl Pieces {
             Answer::Hits(h) => set("hits", hits_to_js(&h)?),
             Answer::Whole => set("whole", JsValue::TRUE),
             Answer::NeedDirectory(first) => set("needDirectory", first.into()),
-            Answer::Need(key) => {
-                let head = matches!(self.client.route(text), Route::Head(_));
-                set("need", key.into()).and_then(|_| set("head", head.into()))
+            Answer::Need(key, kind) => {
+                set("need", key.into()).and_then(|_| set("head", (kind == PieceKind::Head).into()))
             }
         };
         done.map_err(|_| JsError::new("cannot build the answer object"))?;

@@ -48,19 +48,6 @@ pub struct SuggestContext {
     pub lang: Option<String>,
 }
 
-impl SuggestContext {
-    /// True when nothing in it changes ranking or offers.
-    pub fn is_neutral(&self) -> bool {
-        self.prefer_countries.is_empty()
-            && self.prefer_types.is_empty()
-            && self
-                .email_domain
-                .as_deref()
-                .is_none_or(|d| domain_of(d).is_none())
-            && self.remembered.is_empty()
-    }
-}
-
 /// The domain of an e-mail address or a domain, lower case, without
 /// surrounding dots or spaces; `None` when there is none (no dot).
 pub fn domain_of(text: &str) -> Option<String> {
@@ -121,8 +108,8 @@ impl DomainIndex {
 pub(crate) struct Resolved {
     countries: Option<Filters>,
     types: Option<Filters>,
-    /// Records of the e-mail's domain, most specific domain first, each
-    /// once.
+    /// Records of the e-mail's domain, most specific domain first, then
+    /// most likely first; each once.
     pub(crate) domain: Vec<u32>,
     domain_sorted: Vec<u32>,
     /// Remembered records, most recent first.
@@ -162,15 +149,19 @@ impl Resolved {
                 .map(|t| t.to_ascii_lowercase())
                 .collect::<Vec<_>>(),
         );
-        let mut domain = Vec::new();
+        // Most specific domain first; within one domain, most likely first.
+        let mut domain: Vec<u32> = Vec::new();
         if let Some(d) = ctx.email_domain.as_deref().and_then(domain_of) {
             let index = engine.domains();
+            let priors = engine.registry().priors();
             for p in parents(&d) {
+                let start = domain.len();
                 for &r in index.0.get(p).map(Vec::as_slice).unwrap_or(&[]) {
                     if !domain.contains(&r) {
                         domain.push(r);
                     }
                 }
+                domain[start..].sort_by_key(|&r| std::cmp::Reverse(priors[r as usize]));
             }
         }
         let mut remembered = Vec::new();

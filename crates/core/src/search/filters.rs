@@ -113,12 +113,7 @@ impl Filters {
     /// Parses a `filter` value (already URL-decoded). Errors name the
     /// offending piece, in upstream's wording where upstream has one.
     pub fn parse(raw: &str, version: Version, index: &Index) -> Result<Filters, Vec<String>> {
-        let mut f = Filters {
-            first_location_only: version == Version::V1,
-            ..Filters::default()
-        };
-        f.add(raw, version, index)?;
-        Ok(f)
+        Filters::parse_inner(raw, version, index, false)
     }
 
     /// [`Filters::parse`] against a part of the registry (a typeahead
@@ -130,11 +125,20 @@ impl Filters {
         version: Version,
         index: &Index,
     ) -> Result<Filters, Vec<String>> {
+        Filters::parse_inner(raw, version, index, true)
+    }
+
+    fn parse_inner(
+        raw: &str,
+        version: Version,
+        index: &Index,
+        part: bool,
+    ) -> Result<Filters, Vec<String>> {
         let mut f = Filters {
             first_location_only: version == Version::V1,
             ..Filters::default()
         };
-        f.add_inner(raw, version, index, true)?;
+        f.add_inner(raw, version, index, part)?;
         Ok(f)
     }
 

@@ -250,15 +250,13 @@ impl Engine {
         };
         if text.is_empty() {
             // Offers before anything is typed: the e-mail domain's records
-            // (most specific domain first, then most likely), then the
-            // remembered ones (most recent first).
-            let priors = self.registry().priors();
-            let mut domain: Vec<(usize, u32)> = ctx.domain.iter().copied().enumerate().collect();
-            domain.sort_by_key(|&(pos, r)| (pos, std::cmp::Reverse(priors[r as usize])));
+            // (in the order `Resolved` keeps them), then the remembered ones
+            // (most recent first).
             let mut out: Vec<Suggestion> = Vec::new();
-            for (reason, r) in domain
-                .into_iter()
-                .map(|(_, r)| ("email_domain", r))
+            for (reason, r) in ctx
+                .domain
+                .iter()
+                .map(|&r| ("email_domain", r))
                 .chain(ctx.remembered.iter().map(|&r| ("remembered", r)))
             {
                 if out.len() < k && visible(r) && !out.iter().any(|h| h.index == r as usize) {
@@ -318,10 +316,7 @@ impl Engine {
                 TokenKind::Unigram => {
                     // A one-character run: the unigram itself (longer runs
                     // are matched by their bigrams).
-                    let in_pair = toks.iter().any(|x| {
-                        x.kind == TokenKind::Bigram && (x.start == t.start || x.end == t.end)
-                    });
-                    if !in_pair {
+                    if !text::in_bigram(&toks, t) {
                         units.push(Unit {
                             range: ix.prefix_range(&t.text),
                             pair: None,
@@ -453,6 +448,8 @@ impl Engine {
         let mut cur: Option<(Key, u32, u8)> = None;
         let mut last_rec = u32::MAX;
         let mut rec_ok = false;
+        // Per-record parts of the key, set when a record's entries begin.
+        let (mut prior, mut boost) = (0u8, (false, 0u16));
         for e in cands {
             let r = ix.entry_record(e);
             if r != last_rec {
@@ -461,14 +458,14 @@ impl Engine {
                 }
                 last_rec = r;
                 rec_ok = unfiltered || visible(r);
+                prior = priors[r as usize];
+                boost = ctx.boost(self, r);
             }
             if !rec_ok {
                 continue;
             }
             let flags = ix.entry_flags(e);
             let len = ix.entry_len(e);
-            let prior = priors[r as usize];
-            let boost = ctx.boost(self, r);
             let rest = (
                 ix.status(r),
                 len.min(u16::MAX as usize) as u16,

@@ -292,7 +292,8 @@ impl Directory {
     }
 }
 
-fn first_char(s: &str) -> &str {
+/// The first character of a prefix (what the directory parts are keyed by).
+pub fn first_char(s: &str) -> &str {
     s.chars().next().map_or("", |c| &s[..c.len_utf8()])
 }
 
@@ -328,9 +329,7 @@ pub fn route(dir: &Directory, text: &str) -> Route {
     let required = toks.iter().filter(|t| match t.kind {
         TokenKind::Word => words == 1 || !text::is_optional_word(&t.text),
         TokenKind::Bigram => true,
-        TokenKind::Unigram => !toks
-            .iter()
-            .any(|x| x.kind == TokenKind::Bigram && (x.start == t.start || x.end == t.end)),
+        TokenKind::Unigram => !text::in_bigram(&toks, t),
     });
     let required: Vec<&text::Token> = required.collect();
     if let Some(first) = required
@@ -391,8 +390,9 @@ pub enum Answer {
     /// The suggestions, exactly as the whole registry gives them (their
     /// `index` is the record's index in its piece; use `summary.id`).
     Hits(Vec<crate::search::Suggestion>),
-    /// Load this piece first ([`PieceClient::add`]), then ask again.
-    Need(String),
+    /// Load this piece (prefix, leaf or head: its file name depends on
+    /// it) first ([`PieceClient::add`]), then ask again.
+    Need(String, PieceKind),
     /// Load the directory part of this first character first
     /// ([`PieceClient::add_directory`]), then ask again.
     NeedDirectory(String),
@@ -458,7 +458,12 @@ impl PieceClient {
             Route::Head(key) => (key, true),
         };
         let Some(engine) = self.loaded.get(&key) else {
-            return Ok(Answer::Need(key));
+            let kind = if head {
+                PieceKind::Head
+            } else {
+                PieceKind::Leaf
+            };
+            return Ok(Answer::Need(key, kind));
         };
         let filters = crate::search::Filters::parse_in_part(
             filter,
