@@ -12,14 +12,30 @@ OUT=${1:-${OUT:-target/site}}
 TD=${CARGO_TARGET_DIR:-target}
 mkdir -p "$OUT"
 
-cargo build --locked -p registry-ui --target wasm32-unknown-unknown --profile wasm
+wasm_opt_ok() {
+  local v; v=$(wasm-opt --version | cut -d' ' -f3)
+  [ "$v" -ge 116 ] || { echo "wasm-opt $v is too old (Debian's 108 breaks wasm-bindgen output); run npm ci" >&2; exit 1; }
+}
+wasm_opt_ok
 tmp="$TD/ui-bindgen"
 rm -rf "$tmp" && mkdir -p "$tmp"
-wasm-bindgen --target web --no-typescript --out-dir "$tmp" --out-name registry_ui \
-  "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm"
-v=$(wasm-opt --version | cut -d' ' -f3)
-[ "$v" -ge 116 ] || { echo "wasm-opt $v is too old (Debian's 108 breaks wasm-bindgen output); run npm ci" >&2; exit 1; }
-wasm-opt -Oz --strip-debug --strip-producers "$tmp/registry_ui_bg.wasm" -o "$tmp/registry_ui_bg.wasm"
+# bindgen <wasm> <out-name> [wasm-opt flags…]: wasm-bindgen --target web, then wasm-opt -Oz.
+bindgen() {
+  local wasm=$1 name=$2; shift 2
+  wasm-bindgen --target web --no-typescript --out-dir "$tmp" --out-name "$name" "$wasm"
+  wasm-opt -Oz --strip-debug "$@" "$tmp/${name}_bg.wasm" -o "$tmp/${name}_bg.wasm"
+}
+# The app (search page, record view, widget) and, without the `app` feature,
+# the widget alone: what registry-picker.js loads.
+cargo build --locked -p registry-ui --target wasm32-unknown-unknown --profile wasm
+bindgen "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm" registry_ui --strip-producers
+cargo build --locked -p registry-ui --no-default-features --target wasm32-unknown-unknown --profile wasm
+bindgen "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm" registry_widget --strip-producers
+# The widget's registry: typeahead pieces only (registry-wasm without `full`).
+# Its own cargo target dir, so that the full build's artifact (build-web.sh)
+# is not overwritten.
+CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --target wasm32-unknown-unknown --profile wasm
+bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_suggest
 
 # Content-hashed names: ui/<stem>.<16 hex of SHA-256>.<ext> (immutable).
 hashed() { # src stem ext → prints the new name
@@ -30,10 +46,19 @@ hashed() { # src stem ext → prints the new name
 rm -rf "$OUT/ui" && mkdir -p "$OUT/ui"
 wasm=$(hashed "$tmp/registry_ui_bg.wasm" registry_ui_bg wasm)
 js=$(hashed "$tmp/registry_ui.js" registry_ui js)
+widget_wasm=$(hashed "$tmp/registry_widget_bg.wasm" registry_widget_bg wasm)
+widget_js=$(hashed "$tmp/registry_widget.js" registry_widget js)
+suggest_wasm=$(hashed "$tmp/registry_suggest_bg.wasm" registry_suggest_bg wasm)
+suggest_js=$(hashed "$tmp/registry_suggest.js" registry_suggest js)
+# registry-pieces.js from ui/: its default wasm is the site's pkg/.
+sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js"
+pieces_js=$(hashed "$tmp/registry-pieces.js" registry-pieces js)
 app_css=$(hashed crates/ui/style/app.css app css)
 picker_css=$(hashed crates/ui/style/picker.css picker css)
 subst() {
-  sed -e "s|__UI_JS__|$js|g" -e "s|__UI_WASM__|$wasm|g" -e "s|__APP_CSS__|$app_css|g" -e "s|__PICKER_CSS__|$picker_css|g" "$1" > "$2"
+  sed -e "s|__UI_JS__|$js|g" -e "s|__UI_WASM__|$wasm|g" -e "s|__APP_CSS__|$app_css|g" -e "s|__PICKER_CSS__|$picker_css|g" \
+    -e "s|__WIDGET_JS__|$widget_js|g" -e "s|__WIDGET_WASM__|$widget_wasm|g" -e "s|__SUGGEST_JS__|$suggest_js|g" \
+    -e "s|__SUGGEST_WASM__|$suggest_wasm|g" -e "s|__PIECES_JS__|$pieces_js|g" "$1" > "$2"
 }
 subst index.html "$OUT/index.html"
 subst web/registry-picker.js "$OUT/registry-picker.js"
@@ -41,8 +66,10 @@ cp web/static/manifest.webmanifest web/static/widget-demo.html "$OUT/"
 mkdir -p "$OUT/icons" && cp web/static/icons/* "$OUT/icons/"
 
 cat > "$OUT/app-files.json" <<JSON
-["ui/$js", "ui/$wasm", "ui/$app_css", "ui/$picker_css", "registry-picker.js", "manifest.webmanifest",
+["ui/$js", "ui/$wasm", "ui/$app_css", "ui/$picker_css", "ui/$widget_js", "ui/$widget_wasm", "ui/$suggest_js", "ui/$suggest_wasm", "ui/$pieces_js", "registry-picker.js", "manifest.webmanifest",
  "widget-demo.html", "api.html", "icons/icon.svg", "icons/icon-192.png", "icons/icon-512.png", "icons/icon-maskable-512.png"]
 JSON
 size() { wc -c < "$1" | tr -d ' '; }
-echo "ui: $OUT/ui/$wasm $(size "$OUT/ui/$wasm") B raw, $(gzip -9c "$OUT/ui/$wasm" | wc -c) B gzip; glue $(size "$OUT/ui/$js") B"
+for f in "$wasm" "$widget_wasm" "$suggest_wasm"; do
+  echo "ui: $OUT/ui/$f $(size "$OUT/ui/$f") B raw, $(gzip -9c "$OUT/ui/$f" | wc -c) B gzip"
+done

@@ -31,36 +31,61 @@
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
 //
-// The registry runs in a Web Worker loaded from this script's folder, so
-// host the folder on the form's origin (module workers are same-origin).
-// Once the page is idle, suggestions are also computed on the main thread
-// (registry.js `suggestOnMainThread`), so they paint in the keystroke's frame.
+// Loading: this script starts every download at once — the widget's UI wasm,
+// the suggest-only registry wasm, the data manifest — all under
+// content-hashed names (immutable) except this script and the manifest, so
+// a warm visit costs one revalidation round trip. Suggestions come from the
+// typeahead pieces a query needs (registry-pieces.js: a few kilobytes), on
+// the main thread, synchronously once a piece is here; the whole registry
+// (registry.js: a Web Worker and the summary + names files) is opened only
+// when a query needs it (a pasted id, an e-mail domain, a record by id).
+// Until the wasm is ready the element holds a plain enabled input: what is
+// typed there is kept, its first character's pieces are fetched, and it is
+// answered as soon as the picker is mounted. One registry per page, shared
+// by every picker. Module workers are same-origin: host the folder on the
+// form's origin for the whole-registry cases.
 const BASE = new URL(".", import.meta.url);
-const UI_JS = "ui/__UI_JS__";
-const UI_WASM = "ui/__UI_WASM__";
+const UI_JS = "ui/__WIDGET_JS__";
+const UI_WASM = "ui/__WIDGET_WASM__";
+const SUGGEST_JS = "ui/__SUGGEST_JS__";
+const SUGGEST_WASM = "ui/__SUGGEST_WASM__";
+const PIECES_JS = "ui/__PIECES_JS__";
 const CSS = "ui/__PICKER_CSS__";
+const DATA = new URL("data/", BASE);
 
-let loading = null;
-function load() {
-  loading ??= (async () => {
-    if (!document.querySelector("link[data-registry-picker]")) {
-      const link = document.createElement("link");
-      link.rel = "stylesheet";
-      link.href = new URL(CSS, BASE).href;
-      link.dataset.registryPicker = "";
-      document.head.prepend(link); // first, so page styles win
-    }
-    const ui = await import(new URL(UI_JS, BASE).href);
-    await ui.default({ module_or_path: new URL(UI_WASM, BASE) });
-    const { openRegistry } = await import(new URL("registry.js", BASE).href);
-    const client = await openRegistry({ dataUrl: new URL("data/", BASE), mode: "typeahead", suggestOnMainThread: true });
-    // Pickers that offer the organisation of an e-mail address need the
-    // domains file on the main thread too: fetch it once the page is idle.
-    if (document.querySelector("registry-picker[email-domain], registry-picker[domain-from]")) client.loadDomains();
+/** A wasm-bindgen module, its wasm fetched in parallel with its JS. */
+function wasmModule(js, wasm) {
+  const bytes = fetch(new URL(wasm, BASE));
+  return import(new URL(js, BASE).href).then(async (m) => {
+    await m.default({ module_or_path: bytes });
+    return m;
+  });
+}
+
+let started = null;
+/** Starts every download once; `{ui, pieces, client}` promises and the pieces (at once). */
+function start() {
+  if (started) return started;
+  if (!document.querySelector("link[data-registry-picker]")) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = new URL(CSS, BASE).href;
+    link.dataset.registryPicker = "";
+    document.head.prepend(link); // first, so page styles win
+  }
+  const ui = wasmModule(UI_JS, UI_WASM);
+  const suggest = wasmModule(SUGGEST_JS, SUGGEST_WASM);
+  const piecesJs = import(new URL(PIECES_JS, BASE).href);
+  const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest }));
+  const client = Promise.all([piecesJs, pieces]).then(
+    ([m, p]) => new m.TypeaheadClient(p, () => import(new URL("registry.js", BASE).href).then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))),
+  );
+  const loaded = Promise.all([ui, client]).then(([ui, client]) => {
     ui.setClient(client);
     return ui;
-  })();
-  return loading;
+  });
+  started = { loaded, pieces, client };
+  return started;
 }
 
 const list = (v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : []);
@@ -133,14 +158,23 @@ class RegistryPicker extends HTMLElement {
     if (this.#mounted) return;
     this.#mounted = true;
     const name = this.getAttribute("name") || "organization";
-    // Until the wasm is ready, a plain input keeps the form usable.
+    // Until the wasm is ready, a plain enabled input keeps the form usable;
+    // what is typed there is carried over to the picker.
     const uid = this.id ? `${this.id}-picker` : `registry-picker-${++counter}`;
     const fallback = document.createElement("input");
     fallback.name = name;
     fallback.value = this.getAttribute("value") ?? "";
+    fallback.autocomplete = "off";
+    fallback.setAttribute("role", "combobox");
+    fallback.setAttribute("aria-expanded", "false");
+    fallback.setAttribute("aria-autocomplete", "list");
     fallback.setAttribute("aria-label", this.getAttribute("label") || "Organization");
-    fallback.disabled = true;
+    if (this.hasAttribute("placeholder")) fallback.placeholder = this.getAttribute("placeholder");
     this.replaceChildren(fallback);
+    const { loaded, pieces } = start();
+    // The first character's pieces, while the code still loads.
+    const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
+    fallback.addEventListener("input", prefetch);
     let strings = {};
     try { strings = JSON.parse(this.getAttribute("strings") || "{}"); } catch {}
     if (this.strings && typeof this.strings === "object") strings = { ...strings, ...this.strings };
@@ -151,8 +185,11 @@ class RegistryPicker extends HTMLElement {
       ...list(this.getAttribute("continent")).map((c) => `locations.geo_details.continent_code:${c}`),
     ];
     try {
-      const ui = await load();
+      const ui = await loaded;
+      fallback.removeEventListener("input", prefetch);
       const typed = fallback.value;
+      const focused = document.activeElement === fallback;
+      const [selStart, selEnd] = [fallback.selectionStart, fallback.selectionEnd];
       this.replaceChildren();
       ui.mountPicker(this, {
         uid,
@@ -178,10 +215,18 @@ class RegistryPicker extends HTMLElement {
       });
       // The inner input's own change event would reach host listeners without
       // a detail: the element's "change" (above) replaces it.
-      this.querySelector("input[role=combobox]")?.addEventListener("change", (e) => e.stopPropagation());
+      const input = this.querySelector("input[role=combobox]");
+      input?.addEventListener("change", (e) => e.stopPropagation());
+      // Typed before the picker was ready: same text, focus and caret, and
+      // the suggestions for it.
+      if (input && focused) {
+        input.focus();
+        input.setSelectionRange(selStart, selEnd);
+        if (typed !== (this.getAttribute("value") ?? "")) input.dispatchEvent(new Event("input", { bubbles: true }));
+      }
       this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
     } catch (e) {
-      fallback.disabled = false; // free text still works
+      // Free text still works in the plain input.
       console.error("registry-picker:", e);
     }
   }

@@ -1,19 +1,25 @@
 // Typeahead over the partitioned index (`registry build` writes it under
 // data/pieces/): the manifest says which first characters have split
 // prefixes; the directory part of the query's first character is fetched
-// (a few hundred bytes), then only the piece the query needs, so the first suggestion costs a few kilobytes
-// instead of the whole summary + names. Answers are exactly the whole
-// registry's (shard::pieces in the core).
+// (a few hundred bytes), then only the piece the query needs, so the first
+// suggestion costs a few kilobytes instead of the whole summary + names.
+// Answers are exactly the whole registry's (shard::pieces in the core), or
+// null where only the whole data can answer (ids, several short common
+// words, e-mail context, a boosted or filtered short prefix).
 //
 //   import { openPieces } from "./registry-pieces.js";
 //   const pieces = await openPieces({ dataUrl: "./data/" });
 //   const hits = await pieces.suggest("harv", { limit: 8 }); // null: ask the whole registry
 //   pieces.suggestNow("harv", { limit: 8 });                 // sync: null until the piece is here
 //
-// A newer `suggest` does not cancel an older one: callers keep their own
-// "latest request" check (the widget does). Failed fetches reject; a 404
-// means no record lies under that prefix.
-import init, { Pieces } from "./pkg/registry_wasm.js";
+// `startPieces` is the same without waiting: downloads can start (and a
+// first character's files be prefetched) while the wasm still loads.
+// `TypeaheadClient` puts the pieces in front of a whole registry opened only
+// when a query needs it: what the <registry-picker> widget uses.
+//
+// A newer `suggest` of openPieces does not cancel an older one: callers keep
+// their own "latest request" check (TypeaheadClient does). Failed fetches
+// reject; a 404 means no record lies under that prefix.
 
 const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -23,67 +29,210 @@ async function fetchOk(url, init) {
   return res;
 }
 
-export async function openPieces({ dataUrl = "./data/", manifest = null, wasmUrl } = {}) {
+/** Fetches and checks `manifest.json` (revalidated: the one mutable file of a data folder). */
+export async function fetchPiecesManifest(base) {
+  const url = new URL("manifest.json", base);
+  const res = await fetchOk(url, { cache: "no-cache" });
+  if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
+  const m = await res.json();
+  if (!m.pieces?.split_first) throw new Error(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
+  return m;
+}
+
+// Lower case without accents: good enough to guess, before the wasm (which
+// folds exactly) is there, which first character's files a query needs.
+const roughFirst = (text) => {
+  const c = [...text.trim().normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()][0];
+  return c && /[\p{L}\p{N}]/u.test(c) ? c : null;
+};
+
+/**
+ * Pieces for the data at `dataUrl`, at once: `manifest` (object or promise;
+ * fetched when absent) and `wasm` (a promise of the initialised
+ * registry-wasm module, full or suggest-only; the full one when absent).
+ */
+export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
-  const [m] = await Promise.all([
-    manifest ?? fetchOk(new URL("manifest.json", base), { cache: "no-cache" }).then((r) => r.json()),
-    init({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) }),
-  ]);
-  if (!m.pieces?.split_first) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
-  const root = new URL(m.pieces.path, base);
-  const pieces = new Pieces(m.pieces.split_first);
-  const loading = new Map(); // piece key or "d:" + first character → Promise while it downloads
+  const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
+  const wasmP =
+    wasm ??
+    import("./pkg/registry_wasm.js").then(async (m) => {
+      await m.default({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
+      return m;
+    });
+  let pieces = null; // the wasm Pieces, once manifest and wasm are here
   let bytes = 0;
+  const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
+    if (!m.pieces?.split_first) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
+    pieces = new mod.Pieces(m.pieces.split_first);
+    return m;
+  });
+  ready.catch(() => {}); // reported by whoever awaits it
 
-  // One download per file at a time; a failed one may be retried by the
-  // next keystroke.
-  function once(id, url, add) {
-    if (!loading.has(id)) {
-      loading.set(id, fetchOk(url).then(add));
-      loading.get(id).catch(() => loading.delete(id));
+  // Downloads need only the manifest, so they start before the wasm is in;
+  // one per file at a time; a failed one may be retried later.
+  const files = new Map(); // file name → Promise<body | null (404)>
+  function file(name, read) {
+    if (!files.has(name)) {
+      const p = manifestP
+        .then((m) => fetchOk(new URL(name, new URL(m.pieces.path, base))))
+        .then((res) => (res.status === 404 ? null : read(res)));
+      files.set(name, p);
+      p.catch(() => files.delete(name));
     }
-    return loading.get(id);
+    return files.get(name);
   }
-
-  const loadPart = (first) =>
-    once("d:" + first, new URL(`d-${hex(first)}.json`, root), async (res) => {
-      if (!res.ok) throw new Error(`directory part of '${first}' is missing (HTTP ${res.status})`);
+  const partFile = (first) =>
+    file(`d-${hex(first)}.json`, async (res) => {
       const text = await res.text();
       bytes += text.length;
-      pieces.addDirectory(first, JSON.parse(text));
+      return JSON.parse(text);
     });
-
-  const load = (key, head) =>
-    once(key, new URL(`${hex(key)}${head ? ".h" : ""}.shard`, root), async (res) => {
-      if (res.status === 404) return pieces.addMissing(key);
+  const pieceFile = (key, head) =>
+    file(`${hex(key)}${head ? ".h" : ""}.shard`, async (res) => {
       const body = new Uint8Array(await res.arrayBuffer());
       bytes += body.length;
-      pieces.add(key, body);
+      return body;
     });
 
+  const added = new Set();
+  async function loadPart(first) {
+    const keys = await partFile(first);
+    if (keys === null) throw new Error(`the directory part of '${first}' is missing (HTTP 404)`);
+    await ready;
+    if (!added.has("d:" + first)) pieces.addDirectory(first, keys), added.add("d:" + first);
+  }
+  async function loadPiece(key, head) {
+    const body = await pieceFile(key, head);
+    await ready;
+    if (added.has(key)) return;
+    if (body === null) pieces.addMissing(key);
+    else pieces.add(key, body);
+    added.add(key);
+  }
+
   return {
-    release: m.release,
-    /** Data bytes received so far (directory + pieces). */
+    /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
+    ready,
+    /** Data bytes received so far (directory parts + pieces). */
     bytes: () => bytes,
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {
-      return pieces.suggest(text, options).hits ?? null;
+      return pieces?.suggest(text, options).hits ?? null;
     },
-    /** Hits, fetching the piece `text` needs; null when only the whole typeahead data can answer. */
+    /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
     async suggest(text, options) {
-      for (;;) {
+      await ready;
+      // A route needs at most a directory part, then one piece.
+      for (let step = 0; step < 4; step++) {
         const a = pieces.suggest(text, options);
         if (a.hits) return a.hits;
         if (a.whole) return null;
         if (a.needDirectory !== undefined) await loadPart(a.needDirectory);
-        else await load(a.need, a.head);
+        else await loadPiece(a.need, a.head);
       }
+      throw new Error(`pieces: '${text}' is still unanswered after loading what it asked for`);
     },
-    /** Starts fetching what `text` will need (e.g. on focus), without waiting. */
+    /**
+     * Starts fetching what `text` will need, without waiting. Before the
+     * wasm is in, a guess from its first character: that character's
+     * directory part and its head (or its leaf when it is not split).
+     */
     prefetch(text) {
-      const a = pieces.suggest(text, {});
-      if (a.needDirectory !== undefined) loadPart(a.needDirectory).then(() => this.prefetch(text), () => {});
-      else if (a.need) load(a.need, a.head).catch(() => {});
+      const quiet = (p) => p.catch(() => {});
+      if (pieces) {
+        const a = pieces.suggest(text, {});
+        if (a.needDirectory !== undefined) quiet(loadPart(a.needDirectory).then(() => this.prefetch(text)));
+        else if (a.need !== undefined) quiet(loadPiece(a.need, a.head));
+        return;
+      }
+      const first = roughFirst(text);
+      if (!first) return;
+      quiet(
+        manifestP.then((m) => {
+          const split = m.pieces.split_first.includes(first);
+          if (split) partFile(first);
+          return pieceFile(first, split);
+        }),
+      );
     },
   };
+}
+
+/** `startPieces`, resolved once it can answer. */
+export async function openPieces(options = {}) {
+  const pieces = startPieces(options);
+  await pieces.ready;
+  return pieces;
+}
+
+const stale = () => Object.assign(new Error("superseded by a newer request"), { name: "AbortError" });
+
+/**
+ * The typeahead a widget needs, from the pieces first: `openWhole()` (→ a
+ * promise of a `registry.js` client) is called only when a query needs the
+ * whole data (ids, e-mail context, a record by id, …), once. The methods are
+ * those of registry.js's RegistryClient that the UI calls.
+ */
+export class TypeaheadClient {
+  #pieces;
+  #openWhole;
+  #whole = null;
+  #latest = 0;
+
+  constructor(pieces, openWhole) {
+    this.#pieces = pieces;
+    this.#openWhole = openWhole;
+  }
+
+  /** The whole registry (opened on first use). */
+  whole() {
+    this.#whole ??= this.#openWhole();
+    this.#whole.catch(() => (this.#whole = null)); // a later call may retry
+    return this.#whole;
+  }
+
+  /** Whether the whole registry has been asked for (for tests and benchmarks). */
+  get wholeOpened() {
+    return this.#whole !== null;
+  }
+
+  /** Synchronous hits from the pieces at hand, or null (then call `suggest`). Throws on invalid filters. */
+  suggestNow(text, options = {}) {
+    const hits = this.#pieces.suggestNow(text, options);
+    if (hits) this.#latest++; // what `suggest` still has on its way is stale now
+    return hits;
+  }
+
+  /** Hits; a newer call makes this one reject with an AbortError. */
+  async suggest(text, options = {}) {
+    const n = ++this.#latest;
+    let hits = null;
+    try {
+      hits = await this.#pieces.suggest(text, options);
+    } catch (e) {
+      // A piece that cannot be fetched or read: the whole data answers (and
+      // reports invalid filters the same way).
+      console.warn("registry: typeahead pieces failed, asking the whole registry:", e);
+    }
+    if (n !== this.#latest) throw stale();
+    if (hits === null) hits = await (await this.whole()).call("suggest", [text, { ...options }], "suggest");
+    if (n !== this.#latest) throw stale();
+    return hits;
+  }
+
+  /** Any method of the whole registry (e.g. `call("suggest", [id])` for one record by id). */
+  async call(method, args = []) {
+    return (await this.whole()).call(method, args);
+  }
+
+  /** The API router of the whole registry. */
+  async request(pathAndQuery) {
+    return (await this.whole()).request(pathAndQuery);
+  }
+
+  /** Starts fetching what `text` will need. */
+  prefetch(text) {
+    this.#pieces.prefetch(text);
+  }
 }

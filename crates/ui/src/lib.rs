@@ -15,10 +15,14 @@
 #![deny(missing_docs)]
 
 pub mod combobox;
+#[cfg(feature = "app")]
 pub mod facets;
+#[cfg(feature = "app")]
 pub mod record_view;
 pub mod registry_client;
+#[cfg(feature = "app")]
 pub mod search_page;
+#[cfg(feature = "app")]
 pub mod url_state;
 pub mod widget;
 
@@ -183,6 +187,7 @@ pub fn place(city: Option<&str>, country: Option<&str>) -> String {
 
 /// Mounts the search app into `#app` when the page has one (the widget
 /// script loads the same wasm without it).
+#[cfg(feature = "app")]
 pub fn start() {
     let Some(el) = document().get_element_by_id("app") else {
         return;

@@ -17,6 +17,7 @@ use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen(raw_module = "../registry.js")]
 extern "C" {
+    #[cfg(feature = "app")]
     /// `openRegistry({dataUrl, mode})` → `Promise<RegistryClient>`.
     #[wasm_bindgen(js_name = openRegistry)]
     fn open_registry(options: &JsValue) -> js_sys::Promise;
@@ -35,12 +36,14 @@ extern "C" {
         options: &JsValue,
     ) -> Result<JsValue, JsValue>;
 
+    #[cfg(feature = "app")]
     #[wasm_bindgen(method)]
     fn request(this: &RegistryClient, path_and_query: &str) -> js_sys::Promise;
 
     #[wasm_bindgen(method)]
     fn call(this: &RegistryClient, method: &str, args: &js_sys::Array) -> js_sys::Promise;
 
+    #[cfg(feature = "app")]
     #[wasm_bindgen(method, getter)]
     fn info(this: &RegistryClient) -> JsValue;
 }
@@ -85,6 +88,7 @@ pub fn set_client(client: JsValue) {
     CLIENT.with(|c| *c.borrow_mut() = Some(client.unchecked_into()));
 }
 
+#[cfg(feature = "app")]
 /// Opens the registry at `data_url` (`mode` "full" or "typeahead"), with
 /// main-thread suggestions once the page is idle.
 pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
@@ -100,6 +104,7 @@ pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
     Ok(info())
 }
 
+#[cfg(feature = "app")]
 /// The data release the client has loaded.
 pub fn info() -> Info {
     with_client(|c| c.info())
@@ -220,6 +225,7 @@ pub async fn summary(id: &str) -> Result<Option<Summary>, CallError> {
     Ok(hits.into_iter().next().map(|h| h.summary))
 }
 
+#[cfg(feature = "app")]
 /// The API router: `/v2/organizations?…` → `(status, JSON text)`. Posted
 /// at once, like [`suggest`], so several requests can be in flight.
 pub fn request(
@@ -229,6 +235,7 @@ pub fn request(
     async move { response(JsFuture::from(p?).await.map_err(error_of)?) }
 }
 
+#[cfg(feature = "app")]
 fn response(v: JsValue) -> Result<(u16, String), CallError> {
     let status = js_sys::Reflect::get(&v, &"status".into())
         .ok()

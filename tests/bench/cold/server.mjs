@@ -22,7 +22,7 @@ const TYPES = {
   ".md": "text/plain; charset=utf-8",
 };
 const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".webmanifest", ".wasm", ".svg", ".md"]);
-const HASHED = /\.[0-9a-f]{16}\./; // registry site: ui/*.<hash>.*, data/*.<hash>.shard; ours: flex/*.<hash>.json
+const HASHED = /\.[0-9a-f]{16}\.|\/pieces\/[0-9a-f]{16}\//; // registry site: ui/*.<hash>.*, data/*.<hash>.shard, data/pieces/<build id>/*; ours: flex/*.<hash>.json
 
 /** Brotli at the quality a static host would precompress with; large files at 9 to keep start-up in seconds. */
 function brotli(buf) {
@@ -54,7 +54,7 @@ function precompress(mounts) {
         br: br && br.length < body.length ? br : null,
         type: TYPES[ext] ?? "application/octet-stream",
         etag: `"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
-        cache: HASHED.test(path.basename(file)) ? "public, max-age=31536000, immutable" : "no-cache",
+        cache: HASHED.test("/" + rel) ? "public, max-age=31536000, immutable" : "no-cache",
       });
     }
   }
