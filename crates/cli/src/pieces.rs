@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use registry_core::search::Engine;
+use registry_core::search::{Engine, SuggestContext};
 use registry_core::shard::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
 use registry_core::shard::{self, BuiltShard, SectionKind};
 use registry_core::{Record, RecordId, Registry};
@@ -198,7 +198,10 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                 let mut c = PieceClient::new(Directory::sharded(firsts.clone()));
                 let mut got = 0usize;
                 loop {
-                    match c.answer(q, "", 10).map_err(|e| e.join("; "))? {
+                    match c
+                        .answer(q, "", 10, &SuggestContext::default())
+                        .map_err(|e| e.join("; "))?
+                    {
                         Answer::Hits(_) => break,
                         Answer::Whole => {
                             whole += 1;

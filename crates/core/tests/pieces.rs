@@ -2,13 +2,15 @@
 //! for the relevance benchmark's kind of queries (display names and their
 //! rarest word first, typed keystroke by keystroke), with and without
 //! filters, every query a piece answers gives the same top 10 as the
-//! whole-index `suggest`.
+//! whole-index `suggest`; in the form's context (`suggest_in`), every query
+//! a leaf answers too, while heads and e-mail domains go to the whole data
+//! where the context could reach past the piece.
 
 mod search_support;
 
 use std::collections::HashMap;
 
-use registry_core::search::{Engine, Filters, Version};
+use registry_core::search::{Engine, Filters, SuggestContext, Suggestion, Version};
 use registry_core::shard::pieces::{
     self, Answer, Directory, PieceBudget, PieceClient, PieceKind, Route,
 };
@@ -66,7 +68,7 @@ fn shipped_client(d: &Data, specs: &[pieces::PieceSpec], qs: &[String]) -> Piece
     let mut c = PieceClient::new(Directory::sharded(split.iter().map(|k| first(k))));
     for q in qs {
         loop {
-            match c.answer(q, "", 10).unwrap() {
+            match c.answer(q, "", 10, &SuggestContext::default()).unwrap() {
                 Answer::Need(key, _) => match full.get(&key) {
                     Some(bytes) => c.add(&key, bytes).unwrap(),
                     None => c.add_missing(&key),
@@ -109,39 +111,82 @@ fn queries(e: &Engine, step: usize) -> Vec<String> {
 /// Checks every query under every filter; returns (answered by a piece,
 /// total).
 fn check(d: &Data, c: &PieceClient, qs: &[String], filters: &[&str]) -> (usize, usize) {
+    let n = check_in(d, c, qs, filters, &SuggestContext::default());
+    (n.answered, n.total)
+}
+
+/// Counts of [`check_in`].
+#[derive(Debug, Default)]
+struct Checked {
+    /// Queries × filters.
+    total: usize,
+    /// Answered by a piece (the others: `Whole`).
+    answered: usize,
+    /// Answered, and the context changes the whole registry's answer (so
+    /// a piece ignoring it would have failed).
+    changed: usize,
+}
+
+/// Checks every query under every filter in the context `ctx`: where a
+/// piece answers, it is the whole registry's `suggest_in`.
+fn check_in(
+    d: &Data,
+    c: &PieceClient,
+    qs: &[String],
+    filters: &[&str],
+    ctx: &SuggestContext,
+) -> Checked {
     let e = &d.engine;
-    let (mut answered, mut total) = (0, 0);
+    let mut n = Checked::default();
     for q in qs {
         for f in filters {
-            total += 1;
-            let whole = e.suggest(q, &e.parse_filters(f, Version::V2).unwrap(), 10);
-            let got = match c.answer(q, f, 10).unwrap() {
+            n.total += 1;
+            let filters = e.parse_filters(f, Version::V2).unwrap();
+            let whole = e.suggest_in(q, &filters, 10, ctx);
+            let got = match c.answer(q, f, 10, ctx).unwrap() {
                 Answer::Hits(h) => h,
                 Answer::Whole => continue,
                 Answer::Need(k, _) => panic!("{q}: piece {k} not loaded"),
                 Answer::NeedDirectory(f) => panic!("{q}: directory part {f} not loaded"),
             };
-            answered += 1;
-            let view = |v: &[registry_core::search::Suggestion]| -> Vec<View> {
-                v.iter()
-                    .map(|s| {
-                        (
-                            s.summary.id.clone(),
-                            s.reason,
-                            s.matched.value.clone(),
-                            s.ranges.clone(),
-                        )
-                    })
-                    .collect()
-            };
-            assert_eq!(view(&got), view(&whole), "{q:?} filter {f:?}");
+            n.answered += 1;
+            assert_eq!(view(&got), view(&whole), "{q:?} filter {f:?} in {ctx:?}");
+            if *ctx != SuggestContext::default()
+                && view(&whole) != view(&e.suggest(q, &filters, 10))
+            {
+                n.changed += 1;
+            }
         }
     }
-    (answered, total)
+    n
 }
 
-/// What must agree: id, reason, matched name, highlight.
-type View = (String, &'static str, String, Vec<(usize, usize)>);
+/// What must agree: id, reason, matched name, highlight, remembered,
+/// localized label.
+type View = (
+    String,
+    &'static str,
+    String,
+    Vec<(usize, usize)>,
+    bool,
+    Option<String>,
+);
+
+/// The [`View`] of each hit.
+fn view(v: &[Suggestion]) -> Vec<View> {
+    v.iter()
+        .map(|s| {
+            (
+                s.summary.id.clone(),
+                s.reason,
+                s.matched.value.clone(),
+                s.ranges.clone(),
+                s.remembered,
+                s.localized.clone(),
+            )
+        })
+        .collect()
+}
 
 const FILTERS: [&str; 4] = [
     "",
@@ -150,15 +195,16 @@ const FILTERS: [&str; 4] = [
     "status:active,types:funder",
 ];
 
+/// A tiny budget, so the 63 demo records are split and heads are used.
+const DEMO_BUDGET: PieceBudget = PieceBudget {
+    raw_bytes: 600,
+    head_records: 12,
+};
+
 #[test]
 fn pieces_answer_like_the_whole_registry_on_the_demo() {
     let d = demo();
-    // A tiny budget, so the 63 records are split and heads are used.
-    let budget = PieceBudget {
-        raw_bytes: 600,
-        head_records: 12,
-    };
-    let (specs, c) = client(d, &budget);
+    let (specs, c) = client(d, &DEMO_BUDGET);
     assert!(specs.iter().any(|s| s.kind == PieceKind::Head));
     assert!(specs.iter().any(|s| s.kind == PieceKind::Leaf));
     let (answered, total) = check(d, &c, &queries(&d.engine, 1), &FILTERS);
@@ -166,26 +212,28 @@ fn pieces_answer_like_the_whole_registry_on_the_demo() {
     assert!(answered * 2 > total, "{answered} / {total}");
     // Routes: ids and empty text need the whole data; nothing matches a
     // unit under no node.
+    let none = SuggestContext::default();
     assert_eq!(c.route("0bsd6jb11"), Route::Whole);
     assert_eq!(c.route("  "), Route::Whole);
     assert_eq!(c.route("zzzzqx"), Route::Empty);
     assert!(matches!(
-        c.answer("zzzzqx", "", 10).unwrap(),
+        c.answer("zzzzqx", "", 10, &none).unwrap(),
         Answer::Hits(h) if h.is_empty()
     ));
     // A piece that is not loaded is asked for.
     let fresh = PieceClient::new(Directory::of(&specs));
     assert!(matches!(
-        fresh.answer("northf", "", 5).unwrap(),
+        fresh.answer("northf", "", 5, &none).unwrap(),
         Answer::Need(_, _)
     ));
     // A bad filter is the same error as on the whole registry.
-    let err = c.answer("northf", "types:castle", 5).unwrap_err();
+    let err = c.answer("northf", "types:castle", 5, &none).unwrap_err();
     assert!(err[0].contains("castle"), "{err:?}");
     // A country name no record of the piece has matches nothing there.
     assert!(matches!(c.route("kilimani"), Route::Leaf(_)));
     assert!(matches!(
-        c.answer("kilimani", "locations.geo_details.country_name:Chile", 5).unwrap(),
+        c.answer("kilimani", "locations.geo_details.country_name:Chile", 5, &none)
+            .unwrap(),
         Answer::Hits(h) if h.is_empty()
     ));
 }
@@ -205,6 +253,178 @@ fn pieces_answer_like_the_whole_registry_on_the_full_data() {
     let shipped = shipped_client(d, &specs, &qs);
     let (answered2, _) = check(d, &shipped, &qs, &FILTERS);
     assert_eq!(answered2, answered);
+}
+
+/// Contexts whose every part is record-local: each part alone, then all
+/// together. The remembered records are among those whose names
+/// [`queries`] types (every `step`-th), plus an id no record has; labels
+/// are shown in `lang`.
+fn local_contexts(e: &Engine, step: usize, lang: &str) -> Vec<SuggestContext> {
+    let reg = e.registry();
+    let absent = (0..)
+        .filter_map(RecordId::from_number)
+        .find(|&id| reg.index_of(id).is_none())
+        .unwrap();
+    let remembered = vec![reg.id(10 * step), absent, reg.id(0), reg.id(3 * step)];
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let none = SuggestContext::default();
+    vec![
+        SuggestContext {
+            prefer_countries: strings(&["GB"]),
+            ..none.clone()
+        },
+        SuggestContext {
+            prefer_countries: strings(&["de", "FR"]),
+            ..none.clone()
+        },
+        SuggestContext {
+            prefer_types: strings(&["funder"]),
+            ..none.clone()
+        },
+        SuggestContext {
+            remembered: remembered.clone(),
+            ..none.clone()
+        },
+        SuggestContext {
+            lang: Some(lang.into()),
+            ..none.clone()
+        },
+        SuggestContext {
+            prefer_countries: strings(&["GB"]),
+            prefer_types: strings(&["funder"]),
+            remembered,
+            lang: Some(lang.into()),
+            ..none
+        },
+    ]
+}
+
+/// Checks `qs` under each of [`local_contexts`]: leaves always answer,
+/// exactly; heads answer (exactly) only under `lang` alone; each context
+/// changes some answer the pieces gave (so they cannot have ignored it).
+fn check_contexts(d: &Data, c: &PieceClient, qs: &[String], step: usize, lang: &str) {
+    for ctx in local_contexts(&d.engine, step, lang) {
+        let n = check_in(d, c, qs, &FILTERS, &ctx);
+        println!("{ctx:?}: {n:?}");
+        assert!(n.changed > 0, "{ctx:?} changes no answer: {n:?}");
+        let lang_only = SuggestContext {
+            lang: None,
+            ..ctx.clone()
+        } == SuggestContext::default();
+        let (mut leaves, mut heads) = (0, 0);
+        for q in qs {
+            let a = c.answer(q, "", 10, &ctx).unwrap();
+            match c.route(q) {
+                Route::Leaf(_) => {
+                    leaves += 1;
+                    assert!(matches!(a, Answer::Hits(_)), "{q:?} in {ctx:?}: {a:?}");
+                }
+                Route::Head(_) => {
+                    heads += 1;
+                    if lang_only {
+                        assert!(matches!(a, Answer::Hits(_)), "{q:?} in {ctx:?}: {a:?}");
+                    } else {
+                        assert!(matches!(a, Answer::Whole), "{q:?} in {ctx:?}: {a:?}");
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(leaves > 0 && heads > 0, "{leaves} leaves, {heads} heads");
+    }
+}
+
+#[test]
+fn pieces_answer_in_context_like_the_whole_registry_on_the_demo() {
+    let d = demo();
+    let (_, c) = client(d, &DEMO_BUDGET);
+    // The demo's German labels are all display names (never shown as a
+    // `localized` label); one French label is not.
+    check_contexts(d, &c, &queries(&d.engine, 1), 1, "fr");
+}
+
+#[test]
+fn pieces_answer_in_context_like_the_whole_registry_on_the_full_data() {
+    let Some(d) = full() else { return };
+    let (_, c) = client(d, &PieceBudget::default());
+    check_contexts(d, &c, &queries(&d.engine, 600), 600, "de");
+}
+
+/// A preferred country reorders a leaf's answer as it does the whole
+/// registry's.
+#[test]
+fn a_leaf_follows_a_preferred_country() {
+    let d = demo();
+    let e = &d.engine;
+    let (_, c) = client(d, &DEMO_BUDGET);
+    let ids = |v: &[Suggestion]| v.iter().map(|s| s.summary.id.clone()).collect::<Vec<_>>();
+    let gb = SuggestContext {
+        prefer_countries: vec!["GB".into()],
+        ..SuggestContext::default()
+    };
+    let mut followed = 0;
+    for q in queries(e, 1) {
+        if !matches!(c.route(&q), Route::Leaf(_)) {
+            continue;
+        }
+        let plain = ids(&e.suggest(&q, &Filters::default(), 10));
+        let preferred = ids(&e.suggest_in(&q, &Filters::default(), 10, &gb));
+        if plain == preferred {
+            continue;
+        }
+        let Answer::Hits(h) = c.answer(&q, "", 10, &gb).unwrap() else {
+            panic!("{q:?}: a leaf must answer")
+        };
+        assert_eq!(ids(&h), preferred, "{q:?}");
+        followed += 1;
+    }
+    assert!(
+        followed > 0,
+        "no query where preferring GB changes the order"
+    );
+}
+
+/// An e-mail domain needs the `domains` section, which pieces lack: the
+/// whole data answers, whatever the route, before anything is fetched.
+/// Text that is no domain (no dot) is no e-mail context at all.
+#[test]
+fn an_email_domain_is_answered_by_the_whole_data() {
+    let d = demo();
+    let e = &d.engine;
+    let (_, c) = client(d, &DEMO_BUDGET);
+    let qs = queries(e, 1);
+    let domain = (0..e.registry().len())
+        .find_map(|r| e.registry().domains(r).into_iter().next())
+        .expect("a demo record with a domain");
+    let mail = SuggestContext {
+        email_domain: Some(format!("jane@{domain}")),
+        lang: Some("de".into()),
+        ..SuggestContext::default()
+    };
+    let mut changed = 0;
+    for q in &qs {
+        assert!(
+            matches!(c.answer(q, "", 10, &mail).unwrap(), Answer::Whole),
+            "{q:?}"
+        );
+        let f = Filters::default();
+        changed += usize::from(e.suggest_in(q, &f, 10, &mail) != e.suggest(q, &f, 10));
+    }
+    // ... where the whole registry's answer does depend on the domain.
+    assert!(changed > 0, "{domain} changes no answer");
+    let fresh = PieceClient::new(Directory::sharded(["n".to_string()]));
+    assert!(matches!(
+        fresh.answer("northf", "", 5, &mail).unwrap(),
+        Answer::Whole
+    ));
+    let local = SuggestContext {
+        email_domain: Some("jane@localhost".into()),
+        ..SuggestContext::default()
+    };
+    let n = check_in(d, &c, &qs, &[""], &local);
+    let plain = check_in(d, &c, &qs, &[""], &SuggestContext::default());
+    assert_eq!(n.answered, plain.answered);
+    assert!(n.answered > 0);
 }
 
 /// Filters parsed for a part accept what the whole accepts.

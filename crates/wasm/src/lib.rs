@@ -176,7 +176,12 @@ impl Pieces {
         };
         let answer = self
             .client
-            .answer(text, &o.filters.join(","), o.limit.unwrap_or(10).min(100))
+            .answer(
+                text,
+                &o.filters.join(","),
+                o.limit.unwrap_or(10).min(100),
+                &o.context,
+            )
             .map_err(|errors| JsError::new(&errors.join("; ")))?;
         let out = js_sys::Object::new();
         let set = |k: &str, v: JsValue| js_sys::Reflect::set(&out, &k.into(), &v).map(|_| ());

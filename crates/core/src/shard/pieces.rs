@@ -33,6 +33,21 @@
 //! `names`. A required unit under no node matches no record:
 //! [`Route::Empty`].
 //!
+//! # Context
+//!
+//! [`PieceClient::answer`] takes the form's [`SuggestContext`] and answers
+//! with [`Engine::suggest_in`]. In a leaf the context is exact: preferred
+//! countries and types are boosts by the record's own columns (a value is
+//! accepted or ignored by its form — a known type, two letters — never by
+//! the data, so a piece applies the same ones), a remembered record moves
+//! only when it matches the text (one outside the leaf does not, so the
+//! whole registry does not show it either), and `lang` picks one of the
+//! record's own labels. A head holds the best records *without*
+//! context, so a preference or a remembered pick may lift a record it does
+//! not hold: a head answers only when the context has nothing but `lang`.
+//! An e-mail domain (one [`domain_of`] accepts) needs the `domains`
+//! section, which pieces do not carry: [`Answer::Whole`], for any text.
+//!
 //! # Quirks
 //!
 //! * A prefix that cannot be extended (a very common term that no longer
@@ -40,7 +55,8 @@
 //! * The budget is on raw (uncompressed) section bytes, estimated per
 //!   record, so piece files vary around it after compression.
 
-use crate::search::Engine;
+use crate::search::context::domain_of;
+use crate::search::{Engine, SuggestContext};
 use crate::text::{self, TokenKind};
 
 /// How big pieces may get.
@@ -448,13 +464,27 @@ impl PieceClient {
     }
 
     /// Suggestions for `text` under the filter value `filter` (the API's
-    /// syntax, v2 keys), at most `k`.
-    pub fn answer(&self, text: &str, filter: &str, k: usize) -> Result<Answer, Vec<String>> {
+    /// syntax, v2 keys), at most `k`, in the context `ctx` of the form
+    /// ([`Engine::suggest_in`]; what a piece can answer under it: the
+    /// module docs).
+    pub fn answer(
+        &self,
+        text: &str,
+        filter: &str,
+        k: usize,
+        ctx: &SuggestContext,
+    ) -> Result<Answer, Vec<String>> {
+        // The records of an e-mail domain are found by the `domains`
+        // section, which no piece has (decided before any download).
+        if ctx.email_domain.as_deref().and_then(domain_of).is_some() {
+            return Ok(Answer::Whole);
+        }
         let (key, head) = match self.route(text) {
             Route::Empty => return Ok(Answer::Hits(Vec::new())),
             Route::Whole => return Ok(Answer::Whole),
             Route::Directory(first) => return Ok(Answer::NeedDirectory(first)),
             Route::Leaf(key) => (key, false),
+            Route::Head(_) if lifts(ctx) => return Ok(Answer::Whole),
             Route::Head(key) => (key, true),
         };
         let Some(engine) = self.loaded.get(&key) else {
@@ -470,7 +500,7 @@ impl PieceClient {
             crate::search::Version::V2,
             engine.index(),
         )?;
-        let hits = engine.suggest(text, &filters, k);
+        let hits = engine.suggest_in(text, &filters, k, ctx);
         // A head holds the best records of the unfiltered query: filtered,
         // it is complete only when k of them remain.
         if head && hits.len() < k && filters != crate::search::Filters::default() {
@@ -478,4 +508,15 @@ impl PieceClient {
         }
         Ok(Answer::Hits(hits))
     }
+}
+
+/// Whether `ctx` may rank a record above others for something besides the
+/// text (a preference, a remembered pick): then a head, which holds the
+/// best records of its query without context, may lack one that the whole
+/// registry would show. (Blank values prefer nothing; any other value
+/// counts, even one the whole registry ignores: a needless `Whole` is
+/// slower, never wrong.)
+fn lifts(ctx: &SuggestContext) -> bool {
+    let any = |v: &[String]| v.iter().any(|s| !s.trim().is_empty());
+    any(&ctx.prefer_countries) || any(&ctx.prefer_types) || !ctx.remembered.is_empty()
 }
