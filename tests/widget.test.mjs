@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { start, typeInOneTask, mainThreadSuggestReady, DEMO, DOCS, SHOTS, bare, display } from "./ui-helpers.mjs";
+import { start, typeInOneTask, api, DEMO, DOCS, SHOTS, bare, display } from "./ui-helpers.mjs";
 
 let t;
 before(async () => {
@@ -116,20 +116,54 @@ test("withdrawn and inactive records are aria-disabled and offer their successor
   assert.equal(await aff().inputValue(), "Northfield University");
 });
 
-test("once the page is idle the picker answers on the main thread, successor rows included", async () => {
+test("once its piece is here the picker answers on the main thread, in the keystroke's task", async () => {
   const { page } = t;
   await open();
-  const ready = await mainThreadSuggestReady(page);
-  assert.ok(ready.buildMs > 0);
-  const got = await typeInOneTask(page, "#affiliation-picker-input", "#affiliation-picker-list", "northfield univ");
-  assert.equal(got.for, "northfield univ");
+  // The first query fetches its piece (a few kilobytes), not the registry.
+  assert.deepEqual(await suggestionsFor("#affiliation-picker-input", "#affiliation-picker-list", "kilimani agri"), await wholeNames("kilimani agri"));
+  const got = await typeInOneTask(page, "#affiliation-picker-input", "#affiliation-picker-list", "kilimani agric");
+  assert.equal(got.for, "kilimani agric");
   assert.equal(got.expanded, "true");
   assert.ok(got.names.length > 0 && got.marks.length > 0, JSON.stringify(got));
-  const withdrawn = await typeInOneTask(page, "#affiliation-picker-input", "#affiliation-picker-list", "Northfield University Board of Regents");
-  assert.ok(withdrawn.successors > 0, "the successor row is there in the same task");
-  // The themed picker (country/type restrictions) shares the instance and keeps its filters.
+  // None of this needed the whole registry (no Worker, no summary or names file).
+  assert.equal(await wholeOpened(), false);
+  // The themed picker (country/type restrictions) shares the pieces and keeps its filters.
+  await suggestionsFor("#themed-picker-input", "#themed-picker-list", "uni");
   const themed = await typeInOneTask(page, "#themed-picker-input", "#themed-picker-list", "univ");
   assert.equal(themed.for, "univ");
+  assert.deepEqual(themed.names, await wholeNames("univ", ["types:funder", "types:education", "country.country_code:US", "country.country_code:CA"]));
+  // A withdrawn record's successor row: its summary comes from the whole registry.
+  await suggestionsFor("#affiliation-picker-input", "#affiliation-picker-list", "Northfield University Board of Regents");
+  await page.locator("#affiliation-picker-list .cb-succ").first().waitFor();
+});
+
+test("typed before the picker is ready: the text, focus and caret are kept and answered", async () => {
+  const { page } = t;
+  // Hold the widget's wasm back: the plain input is there, enabled, first.
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(/registry_widget_bg\.[0-9a-f]+\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.goto(t.url("widget-demo.html"));
+    const plain = page.locator("registry-picker#affiliation input[role=combobox]");
+    await plain.waitFor();
+    assert.equal(await plain.isEnabled(), true);
+    await plain.click();
+    await page.keyboard.type("northf");
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    await page.keyboard.type("ield");
+    await page.locator("#affiliation-picker-list [role=option]").first().waitFor();
+    assert.equal(await aff().inputValue(), "northfield");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "affiliation-picker-input");
+    assert.equal(await page.locator("#affiliation-picker-list").getAttribute("data-for"), "northfield");
+  } finally {
+    release();
+    await page.unroute(/registry_widget_bg\.[0-9a-f]+\.wasm$/);
+  }
 });
 
 test("attributes restrict the suggestions; strings are overridable; theming by custom properties", async () => {
@@ -232,32 +266,26 @@ test("email-domain: the attribute's organisations are offered on focus and boost
   assert.equal(await page.locator("input[name=host_id]").inputValue(), byName("Northfield University").id);
 });
 
-test("the context reaches the main-thread instance: offers on focus and boosts in the keystroke's task", async () => {
+test("context: boosts and labels from the pieces in the keystroke's task; e-mail offers from the whole registry", async () => {
   const { page } = t;
   await openContext();
-  await mainThreadSuggestReady(page);
-  // The page has e-mail pickers: the domains file follows the main-thread build.
-  await page.evaluate(() => import(new URL("registry.js", document.baseURI).href).then((m) => m.domainsReady()));
-  await page.locator("#email").fill("someone@nfu.example");
-  // Focus with empty text, in one task: a Worker answer could not be in the DOM yet.
-  const offered = await page.evaluate(async () => {
-    const input = document.getElementById("institution-picker-input");
-    const list = document.getElementById("institution-picker-list");
-    input.focus();
-    for (let i = 0; i < 50 && !list.querySelector("[role=option]"); i++) await Promise.resolve();
-    return { expanded: input.getAttribute("aria-expanded"), names: [...list.querySelectorAll(".cb-name")].map((e) => e.textContent) };
-  });
-  assert.deepEqual(offered, { expanded: "true", names: ["Northfield University"] });
+  // prefer-country/prefer-types on a leaf piece: exact, and synchronous once the piece is here.
+  await suggestionsFor("#station-picker-input", "#station-picker-list", "institut");
   const got = await typeInOneTask(page, "#station-picker-input", "#station-picker-list", "institute");
   assert.equal(got.names[0], "Yakutsk Institute of Cryosphere Sciences");
-  const es = await typeInOneTask(page, "#host-picker-input", "#host-picker-list", "univ");
-  assert.equal(es.names[0], "Universidad de Northfield");
+  assert.equal(await wholeOpened(), false);
+  // An e-mail domain needs the domains file: the whole registry answers (opened now).
+  await page.locator("#email").fill("someone@nfu.example");
+  await page.locator("#institution-picker-input").focus();
+  await page.locator("#institution-picker-list [role=option]").first().waitFor();
+  assert.deepEqual(await optionNames("#institution-picker-list"), ["Northfield University"]);
+  assert.equal(await wholeOpened(), true);
+  assert.equal((await suggestionsFor("#host-picker-input", "#host-picker-list", "univ"))[0], "Universidad de Northfield");
 });
 
 test("focus with nothing to offer (the domain's records filtered out) keeps the listbox closed, without 'no results'", async () => {
   const { page } = t;
   await openContext();
-  await mainThreadSuggestReady(page);
   // A picker added later, restricted to France, with a US domain.
   await page.evaluate(() => {
     const el = document.createElement("registry-picker");
@@ -268,11 +296,13 @@ test("focus with nothing to offer (the domain's records filtered out) keeps the 
     document.getElementById("context-form").append(el);
   });
   await page.waitForSelector("#late-picker-input");
-  // Answered on the main thread inside the focus handler: the state after this task is final.
+  // The whole registry answers (e-mail context); whatever it says, the
+  // listbox must not open on "no results" meanwhile or after.
+  await page.locator("#late-picker-input").focus();
+  await page.evaluate(async () => (await customElements.get("registry-picker").registry).whole()); // opened and loaded
+  await page.waitForTimeout(300); // its answer (a Worker message) has arrived
   const state = await page.evaluate(async () => {
     const input = document.getElementById("late-picker-input");
-    input.focus();
-    for (let i = 0; i < 50; i++) await Promise.resolve();
     return {
       focused: document.activeElement === input,
       expanded: input.getAttribute("aria-expanded"),
@@ -305,6 +335,20 @@ test("prefer-country and prefer-types reorder the suggestions without filtering 
   });
   assert.ok(countries.filter((c) => !["RU", "DE"].includes(c)).length >= 5, JSON.stringify(countries));
 });
+
+/** The whole registry's suggestion names for `text` (what the pieces must equal), at the widget's limit. */
+async function wholeNames(text, filters = []) {
+  return t.page.evaluate(async ({ text, filters }) => {
+    window.__whole ??= import(new URL("registry.js", document.baseURI).href).then((m) => m.openRegistry({ dataUrl: new URL("data/", document.baseURI) }));
+    const hits = await (await window.__whole).call("suggest", [text, { filters, limit: 8 }]);
+    return hits.map((h) => h.summary.name);
+  }, { text, filters });
+}
+
+/** Whether the widget's typeahead has opened the whole registry. */
+async function wholeOpened() {
+  return t.page.evaluate(async () => (await customElements.get("registry-picker").registry).wholeOpened);
+}
 
 /** Types `text` into a picker and waits for its answer; the option names, in order. */
 async function suggestionsFor(inputSel, listSel, text) {

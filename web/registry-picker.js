@@ -120,6 +120,15 @@ const memory = {
 class RegistryPicker extends HTMLElement {
   #mounted = false;
 
+  /**
+   * The page's one typeahead client (registry-pieces.js TypeaheadClient),
+   * shared by every picker: `await RegistryPicker.registry` (e.g.
+   * `customElements.get("registry-picker").registry`). Starts loading.
+   */
+  static get registry() {
+    return start().client;
+  }
+
   /** The localStorage key of this widget's remembered picks, or null without `remember`. */
   get rememberKey() {
     return this.hasAttribute("remember") ? memory.key(this.getAttribute("remember")) : null;
@@ -220,6 +229,7 @@ class RegistryPicker extends HTMLElement {
       // Typed before the picker was ready: same text, focus and caret, and
       // the suggestions for it.
       if (input && focused) {
+        input.value = typed; // Leptos sets it in a microtask; the input event below reads it now
         input.focus();
         input.setSelectionRange(selStart, selEnd);
         if (typed !== (this.getAttribute("value") ?? "")) input.dispatchEvent(new Event("input", { bubbles: true }));

@@ -4,7 +4,7 @@
 // (a few hundred bytes), then only the piece the query needs, so the first
 // suggestion costs a few kilobytes instead of the whole summary + names.
 // Answers are exactly the whole registry's (shard::pieces in the core), or
-// null where only the whole data can answer (ids, several short common
+// null where only the whole data can answer (external ids, several short common
 // words, e-mail context, a boosted or filtered short prefix).
 //
 //   import { openPieces } from "./registry-pieces.js";
@@ -64,7 +64,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
   let bytes = 0;
   const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
     if (!m.pieces?.split_first) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
-    pieces = new mod.Pieces(m.pieces.split_first);
+    pieces = new mod.Pieces(m.pieces.split_first, m.pieces.id_chars);
     return m;
   });
   ready.catch(() => {}); // reported by whoever awaits it
@@ -88,8 +88,10 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
       bytes += text.length;
       return JSON.parse(text);
     });
-  const pieceFile = (key, head) =>
-    file(`${hex(key)}${head ? ".h" : ""}.shard`, async (res) => {
+  // Leaves and heads are named by the hex of their prefix, id pieces by the id's first characters.
+  const pieceName = (key, kind) => (kind === "i" ? `i-${key}.shard` : `${hex(key)}${kind === "h" ? ".h" : ""}.shard`);
+  const pieceFile = (key, kind) =>
+    file(pieceName(key, kind), async (res) => {
       const body = new Uint8Array(await res.arrayBuffer());
       bytes += body.length;
       return body;
@@ -102,13 +104,14 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     await ready;
     if (!added.has("d:" + first)) pieces.addDirectory(first, keys), added.add("d:" + first);
   }
-  async function loadPiece(key, head) {
-    const body = await pieceFile(key, head);
+  async function loadPiece(key, kind) {
+    const body = await pieceFile(key, kind);
     await ready;
-    if (added.has(key)) return;
-    if (body === null) pieces.addMissing(key);
-    else pieces.add(key, body);
-    added.add(key);
+    const id = kind === "i" ? "i:" + key : key;
+    if (added.has(id)) return;
+    if (kind === "i") body === null ? pieces.addMissingId(key) : pieces.addId(key, body);
+    else body === null ? pieces.addMissing(key) : pieces.add(key, body);
+    added.add(id);
   }
 
   return {
@@ -123,13 +126,13 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
     async suggest(text, options) {
       await ready;
-      // A route needs at most a directory part, then one piece.
-      for (let step = 0; step < 4; step++) {
+      // A route needs at most an id piece, a directory part, then one piece.
+      for (let step = 0; step < 5; step++) {
         const a = pieces.suggest(text, options);
         if (a.hits) return a.hits;
         if (a.whole) return null;
         if (a.needDirectory !== undefined) await loadPart(a.needDirectory);
-        else await loadPiece(a.need, a.head);
+        else await loadPiece(a.need, a.kind);
       }
       throw new Error(`pieces: '${text}' is still unanswered after loading what it asked for`);
     },
@@ -143,7 +146,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
       if (pieces) {
         const a = pieces.suggest(text, {});
         if (a.needDirectory !== undefined) quiet(loadPart(a.needDirectory).then(() => this.prefetch(text)));
-        else if (a.need !== undefined) quiet(loadPiece(a.need, a.head));
+        else if (a.need !== undefined) quiet(loadPiece(a.need, a.kind));
         return;
       }
       const first = roughFirst(text);
@@ -152,7 +155,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
         manifestP.then((m) => {
           const split = m.pieces.split_first.includes(first);
           if (split) partFile(first);
-          return pieceFile(first, split);
+          return pieceFile(first, split ? "h" : "l");
         }),
       );
     },
@@ -221,8 +224,16 @@ export class TypeaheadClient {
     return hits;
   }
 
-  /** Any method of the whole registry (e.g. `call("suggest", [id])` for one record by id). */
+  /**
+   * Any method of the whole registry; `call("suggest", [text, options])`
+   * (e.g. one record by id: a successor's summary) is answered by the
+   * pieces when they can, outside `suggest`'s latest-wins channel.
+   */
   async call(method, args = []) {
+    if (method === "suggest") {
+      const hits = await this.#pieces.suggest(args[0], args[1] ?? {}).catch(() => null);
+      if (hits) return hits;
+    }
     return (await this.whole()).call(method, args);
   }
 

@@ -28,8 +28,12 @@ const KINDS: [SectionKind; 2] = [SectionKind::Summary, SectionKind::Names];
 /// File name of a piece, relative to the data directory.
 pub fn piece_name(build_id: u64, key: &str, kind: PieceKind) -> String {
     let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
-    let suffix = if kind == PieceKind::Head { ".h" } else { "" };
-    format!("pieces/{build_id:016x}/{hex}{suffix}.shard")
+    match kind {
+        PieceKind::Leaf => format!("pieces/{build_id:016x}/{hex}.shard"),
+        PieceKind::Head => format!("pieces/{build_id:016x}/{hex}.h.shard"),
+        // Ids are ASCII digits and letters: the key as it is.
+        PieceKind::Id => format!("pieces/{build_id:016x}/i-{key}.shard"),
+    }
 }
 
 /// File name of the directory part of first character `first`.
@@ -94,6 +98,7 @@ pub fn build_pieces(
         "path": path,
         "split_first": parts.keys().collect::<Vec<_>>(),
         "head_records": budget.head_records,
+        "id_chars": pieces::ID_KEY_CHARS,
         "pieces": specs.len(),
         "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
     });
@@ -147,7 +152,8 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         .unwrap_or_default();
     let manifest_part = serde_json::to_vec(&w.manifest).map_or(0, |v| v.len());
     let mut part_sizes: Vec<f64> = part_files.iter().map(|f| f.bytes.len() as f64).collect();
-    let heads = w.specs.iter().filter(|s| s.kind == PieceKind::Head).count();
+    let count = |k: PieceKind| w.specs.iter().filter(|s| s.kind == k).count();
+    let (heads, ids) = (count(PieceKind::Head), count(PieceKind::Id));
     println!(
         "{} records; budget {} KiB raw, {} head records; built in {secs:.1} s",
         records.len(),
@@ -155,10 +161,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         budget.head_records
     );
     println!(
-        "pieces: {} ({} leaves, {} heads), {:.1} MB in all; directory: {} parts by first character (manifest member {manifest_part} bytes; part bytes p50 {:.0}, max {:.0}); whole typeahead data (summary + names) {} bytes",
+        "pieces: {} ({} leaves, {} heads, {} by id), {:.1} MB in all; directory: {} parts by first character (manifest member {manifest_part} bytes; part bytes p50 {:.0}, max {:.0}); whole typeahead data (summary + names) {} bytes",
         piece_files.len(),
-        piece_files.len() - heads,
+        piece_files.len() - heads - ids,
         heads,
+        ids,
         sizes.iter().sum::<f64>() / 1e6,
         part_files.len(),
         percentile(&mut part_sizes, 0.5),

@@ -49,6 +49,10 @@ fn client_files(d: &Data, specs: &[pieces::PieceSpec]) -> (PieceClient, HashMap<
         )
         .unwrap();
         let file = built.file(&[SectionKind::Summary, SectionKind::Names]);
+        if s.kind == PieceKind::Id {
+            // Id pieces are asked for by [`ids_answer_like_the_whole_registry`].
+            continue;
+        }
         c.add(&s.key, &file).unwrap();
         files.insert(s.key.clone(), file);
     }
@@ -457,4 +461,106 @@ fn an_empty_registry_answers_nothing() {
     assert!(e.suggest("a", &Filters::default(), 10).is_empty());
     assert!(e.suggest("0bsd6jb11", &Filters::default(), 10).is_empty());
     assert_eq!(e.registry().len(), 0);
+}
+
+/// Id pieces: every record of the demo by its id in three forms, and ids
+/// of no record, give the whole registry's answer, through a client that
+/// fetches only the id piece (and, for an id of no record, what its text
+/// routes to); the shipped directory does not know the id pieces.
+#[test]
+fn ids_answer_like_the_whole_registry() {
+    let d = demo();
+    let specs = pieces::partition(&d.engine, &PieceBudget::default());
+    let id_specs: Vec<&pieces::PieceSpec> =
+        specs.iter().filter(|s| s.kind == PieceKind::Id).collect();
+    // One run of records per key, covering every record once.
+    assert_eq!(
+        id_specs.iter().map(|s| s.records.len()).sum::<usize>(),
+        d.engine.registry().len()
+    );
+    let by_id: HashMap<RecordId, &Record> = d
+        .records
+        .iter()
+        .map(|r| (RecordId::parse(&r.id).unwrap(), r))
+        .collect();
+    let file_of = |s: &pieces::PieceSpec| {
+        let recs: Vec<Record> = s
+            .records
+            .iter()
+            .map(|&i| (*by_id[&d.engine.registry().id(i as usize)]).clone())
+            .collect();
+        shard::build_kinds(
+            &recs,
+            "pieces",
+            0,
+            &shard::Stored,
+            &[SectionKind::Summary, SectionKind::Names],
+        )
+        .unwrap()
+        .file(&[SectionKind::Summary, SectionKind::Names])
+    };
+    let (_, terms) = client_files(&d, &specs);
+    let mut c = PieceClient::new(Directory::sharded(Vec::<String>::new())).with_id_pieces();
+    let reg = d.engine.registry();
+    let mut texts: Vec<String> = Vec::new();
+    for r in 0..reg.len() {
+        let url = reg.id(r).to_string();
+        let bare = url.rsplit('/').next().unwrap().to_string();
+        texts.push(url.clone());
+        texts.push(bare.clone());
+        texts.push(format!("ror.org/{bare}"));
+    }
+    // Valid ids of no record: the first record's id with other digits.
+    let absent: Vec<String> = (1..40u32)
+        .filter_map(|n| RecordId::from_number(n * 7919))
+        .filter(|id| d.engine.registry().index_of(*id).is_none())
+        .map(|id| id.to_string())
+        .collect();
+    assert!(!absent.is_empty());
+    texts.extend(absent);
+    let mut fetched = 0;
+    for t in &texts {
+        for filter in ["", "types:education"] {
+            let got = loop {
+                match c.answer(t, filter, 10, &SuggestContext::default()).unwrap() {
+                    Answer::Need(key, PieceKind::Id) => {
+                        fetched += 1;
+                        match id_specs.iter().find(|s| s.key == key) {
+                            Some(s) => c.add_id(&key, &file_of(s)).unwrap(),
+                            None => c.add_missing_id(&key),
+                        }
+                    }
+                    Answer::Need(key, _) => match terms.get(&key) {
+                        Some(bytes) => c.add(&key, bytes).unwrap(),
+                        None => c.add_missing(&key),
+                    },
+                    Answer::NeedDirectory(_) => unreachable!("no split prefix in the demo"),
+                    Answer::Whole => break None,
+                    Answer::Hits(h) => break Some(h),
+                }
+            };
+            let want =
+                d.engine
+                    .suggest(t, &d.engine.parse_filters(filter, Version::V2).unwrap(), 10);
+            let ids = |h: &[Suggestion]| {
+                h.iter()
+                    .map(|s| (s.summary.id.clone(), s.reason))
+                    .collect::<Vec<_>>()
+            };
+            let got = got.unwrap_or_else(|| panic!("'{t}' went to the whole data"));
+            assert_eq!(ids(&got), ids(&want), "'{t}' under '{filter}'");
+        }
+    }
+    assert!(
+        fetched > 0 && fetched <= id_specs.len() + 40,
+        "{fetched} id pieces fetched"
+    );
+    // Without id pieces in the build, an id is the whole data's.
+    let plain = PieceClient::new(Directory::sharded(Vec::<String>::new()));
+    assert!(matches!(
+        plain
+            .answer(&texts[0], "", 10, &SuggestContext::default())
+            .unwrap(),
+        Answer::Whole
+    ));
 }

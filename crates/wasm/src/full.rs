@@ -8,7 +8,7 @@ use registry_core::{RecordId, RecordV1};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::{hits_to_js, js_err, params, to_js, SuggestOptions};
+use crate::{SuggestOptions, hits_to_js, js_err, params, to_js};
 
 /// A loaded, indexed registry.
 #[wasm_bindgen]
@@ -276,7 +276,6 @@ impl Registry {
             .map_err(|_| JsError::new("no meta in the answer"))
     }
 }
-
 
 /// A registry loaded and indexed a slice at a time, for a page's main
 /// thread, where doing it all in one task would hold up a keystroke:

@@ -129,15 +129,32 @@ pub struct Pieces {
 #[wasm_bindgen]
 impl Pieces {
     /// From the manifest's `pieces.split_first` (the first characters that
-    /// have a directory part).
+    /// have a directory part) and `pieces.id_chars` (absent in builds
+    /// without id pieces: ids are then answered by the whole data).
     #[wasm_bindgen(constructor)]
-    pub fn new(split_first: JsValue) -> Result<Pieces, JsError> {
+    pub fn new(split_first: JsValue, id_chars: Option<u32>) -> Result<Pieces, JsError> {
+        use registry_core::shard::pieces::{Directory, ID_KEY_CHARS, PieceClient};
         let firsts = params::strings(&split_first)?;
+        let client = PieceClient::new(Directory::sharded(firsts));
         Ok(Pieces {
-            client: registry_core::shard::pieces::PieceClient::new(
-                registry_core::shard::pieces::Directory::sharded(firsts),
-            ),
+            client: if id_chars == Some(ID_KEY_CHARS as u32) {
+                client.with_id_pieces()
+            } else {
+                client
+            },
         })
+    }
+
+    /// Loads the id piece `key`.
+    #[wasm_bindgen(js_name = addId)]
+    pub fn add_id(&mut self, key: &str, bytes: &[u8]) -> Result<(), JsError> {
+        self.client.add_id(key, bytes).map_err(js_err)
+    }
+
+    /// Records that the id piece `key` has no file (HTTP 404).
+    #[wasm_bindgen(js_name = addMissingId)]
+    pub fn add_missing_id(&mut self, key: &str) {
+        self.client.add_missing_id(key);
     }
 
     /// Loads the directory part of first character `first` (its split
@@ -151,9 +168,7 @@ impl Pieces {
 
     /// Loads the piece of prefix `key`.
     pub fn add(&mut self, key: &str, bytes: &[u8]) -> Result<(), JsError> {
-        self.client
-            .add(key, bytes)
-            .map_err(js_err)
+        self.client.add(key, bytes).map_err(js_err)
     }
 
     /// Records that the piece of prefix `key` has no file (HTTP 404): no
@@ -165,7 +180,7 @@ impl Pieces {
 
     /// `suggest(text, {filters, limit})` → `{hits}` (exactly the whole
     /// registry's), `{needDirectory: first}` (fetch that directory part),
-    /// `{need: key, head}` (fetch that piece; then ask again) or
+    /// `{need: key, kind: "l" | "h" | "i"}` (fetch that leaf, head or id piece; then ask again) or
     /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
         use registry_core::shard::pieces::{Answer, PieceKind};
@@ -190,7 +205,7 @@ impl Pieces {
             Answer::Whole => set("whole", JsValue::TRUE),
             Answer::NeedDirectory(first) => set("needDirectory", first.into()),
             Answer::Need(key, kind) => {
-                set("need", key.into()).and_then(|_| set("head", (kind == PieceKind::Head).into()))
+                set("need", key.into()).and_then(|_| set("kind", kind.code().into()))
             }
         };
         done.map_err(|_| JsError::new("cannot build the answer object"))?;

@@ -86,6 +86,9 @@ pub enum PieceKind {
     Leaf,
     /// The best records of the one-word query of a split prefix.
     Head,
+    /// The records whose id starts with the key ([`id_key`]): what a
+    /// pasted id or a successor's summary needs.
+    Id,
 }
 
 impl PieceKind {
@@ -94,6 +97,7 @@ impl PieceKind {
         match self {
             PieceKind::Leaf => "l",
             PieceKind::Head => "h",
+            PieceKind::Id => "i",
         }
     }
 
@@ -102,6 +106,7 @@ impl PieceKind {
         match c {
             "l" => Some(PieceKind::Leaf),
             "h" => Some(PieceKind::Head),
+            "i" => Some(PieceKind::Id),
             _ => None,
         }
     }
@@ -177,7 +182,34 @@ pub fn partition(engine: &Engine, budget: &PieceBudget) -> Vec<PieceSpec> {
         });
     }
     out.sort_by(|a, b| a.key.cmp(&b.key));
+    // Records are in id order: each id key is one run of them.
+    let reg = engine.registry();
+    let mut ids: Vec<PieceSpec> = Vec::new();
+    for r in 0..reg.len() {
+        let key = id_key(reg.id(r));
+        match ids.last_mut() {
+            Some(last) if last.key == key => last.records.push(r as u32),
+            _ => ids.push(PieceSpec {
+                key,
+                kind: PieceKind::Id,
+                records: vec![r as u32],
+            }),
+        }
+    }
+    out.extend(ids);
     out
+}
+
+/// Characters of the bare id (`0` + base-32 digits) that key an id piece:
+/// the leading `0` and two digits, 1,024 pieces of ~35 records for the
+/// demo's 36k records and ~120 at the real registry's size (~10 KB).
+pub const ID_KEY_CHARS: usize = 3;
+
+/// The key of the id piece holding record `id`.
+pub fn id_key(id: crate::RecordId) -> String {
+    let url = id.to_string();
+    let bare = url.rsplit('/').next().unwrap_or(&url);
+    bare.chars().take(ID_KEY_CHARS).collect()
 }
 
 /// The prefixes one character longer than `p` that some term starts with.
@@ -229,6 +261,7 @@ impl Directory {
         Directory::new(
             specs
                 .iter()
+                .filter(|s| s.kind != PieceKind::Id)
                 .map(|s| (s.key.clone(), s.kind, s.records.len() as u32))
                 .collect(),
         )
@@ -330,10 +363,17 @@ pub enum Route {
 
 /// Which piece answers `text` (see the module docs).
 pub fn route(dir: &Directory, text: &str) -> Route {
+    if crate::RecordId::parse(text.trim()).is_ok() {
+        return Route::Whole;
+    }
+    route_terms(dir, text)
+}
+
+/// [`route`] for text read as words, also when it is an id (of no record).
+fn route_terms(dir: &Directory, text: &str) -> Route {
     let text = text.trim();
     if text.is_empty()
         || text.chars().count() > crate::search::MAX_QUERY_CHARS
-        || crate::RecordId::parse(text).is_ok()
         || text::looks_like_external_id(text)
     {
         return Route::Whole;
@@ -372,7 +412,8 @@ pub fn route(dir: &Directory, text: &str) -> Route {
             }
         }
         match node {
-            None => return Route::Empty,
+            // The directory never lists id pieces ([`Directory::of`]).
+            None | Some((_, (PieceKind::Id, _))) => return Route::Empty,
             Some((key, (PieceKind::Leaf, count))) => {
                 // Fewest records; unknown counts: the longest prefix.
                 let better = best.is_none_or(|(c, k): (u32, &str)| {
@@ -422,6 +463,10 @@ pub enum Answer {
 pub struct PieceClient {
     dir: Directory,
     loaded: std::collections::HashMap<String, Engine>,
+    /// Id pieces by key (their keys could equal a term prefix).
+    ids: std::collections::HashMap<String, Engine>,
+    /// Whether the build has id pieces (manifest `id_chars`).
+    has_ids: bool,
 }
 
 impl PieceClient {
@@ -429,8 +474,29 @@ impl PieceClient {
     pub fn new(dir: Directory) -> PieceClient {
         PieceClient {
             dir,
-            loaded: Default::default(),
+            ..PieceClient::default()
         }
+    }
+
+    /// Says that the build has id pieces ([`id_key`]); without them, ids
+    /// are answered by the whole data.
+    pub fn with_id_pieces(mut self) -> PieceClient {
+        self.has_ids = true;
+        self
+    }
+
+    /// Loads the id piece of key `key` from its file bytes.
+    pub fn add_id(&mut self, key: &str, bytes: &[u8]) -> Result<(), super::ShardError> {
+        let registry = crate::Registry::from_bytes(bytes)?;
+        self.ids.insert(key.to_string(), Engine::new(registry));
+        Ok(())
+    }
+
+    /// Records that the id piece `key` does not exist (no record's id
+    /// starts so).
+    pub fn add_missing_id(&mut self, key: &str) {
+        self.ids
+            .insert(key.to_string(), Engine::new(crate::Registry::empty()));
     }
 
     /// Loads the piece of prefix `key` from its file bytes.
@@ -479,7 +545,38 @@ impl PieceClient {
         if ctx.email_domain.as_deref().and_then(domain_of).is_some() {
             return Ok(Answer::Whole);
         }
-        let (key, head) = match self.route(text) {
+        // An id: its record is in one id piece (and the whole registry
+        // answers it alone, filters aside). An id of no record is text
+        // like any other for the whole registry: routed as such below.
+        if let Ok(id) = crate::RecordId::parse(text.trim())
+            && self.has_ids
+        {
+            let key = id_key(id);
+            let Some(engine) = self.ids.get(&key) else {
+                return Ok(Answer::Need(key, PieceKind::Id));
+            };
+            if engine.registry().index_of(id).is_some() {
+                let filters = crate::search::Filters::parse_in_part(
+                    filter,
+                    crate::search::Version::V2,
+                    engine.index(),
+                )?;
+                return Ok(Answer::Hits(engine.suggest_in(text, &filters, k, ctx)));
+            }
+            return self.answer_terms(route_terms(&self.dir, text), text, filter, k, ctx);
+        }
+        self.answer_terms(self.route(text), text, filter, k, ctx)
+    }
+
+    fn answer_terms(
+        &self,
+        route: Route,
+        text: &str,
+        filter: &str,
+        k: usize,
+        ctx: &SuggestContext,
+    ) -> Result<Answer, Vec<String>> {
+        let (key, head) = match route {
             Route::Empty => return Ok(Answer::Hits(Vec::new())),
             Route::Whole => return Ok(Answer::Whole),
             Route::Directory(first) => return Ok(Answer::NeedDirectory(first)),
