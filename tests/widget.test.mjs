@@ -166,6 +166,38 @@ test("typed before the picker is ready: the text, focus and caret are kept and a
   }
 });
 
+test("a plain input in the page is adopted: usable before the script runs, what is typed there is kept and answered", async () => {
+  const { page } = t;
+  let release;
+  const held = new Promise((r) => (release = r));
+  const script = /registry-picker\.js$/;
+  await page.route(script, async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    // Not waiting for "load": module scripts hold it (and DOMContentLoaded) back.
+    await page.goto(t.url("widget-demo.html"), { waitUntil: "commit" });
+    await page.locator("registry-picker#affiliation input").waitFor();
+    // The page's own input, before any script of the widget: enabled, typeable.
+    const plain = page.locator("registry-picker#affiliation input");
+    assert.equal(await plain.count(), 1);
+    await plain.click();
+    await page.keyboard.type("kilim");
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    await page.locator("#affiliation-picker-list [role=option]").first().waitFor();
+    assert.equal(await aff().inputValue(), "kilim");
+    assert.equal(await page.locator("#affiliation-picker-list").getAttribute("data-for"), "kilim");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "affiliation-picker-input");
+    // One input named "affiliation" in the form (the adopted one is gone).
+    assert.equal(await page.locator("#form input[name=affiliation]").count(), 1);
+  } finally {
+    release();
+    await page.unroute(script);
+  }
+});
+
 test("attributes restrict the suggestions; strings are overridable; theming by custom properties", async () => {
   const { page } = t;
   await open();

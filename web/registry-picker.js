@@ -62,6 +62,8 @@ function wasmModule(js, wasm) {
   });
 }
 
+const idle = (f) => (typeof requestIdleCallback === "function" ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200));
+
 let started = null;
 /** Starts every download once; `{ui, pieces, client}` promises and the pieces (at once). */
 function start() {
@@ -84,6 +86,11 @@ function start() {
     ui.setClient(client);
     return ui;
   });
+  // Once the page is idle after loading, the pieces of the commonest first
+  // characters (one small file of fixed size), so that a first keystroke is
+  // answered at once; not when the browser asks to save data.
+  if (!navigator.connection?.saveData)
+    Promise.all([loaded, pieces]).then(([, p]) => idle(() => p.warm()), () => {});
   started = { loaded, pieces, client };
   return started;
 }
@@ -170,20 +177,26 @@ class RegistryPicker extends HTMLElement {
     // Until the wasm is ready, a plain enabled input keeps the form usable;
     // what is typed there is carried over to the picker.
     const uid = this.id ? `${this.id}-picker` : `registry-picker-${++counter}`;
-    const fallback = document.createElement("input");
+    // The page may hold one already (progressive enhancement: usable from
+    // the first paint, and submitted as free text without JavaScript).
+    let fallback = this.querySelector("input:not([type=hidden])");
+    if (!fallback) {
+      fallback = document.createElement("input");
+      fallback.value = fallback.defaultValue = this.getAttribute("value") ?? "";
+      this.replaceChildren(fallback);
+    }
     fallback.name = name;
-    fallback.value = this.getAttribute("value") ?? "";
     fallback.autocomplete = "off";
     fallback.setAttribute("role", "combobox");
     fallback.setAttribute("aria-expanded", "false");
     fallback.setAttribute("aria-autocomplete", "list");
     fallback.setAttribute("aria-label", this.getAttribute("label") || "Organization");
     if (this.hasAttribute("placeholder")) fallback.placeholder = this.getAttribute("placeholder");
-    this.replaceChildren(fallback);
     const { loaded, pieces } = start();
     // The first character's pieces, while the code still loads.
     const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
     fallback.addEventListener("input", prefetch);
+    if (fallback.value !== fallback.defaultValue) prefetch(); // typed before this script ran
     let strings = {};
     try { strings = JSON.parse(this.getAttribute("strings") || "{}"); } catch {}
     if (this.strings && typeof this.strings === "object") strings = { ...strings, ...this.strings };
@@ -232,7 +245,7 @@ class RegistryPicker extends HTMLElement {
         input.value = typed; // Leptos sets it in a microtask; the input event below reads it now
         input.focus();
         input.setSelectionRange(selStart, selEnd);
-        if (typed !== (this.getAttribute("value") ?? "")) input.dispatchEvent(new Event("input", { bubbles: true }));
+        if (typed !== fallback.defaultValue) input.dispatchEvent(new Event("input", { bubbles: true }));
       }
       this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
     } catch (e) {

@@ -97,6 +97,40 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
       return body;
     });
 
+  // The first-keystroke pack (shard::pieces::pack): the heads and
+  // directory parts of the commonest first characters in one file, so that
+  // a first keystroke needs no round trip. Its entries fill the same cache.
+  let warming = null;
+  function warm() {
+    warming ??= manifestP
+      .then(async (m) => {
+        const pack = m.pieces.first_pack;
+        if (!pack) return;
+        const res = await fetchOk(new URL(pack.name, new URL(m.pieces.path, base)));
+        if (!res.ok) throw new Error(`${pack.name}: HTTP ${res.status}`);
+        const buf = new Uint8Array(await res.arrayBuffer());
+        bytes += buf.length;
+        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        if (new TextDecoder().decode(buf.subarray(0, 4)) !== "RPK1") throw new Error(`${pack.name} is not a pack`);
+        let at = 8;
+        for (let n = view.getUint32(4, true); n > 0; n--) {
+          const kind = String.fromCharCode(buf[at]);
+          const klen = view.getUint16(at + 1, true);
+          const key = new TextDecoder().decode(buf.subarray(at + 3, at + 3 + klen));
+          const blen = view.getUint32(at + 3 + klen, true);
+          const body = buf.slice(at + 7 + klen, at + 7 + klen + blen);
+          at += 7 + klen + blen;
+          const name = kind === "d" ? `d-${hex(key)}.json` : `${hex(key)}.h.shard`;
+          if (!files.has(name)) files.set(name, Promise.resolve(kind === "d" ? JSON.parse(new TextDecoder().decode(body)) : body));
+        }
+      })
+      .catch((e) => {
+        warming = null;
+        console.warn("registry: the first-keystroke pack failed:", e);
+      });
+    return warming;
+  }
+
   const added = new Set();
   async function loadPart(first) {
     const keys = await partFile(first);
@@ -117,6 +151,8 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
   return {
     /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
     ready,
+    /** Fetches the first-keystroke pack (once): afterwards a first keystroke of a common first character is answered without a round trip. */
+    warm,
     /** Data bytes received so far (directory parts + pieces). */
     bytes: () => bytes,
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */

@@ -140,7 +140,7 @@ async function prepareScale(opt, scale, app) {
 
 // ---------------------------------------------------------------- the pages
 const PAGES = [
-  { key: "widget", label: "widget (registry-picker)", url: "/site/widget-demo.html", input: "#affiliation input[role=combobox]", list: "#affiliation [role=listbox]" },
+  { key: "widget", label: "widget (registry-picker)", url: "/site/widget-demo.html", input: "#affiliation input:not([type=hidden])", list: "#affiliation [role=listbox]" },
   { key: "api", label: "API per keystroke", url: "/cold/api.html", input: "#q", list: "#list" },
   { key: "flex", label: "FlexSearch (serialized)", url: "/cold/flex.html", input: "#q", list: "#list" },
 ];

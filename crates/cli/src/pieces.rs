@@ -93,12 +93,37 @@ pub fn build_pieces(
             .or_default()
             .push(s.key.as_str());
     }
+    // The first-keystroke pack: heads and parts of the commonest first
+    // characters (those that begin ≥ 0.5 % of the display names).
+    let split_first: Vec<&str> = parts.keys().copied().collect();
+    let firsts = pieces::pack::first_characters(&engine, &split_first, 0.005);
+    let mut entries = Vec::new();
+    for f in &firsts {
+        let head = files
+            .iter()
+            .find(|o| o.name == piece_name(built.info.build_id, f, PieceKind::Head));
+        if let Some(head) = head {
+            entries.push(pieces::pack::Entry {
+                kind: b'h',
+                key: f.clone(),
+                body: head.bytes.clone(),
+            });
+        }
+        entries.push(pieces::pack::Entry {
+            kind: b'd',
+            key: f.clone(),
+            body: serde_json::to_vec(&parts[f.as_str()]).unwrap_or_default(),
+        });
+    }
+    let pack = pieces::pack::encode(&entries);
+    let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
     let path = format!("pieces/{:016x}/", built.info.build_id);
     let manifest = serde_json::json!({
         "path": path,
         "split_first": parts.keys().collect::<Vec<_>>(),
         "head_records": budget.head_records,
         "id_chars": pieces::ID_KEY_CHARS,
+        "first_pack": {"name": "first.pack", "bytes": pack.len(), "first": firsts},
         "pieces": specs.len(),
         "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
     });
@@ -109,6 +134,12 @@ pub fn build_pieces(
             bytes: serde_json::to_vec(keys).unwrap_or_default(),
         });
     }
+    // Last, after the parts (bench-pieces reads them by position).
+    files.push(OutFile {
+        name: pack_name,
+        sections: Vec::new(),
+        bytes: pack,
+    });
     Ok(Written {
         files,
         manifest,
@@ -140,7 +171,8 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let t = Instant::now();
     let w = build_pieces(&built, &records, level, &budget)?;
     let secs = t.elapsed().as_secs_f64();
-    let (piece_files, part_files) = w.files.split_at(w.specs.len());
+    let (piece_files, rest) = w.files.split_at(w.specs.len());
+    let (pack_file, part_files) = rest.split_last().ok_or("no first-keystroke pack")?;
     let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
     let firsts: Vec<String> = w.manifest["split_first"]
         .as_array()
@@ -171,6 +203,13 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut part_sizes, 0.5),
         part_sizes.last().copied().unwrap_or(0.0),
         typeahead
+    );
+    println!(
+        "first-keystroke pack (fetched when the page is idle): {} bytes, {} first characters",
+        pack_file.bytes.len(),
+        w.manifest["first_pack"]["first"]
+            .as_array()
+            .map_or(0, Vec::len)
     );
     println!(
         "piece bytes: p50 {:.0}  p95 {:.0}  max {:.0}",

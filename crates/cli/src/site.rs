@@ -29,7 +29,9 @@ Upload the folder as it is to any static host, at the root or under a sub-path
 
 * Serve `.wasm` as `application/wasm` and `.webmanifest` as `application/manifest+json`.
 * Files whose names contain a 16-hex-digit content hash (`data/*.<hash>.shard`,
-  `ui/*.<hash>.*`) never change: `Cache-Control: public, max-age=31536000, immutable`.
+  `ui/*.<hash>.*`) and everything under `data/pieces/<build id>/` never change:
+  `Cache-Control: public, max-age=31536000, immutable`. A missing piece must stay a 404
+  (it means \"no record under this prefix\").
 * Everything else (`index.html`, `*.js`, `data/manifest.json`, `app-files.json`) must be
   revalidated: `Cache-Control: no-cache`.
 * Enable gzip or brotli for `.wasm`, `.js`, `.css`, `.html`, `.json`; the shard files are
@@ -37,8 +39,10 @@ Upload the folder as it is to any static host, at the root or under a sub-path
 * HTTPS is required for the service worker (offline use) and for verifying downloads.
 * A Content-Security-Policy needs `script-src 'self' 'wasm-unsafe-eval'` and
   `worker-src 'self'`.
-* The form widget (`registry-picker.js`) must be served from the same origin as the page that
-  embeds it (browsers do not start module Workers from another origin).
+* The form widget (`registry-picker.js`) answers from the typeahead pieces on the page's main
+  thread; the few queries that need the whole registry (external ids, e-mail domains) start a
+  module Worker, which browsers start only from the page's own origin: serve the folder from
+  the form's origin for those.
 ";
 
 fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {

@@ -564,3 +564,88 @@ fn ids_answer_like_the_whole_registry() {
         Answer::Whole
     ));
 }
+
+/// The first-keystroke pack keeps its entries byte for byte and refuses
+/// anything that is not exactly a pack (truncated, other magic, trailing
+/// bytes), so a damaged download is never half-used.
+#[test]
+fn first_keystroke_pack_round_trips_and_refuses_damage() {
+    use pieces::pack::{Entry, decode, encode};
+    let entries = vec![
+        Entry {
+            kind: b'h',
+            key: "h".into(),
+            body: vec![1, 2, 3],
+        },
+        Entry {
+            kind: b'd',
+            key: "é".into(),
+            body: b"[\"\xc3\xa9a\"]".to_vec(),
+        },
+        Entry {
+            kind: b'h',
+            key: "大".into(),
+            body: Vec::new(),
+        },
+    ];
+    let bytes = encode(&entries);
+    assert_eq!(decode(&bytes), Some(entries.clone()));
+    assert_eq!(decode(&encode(&[])), Some(Vec::new()));
+    for cut in 0..bytes.len() {
+        assert_eq!(decode(&bytes[..cut]), None, "cut at {cut}");
+    }
+    let mut trailing = bytes.clone();
+    trailing.push(0);
+    assert_eq!(decode(&trailing), None);
+    let mut magic = bytes.clone();
+    magic[0] = b'X';
+    assert_eq!(decode(&magic), None);
+    // A huge count or length is refused, not allocated.
+    let mut huge = bytes.clone();
+    huge[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(decode(&huge), None);
+}
+
+/// The pack's characters are split first characters that begin display
+/// names, commonest first.
+#[test]
+fn first_keystroke_characters_are_common_split_firsts() {
+    let d = full_or_demo();
+    let specs = pieces::partition(
+        &d.engine,
+        &PieceBudget {
+            raw_bytes: 4 * 1024,
+            head_records: 40,
+        },
+    );
+    let split: Vec<String> = specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Head && s.key.chars().count() == 1)
+        .map(|s| s.key.clone())
+        .collect();
+    assert!(!split.is_empty());
+    let refs: Vec<&str> = split.iter().map(String::as_str).collect();
+    let firsts = pieces::pack::first_characters(&d.engine, &refs, 0.005);
+    assert!(!firsts.is_empty());
+    assert!(firsts.iter().all(|f| split.contains(f)));
+    let reg = d.engine.registry();
+    let count = |f: &str| {
+        (0..reg.len())
+            .filter(|&r| {
+                registry_core::text::fold(reg.display_name(r))
+                    .trim_start()
+                    .starts_with(f)
+            })
+            .count()
+    };
+    let counts: Vec<usize> = firsts.iter().map(|f| count(f)).collect();
+    assert!(
+        counts.windows(2).all(|w| w[0] >= w[1]),
+        "{firsts:?} {counts:?}"
+    );
+    assert!(counts.iter().all(|&n| n as f64 >= 0.005 * reg.len() as f64));
+}
+
+fn full_or_demo() -> &'static Data {
+    full().unwrap_or_else(demo)
+}

@@ -617,3 +617,88 @@ fn lifts(ctx: &SuggestContext) -> bool {
     let any = |v: &[String]| v.iter().any(|s| !s.trim().is_empty());
     any(&ctx.prefer_countries) || any(&ctx.prefer_types) || !ctx.remembered.is_empty()
 }
+
+/// The *first-keystroke pack*: the heads and directory parts of the
+/// commonest first characters in one file, which a client fetches once
+/// the page is idle so that a first keystroke is answered without a round
+/// trip. Its size is fixed by the number of characters (a head holds
+/// [`PieceBudget::head_records`] records at any registry size).
+///
+/// Layout (little-endian): `RPK1`, entry count `u32`, then per entry: kind
+/// byte (`h` head, `d` directory part), key length `u16`, key (UTF-8),
+/// body length `u32`, body (a piece file, or a part's JSON array).
+pub mod pack {
+    /// A pack's first four bytes.
+    pub const MAGIC: &[u8; 4] = b"RPK1";
+
+    /// One file in a pack.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Entry {
+        /// `b'h'` (a head piece) or `b'd'` (a directory part).
+        pub kind: u8,
+        /// The head's prefix or the part's first character.
+        pub key: String,
+        /// The file's bytes.
+        pub body: Vec<u8>,
+    }
+
+    /// The pack of `entries`.
+    pub fn encode(entries: &[Entry]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend((entries.len() as u32).to_le_bytes());
+        for e in entries {
+            out.push(e.kind);
+            out.extend((e.key.len() as u16).to_le_bytes());
+            out.extend(e.key.as_bytes());
+            out.extend((e.body.len() as u32).to_le_bytes());
+            out.extend(&e.body);
+        }
+        out
+    }
+
+    /// The entries of a pack; `None` when the bytes are not one.
+    pub fn decode(bytes: &[u8]) -> Option<Vec<Entry>> {
+        let mut rest = bytes.strip_prefix(MAGIC.as_slice())?;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let (a, b) = rest.split_at_checked(n)?;
+            rest = b;
+            Some(a)
+        };
+        let count = u32::from_le_bytes(take(4)?.try_into().ok()?);
+        let mut out = Vec::new();
+        for _ in 0..count {
+            let kind = take(1)?[0];
+            let klen = u16::from_le_bytes(take(2)?.try_into().ok()?) as usize;
+            let key = std::str::from_utf8(take(klen)?).ok()?.to_string();
+            let blen = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+            let body = take(blen)?.to_vec();
+            out.push(Entry { kind, key, body });
+        }
+        rest.is_empty().then_some(out)
+    }
+
+    /// The split first characters worth a place in the pack: those that
+    /// begin at least `min_share` of the display names (folded), commonest
+    /// first.
+    pub fn first_characters(
+        engine: &crate::search::Engine,
+        split_first: &[&str],
+        min_share: f64,
+    ) -> Vec<String> {
+        let reg = engine.registry();
+        let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+        for r in 0..reg.len() {
+            let folded = crate::text::fold(reg.display_name(r));
+            let first = super::first_char(folded.trim_start());
+            if let Some(&f) = split_first.iter().find(|f| **f == first) {
+                *counts.entry(f).or_default() += 1;
+            }
+        }
+        let mut firsts: Vec<(&str, usize)> = counts
+            .into_iter()
+            .filter(|&(_, n)| n as f64 >= min_share * reg.len() as f64)
+            .collect();
+        firsts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        firsts.into_iter().map(|(f, _)| f.to_string()).collect()
+    }
+}
