@@ -116,7 +116,7 @@ test("typeahead mode answers suggest from summary + names, then loads records on
   assert.equal(res.record, "https://ror.org/0bsd6jb11");
 });
 
-test("suggestOnMainThread: once idle, suggestNow answers synchronously like the Worker; external ids and stale answers", async () => {
+test("suggestOnMainThread: once its piece is here, suggestNow answers synchronously like the Worker; external ids and stale answers", async () => {
   await page.goto(server.url + "api.html");
   const res = await page.evaluate(async () => {
     const { openRegistry, suggestReady } = await import("./registry.js");
@@ -129,16 +129,20 @@ test("suggestOnMainThread: once idle, suggestNow answers synchronously like the 
     const names = (hits) => hits.map((h) => [h.summary.id, h.matched.value, JSON.stringify(h.ranges16)]);
     const out = { before, ready, page };
     out.same = [];
+    out.firstFromWorker = r.suggestNow("nort", { limit: 8 }); // its piece is not here yet
     for (const q of ["nort", "northfield univ", "CSU", "0bsd6jb11", "montclair"]) {
+      await r.pieces.suggest(q, { limit: 8 }); // the piece this query needs is here now
       const now = r.suggestNow(q, { limit: 8 });
       const viaWorker = await worker.suggest(q, { limit: 8 });
       out.same.push([q, Array.isArray(now), JSON.stringify(names(now)) === JSON.stringify(names(viaWorker)), now.length]);
     }
+    await r.pieces.suggest("univ", {});
     const filtered = r.suggestNow("univ", { filters: ["types:education"], limit: 5 });
     out.filtered = filtered.every((h) => h.summary.types.includes("education")) && filtered.length > 0;
     out.bad = (() => { try { r.suggestNow("univ", { filters: ["nope:x"] }); return "no error"; } catch (e) { return e.message; } })();
     out.externalId = r.suggestNow("grid.710238.7"); // only in the records: the Worker answers
     // A Worker suggest still in flight is superseded by a main-thread one.
+    await r.pieces.suggest("northfield", {});
     const pending = r.suggest("grid.710238.7").then(() => "resolved", (e) => e.name);
     const local = await r.suggest("northfield");
     out.stale = await pending;
@@ -148,7 +152,8 @@ test("suggestOnMainThread: once idle, suggestNow answers synchronously like the 
     return out;
   });
   assert.equal(res.before, null);
-  assert.ok(res.ready && res.ready.buildMs > 0 && res.ready.memoryBytes > 0, JSON.stringify(res.ready));
+  assert.ok(res.ready && res.ready.pieces && res.ready.buildMs > 0 && res.ready.memoryBytes > 0, JSON.stringify(res.ready));
+  assert.equal(res.firstFromWorker, null);
   assert.deepEqual(res.page, res.ready);
   for (const [q, isArray, same, n] of res.same) {
     assert.ok(isArray, q);
@@ -162,7 +167,7 @@ test("suggestOnMainThread: once idle, suggestNow answers synchronously like the 
   assert.ok(res.local > 0);
 });
 
-test("suggest's context options reach the Worker and the main-thread instance alike; empty text offers only with a context", async () => {
+test("suggest's context options reach the Worker and the main-thread pieces alike; empty text offers only with a context", async () => {
   await page.goto(server.url + "api.html");
   const res = await page.evaluate(async () => {
     const { openRegistry } = await import("./registry.js");
@@ -170,9 +175,9 @@ test("suggest's context options reach the Worker and the main-thread instance al
     const worker = await openRegistry({ dataUrl, mode: "typeahead" });
     const r = await openRegistry({ dataUrl, mode: "typeahead", suggestOnMainThread: true });
     await r.suggestOnMainThread;
-    // The domains file reaches the main-thread instance on demand.
+    // The main thread answers from the pieces, which hold no e-mail domains:
+    // such queries go to the Worker (suggest), which loads the domains file.
     const beforeDomains = r.suggestNow("", { emailDomain: "nfu.example" });
-    await r.loadDomains();
     const show = (hits) => hits.map((h) => [h.summary.name, h.reason, h.localized, h.remembered]);
     const caldera = "https://ror.org/0v5k8z998";
     const remembered = [caldera];
@@ -181,9 +186,10 @@ test("suggest's context options reach the Worker and the main-thread instance al
     const viaWorker = worker.suggest("", ctx);
     remembered.length = 0; // the call above keeps what it was given
     const offered = show(await viaWorker);
+    await r.pieces.suggest("univ", {}); // the piece of "univ" is here: answered now
     const out = {
-      emptyNoContext: [await worker.suggest(""), r.suggestNow("")],
-      offers: [offered, show(r.suggestNow("", { ...ctx, remembered: [caldera] }))],
+      emptyNoContext: [await worker.suggest(""), await r.suggest("")],
+      offers: [offered, show(await r.suggest("", { ...ctx, remembered: [caldera] }))],
       typed: [
         show(await worker.suggest("univ", { limit: 3, remembered: [caldera], lang: "es" })),
         show(r.suggestNow("univ", { limit: 3, remembered: [caldera], lang: "es" })),
@@ -198,7 +204,7 @@ test("suggest's context options reach the Worker and the main-thread instance al
     r.close();
     return out;
   });
-  assert.equal(res.beforeDomains, null, "without the domains file the Worker answers");
+  assert.equal(res.beforeDomains, null, "e-mail domains: the Worker answers");
   assert.deepEqual(res.emptyNoContext, [[], []]);
   const offers = [
     ["Northfield University", "email_domain", "Universidad de Northfield", false],

@@ -16,17 +16,18 @@
 //
 // Typeahead on the main thread (option `suggestOnMainThread: true`): a Worker
 // round trip costs about a frame, so the answer to a keystroke would paint a
-// frame late. With this option, once the page is idle after opening, a second
-// registry instance (summary + names only) is built on the main thread, for
-// suggestions alone; then `suggestNow(text, options)` answers synchronously
-// (inside the input handler, so the suggestions paint in the next frame) and
-// `suggest` resolves from it. Until then, and for queries that need the
-// records (external ids), `suggestNow` returns null and `suggest` asks the
-// Worker. The build runs in idle slices (steps of at most ~8 ms; the longest
-// task is decompressing the names file). `await client.suggestOnMainThread` →
-// `{buildMs, cpuMs, longestTaskMs, slices, memoryBytes, bytes}` once ready
-// (null if unavailable); `suggestReady()` is the same for the page's
-// first client with the option, e.g. for tests.
+// frame late. With this option `suggestNow(text, options)` answers
+// synchronously (inside the input handler, so the suggestions paint in the
+// next frame) and `suggest` resolves from it, from the data's typeahead
+// pieces (registry-pieces.js, `client.pieces`): a query's piece is fetched on
+// its first keystroke (a few kilobytes; the Worker answers that one), the
+// next keystrokes under it are answered at once. Queries only the whole data
+// answers exactly (external ids, e-mail domains, …) go to the Worker. Data
+// built without pieces: once the page is idle, a second registry instance
+// (summary + names) is built on the main thread instead, in idle slices.
+// `await client.suggestOnMainThread` → `{buildMs, memoryBytes, …}` once ready
+// (null if unavailable); `suggestReady()` is the same for the page's first
+// client with the option, e.g. for tests.
 
 export class StaleError extends Error {
   constructor() {
@@ -86,7 +87,9 @@ export class RegistryClient {
   #next = 1;
   #pending = new Map();
   #latest = new Map(); // channel → newest call id
-  #main = null; // the main-thread Registry (summary + names), once built
+  #main = null; // the main-thread Registry (summary + names), once built (data without pieces)
+  /** The typeahead pieces answering on the main thread (registry-pieces.js), once ready. */
+  pieces = null;
   #lastSuggest = -Infinity;
   #closed = false;
   info = null;
@@ -143,6 +146,16 @@ export class RegistryClient {
    */
   suggestNow(text, options = {}) {
     this.#lastSuggest = performance.now();
+    if (this.pieces) {
+      // From the typeahead pieces: null until the query's piece is here
+      // (fetched now, for the next keystroke) or where only the whole
+      // data answers exactly (the Worker does).
+      const o = suggestOptions(options);
+      const hits = this.pieces.suggestNow(text, o);
+      // Offline, the Worker's copy (the service worker's cache) answers.
+      if (!hits && navigator.onLine !== false) this.pieces.prefetch(text);
+      return hits;
+    }
     const r = this.#main;
     if (!r || r.suggestNeedsRecords(text)) return null;
     const o = suggestOptions(options);
@@ -178,15 +191,43 @@ export class RegistryClient {
     return this.#domainsLoading;
   }
 
-  /** Builds the main-thread suggest instance from the files the Worker loaded, when the page is idle. */
+  /**
+   * Main-thread suggestions: from the typeahead pieces when the data has
+   * them (at once: a few kilobytes per query, `client.pieces`), else by
+   * building a suggest-only instance from the files the Worker loaded, when
+   * the page is idle.
+   */
   startMainThreadSuggest({ dataUrl, manifest, wasmUrl }) {
     this.#source = { dataUrl, manifest };
+    const wasm = () =>
+      (mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
+        const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
+        return { module: m, RegistryBuilder: m.RegistryBuilder, memory: exports.memory };
+      }));
+    if (manifest?.pieces?.split_first) {
+      this.suggestOnMainThread ??= (async () => {
+        const started = performance.now();
+        const { startPieces } = await import("./registry-pieces.js");
+        const pieces = startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
+        await pieces.ready;
+        if (this.#closed) return null;
+        this.pieces = pieces;
+        idle(3000).then(() => navigator.onLine !== false && pieces.warm());
+        const { memory } = await wasm();
+        const ready = { pieces: true, buildMs: performance.now() - started, cpuMs: 0, longestTaskMs: 0, slices: 0, memoryBytes: memory.buffer.byteLength, bytes: 0 };
+        suggestReady();
+        firstReadySet?.(ready);
+        firstReadySet = null;
+        return ready;
+      })().catch((e) => {
+        console.warn("registry: suggestions stay in the Worker:", e);
+        return null;
+      });
+      return this.suggestOnMainThread;
+    }
     this.suggestOnMainThread ??= (async () => {
       await idle(3000);
-      mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
-        const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
-        return { RegistryBuilder: m.RegistryBuilder, memory: exports.memory };
-      });
+      wasm();
       const [{ RegistryBuilder, memory }, { loadShardFiles }] = await Promise.all([mainModule, import("./registry-data.js")]);
       // The same release as the Worker's (its manifest), from the HTTP or
       // service-worker cache: the Worker has just fetched these files.
