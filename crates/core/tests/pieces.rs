@@ -499,7 +499,7 @@ fn ids_answer_like_the_whole_registry() {
         .unwrap()
         .file(&[SectionKind::Summary, SectionKind::Names])
     };
-    let (_, terms) = client_files(&d, &specs);
+    let (_, terms) = client_files(d, &specs);
     let mut c = PieceClient::new(Directory::sharded(Vec::<String>::new())).with_id_pieces();
     let reg = d.engine.registry();
     let mut texts: Vec<String> = Vec::new();

@@ -183,7 +183,7 @@ impl Pieces {
     /// `{need: key, kind: "l" | "h" | "i"}` (fetch that leaf, head or id piece; then ask again) or
     /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
-        use registry_core::shard::pieces::{Answer, PieceKind};
+        use registry_core::shard::pieces::Answer;
         let o: SuggestOptions = if options.is_undefined() {
             SuggestOptions::default()
         } else {
