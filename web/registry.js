@@ -198,85 +198,88 @@ export class RegistryClient {
    * the page is idle.
    */
   startMainThreadSuggest({ dataUrl, manifest, wasmUrl }) {
+    if (this.suggestOnMainThread) return this.suggestOnMainThread;
     this.#source = { dataUrl, manifest };
     const wasm = () =>
       (mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
         const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
         return { module: m, RegistryBuilder: m.RegistryBuilder, memory: exports.memory };
       }));
-    if (manifest?.pieces?.split_first) {
-      this.suggestOnMainThread ??= (async () => {
-        const started = performance.now();
-        const { startPieces } = await import("./registry-pieces.js");
-        const pieces = startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
-        await pieces.ready;
-        if (this.#closed) return null;
-        this.pieces = pieces;
-        idle(3000).then(() => navigator.onLine !== false && pieces.warm());
-        const { memory } = await wasm();
-        const ready = { pieces: true, buildMs: performance.now() - started, cpuMs: 0, longestTaskMs: 0, slices: 0, memoryBytes: memory.buffer.byteLength, bytes: 0 };
-        suggestReady();
-        firstReadySet?.(ready);
-        firstReadySet = null;
+    const ready = manifest?.pieces?.split_first
+      ? this.#openPieces(dataUrl, manifest, wasm)
+      : this.#buildInstance(dataUrl, manifest, wasm);
+    this.suggestOnMainThread = ready
+      .then((ready) => {
+        if (ready) {
+          suggestReady(); // so that a later suggestReady() finds it resolved
+          firstReadySet?.(ready);
+          firstReadySet = null;
+        }
         return ready;
-      })().catch((e) => {
+      })
+      .catch((e) => {
         console.warn("registry: suggestions stay in the Worker:", e);
         return null;
       });
-      return this.suggestOnMainThread;
-    }
-    this.suggestOnMainThread ??= (async () => {
-      await idle(3000);
-      wasm();
-      const [{ RegistryBuilder, memory }, { loadShardFiles }] = await Promise.all([mainModule, import("./registry-data.js")]);
-      // The same release as the Worker's (its manifest), from the HTTP or
-      // service-worker cache: the Worker has just fetched these files.
-      const { files } = await loadShardFiles(dataUrl, ["summary", "names"], manifest);
-      // Start in an idle period that does not follow a keystroke closely.
-      const since = performance.now();
-      do await idle(1000);
-      while (performance.now() - this.#lastSuggest < 1000 && performance.now() - since < 30_000);
-      if (this.#closed) return null;
-      // Then in slices, one per idle period, so that no task holds up a
-      // keystroke for long: steps of at most ~8 ms, except the pieces that
-      // cannot be cut (decompressing the names file is the longest).
-      const started = performance.now();
-      let cpuMs = 0;
-      let longestTaskMs = 0;
-      const timed = (f) => {
-        const t = performance.now();
-        const v = f();
-        const ms = performance.now() - t;
-        cpuMs += ms;
-        longestTaskMs = Math.max(longestTaskMs, ms);
-        return v;
-      };
-      const builder = timed(() => new RegistryBuilder(files));
-      let slices = 1;
-      for (let left = await idle(100); !timed(() => builder.step(Math.min(8, Math.max(1, left - 1)))); left = await idle(100)) {
-        if (this.#closed) return builder.free(), null;
-        slices++;
-      }
-      this.#main = timed(() => builder.finish());
-      builder.free();
-      // memoryBytes: this instance's whole wasm memory (a high-water mark, decode peak included).
-      const ready = {
-        buildMs: performance.now() - started,
-        cpuMs,
-        longestTaskMs,
-        slices,
-        memoryBytes: memory.buffer.byteLength,
-        bytes: files.reduce((n, f) => n + f.length, 0),
-      };
-      suggestReady();
-      firstReadySet?.(ready);
-      firstReadySet = null;
-      return ready;
-    })().catch((e) => {
-      console.warn("registry: suggestions stay in the Worker:", e);
-      return null;
-    });
     return this.suggestOnMainThread;
+  }
+
+  /** Main-thread suggestions from the typeahead pieces: ready as soon as the pieces client is. */
+  async #openPieces(dataUrl, manifest, wasm) {
+    const started = performance.now();
+    const { startPieces } = await import("./registry-pieces.js");
+    const pieces = startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
+    await pieces.ready;
+    if (this.#closed) return null;
+    this.pieces = pieces;
+    idle(3000).then(() => navigator.onLine !== false && pieces.warm());
+    const { memory } = await wasm();
+    return { pieces: true, buildMs: performance.now() - started, cpuMs: 0, longestTaskMs: 0, slices: 0, memoryBytes: memory.buffer.byteLength, bytes: 0 };
+  }
+
+  /** Data without pieces: a suggest-only instance built from the Worker's files in idle slices. */
+  async #buildInstance(dataUrl, manifest, wasm) {
+    await idle(3000);
+    const [{ RegistryBuilder, memory }, { loadShardFiles }] = await Promise.all([wasm(), import("./registry-data.js")]);
+    // The same release as the Worker's (its manifest), from the HTTP or
+    // service-worker cache: the Worker has just fetched these files.
+    const { files } = await loadShardFiles(dataUrl, ["summary", "names"], manifest);
+    // Start in an idle period that does not follow a keystroke closely.
+    const since = performance.now();
+    do await idle(1000);
+    while (performance.now() - this.#lastSuggest < 1000 && performance.now() - since < 30_000);
+    if (this.#closed) return null;
+    // Then in slices, one per idle period, so that no task holds up a
+    // keystroke for long: steps of at most ~8 ms, except the pieces that
+    // cannot be cut (decompressing the names file is the longest).
+    const started = performance.now();
+    let cpuMs = 0;
+    let longestTaskMs = 0;
+    const timed = (f) => {
+      const t = performance.now();
+      const v = f();
+      const ms = performance.now() - t;
+      cpuMs += ms;
+      longestTaskMs = Math.max(longestTaskMs, ms);
+      return v;
+    };
+    const builder = timed(() => new RegistryBuilder(files));
+    let slices = 1;
+    for (let left = await idle(100); !timed(() => builder.step(Math.min(8, Math.max(1, left - 1)))); left = await idle(100)) {
+      if (this.#closed) return builder.free(), null;
+      slices++;
+    }
+    this.#main = timed(() => builder.finish());
+    builder.free();
+    // memoryBytes: this instance's whole wasm memory (a high-water mark, decode peak included).
+    return {
+      buildMs: performance.now() - started,
+      cpuMs,
+      longestTaskMs,
+      slices,
+      memoryBytes: memory.buffer.byteLength,
+      bytes: files.reduce((n, f) => n + f.length, 0),
+    };
   }
 
   /** The router: any spec URL (`/v2/organizations?...`) → `{status, body}`. */

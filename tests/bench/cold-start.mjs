@@ -117,6 +117,14 @@ function startApi(data) {
 }
 
 // ---------------------------------------------------------------- build
+/** Brotli bytes of the widget's code: registry-picker.js and every ui/ file it names. */
+function widgetCodeBytes(site) {
+  const loader = fs.readFileSync(path.join(site, "registry-picker.js"));
+  const names = [...loader.toString().matchAll(/"(ui\/[^"]+)"/g)].map((m) => m[1]);
+  const br = (b) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  return br(loader) + names.reduce((n, f) => n + br(fs.readFileSync(path.join(site, f))), 0);
+}
+
 /** Site + FlexSearch export for one scale, in target/cold-bench/x<N>/. */
 async function prepareScale(opt, scale, app) {
   const dir = path.join(ROOT, `target/cold-bench/x${scale}`);
@@ -343,6 +351,7 @@ function report(opt, results, meta) {
   for (const { scale, info, byProfile } of results) {
     w();
     w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks) ---`);
+    w(`widget code (registry-picker.js and the ui/ files it names: JS, wasm, CSS), brotli: ${info.widgetCode.toLocaleString("en")} B (target ≤ 220 KB)`);
     for (const [profile, pages] of Object.entries(byProfile)) {
       w(`${profile} (${PROFILES[profile].label})`);
       w(`  ${pad("", 26)}${lpad("cold", 9)}${lpad("usable", 9)}${lpad("bytes", 10)}${lpad("warm", 9)}${lpad("bytes", 10)}${lpad("late", 9)}${lpad("JS heap", 10)}${lpad("workers", 10)}${lpad("wasm", 9)}${lpad("workers", 10)}`);
@@ -392,6 +401,7 @@ async function main() {
     const sizeOf = (prefix) => [...server.files].filter(([u]) => u.startsWith(prefix)).reduce((n, [, f]) => n + (f.br ?? f.body).length, 0);
     info.flexBrotli = sizeOf("/flex/");
     info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && ["summary", "names"].includes(f.sections[0])).reduce((n, f) => n + f.bytes, 0);
+    info.widgetCode = widgetCodeBytes(info.site);
     log(`serving ${server.url} (site ${path.relative(ROOT, info.site)}, API ${apiOrigin})`);
     const byProfile = {};
     for (const profile of opt.profiles) {
