@@ -198,6 +198,43 @@ test("a plain input in the page is adopted: usable before the script runs, what 
   }
 });
 
+test("form-associated: reset() restores the initial value, a disabled fieldset disables it, required takes part in validation, FormData has both fields", async () => {
+  const { page } = t;
+  await open();
+  await page.evaluate(() => {
+    document.body.insertAdjacentHTML(
+      "beforeend",
+      `<form id="fa"><fieldset id="fa-set"><registry-picker id="fa-p" name="org" label="Org" required
+         value="Northfield University" id-value="https://ror.org/0bsd6jb11"></registry-picker></fieldset></form>`,
+    );
+  });
+  await page.waitForSelector("#fa-p-picker-input");
+  const state = () =>
+    page.evaluate(() => {
+      const form = document.getElementById("fa");
+      const fd = new FormData(form);
+      return { org: fd.get("org"), id: fd.get("org_id"), valid: form.checkValidity(), disabled: document.getElementById("fa-p-picker-input").disabled };
+    });
+  assert.deepEqual(await state(), { org: "Northfield University", id: "https://ror.org/0bsd6jb11", valid: true, disabled: false });
+  // Free text instead, then cleared: required fails; reset() brings the initial pick back.
+  await suggestionsFor("#fa-p-picker-input", "#fa-p-picker-list", "Somewhere Else");
+  assert.deepEqual(await state(), { org: "Somewhere Else", id: "", valid: true, disabled: false });
+  await page.locator("#fa-p-picker-input").fill("");
+  assert.equal((await state()).valid, false);
+  assert.equal(await page.evaluate(() => document.getElementById("fa").reportValidity()), false);
+  await page.evaluate(() => document.getElementById("fa").reset());
+  await page.waitForFunction(() => document.getElementById("fa-p-picker-input").value === "Northfield University");
+  assert.deepEqual(await state(), { org: "Northfield University", id: "https://ror.org/0bsd6jb11", valid: true, disabled: false });
+  assert.equal(await page.locator("#fa-p .rp").getAttribute("data-state"), "picked");
+  // A disabled fieldset disables it (and keeps it out of the submission), and back.
+  await page.evaluate(() => (document.getElementById("fa-set").disabled = true));
+  assert.deepEqual(await state(), { org: null, id: null, valid: true, disabled: true });
+  await page.evaluate(() => (document.getElementById("fa-set").disabled = false));
+  assert.equal((await state()).disabled, false);
+  assert.equal(await page.evaluate(() => document.getElementById("fa-p").form?.id), "fa");
+  await page.evaluate(() => document.getElementById("fa").remove());
+});
+
 test("attributes restrict the suggestions; strings are overridable; theming by custom properties", async () => {
   const { page } = t;
   await open();

@@ -27,6 +27,8 @@
 //   nothing leaves the browser), offered and ranked first, marked "picked
 //   before"; element.forgetRemembered() clears them (element.rememberKey is
 //   the key).
+// Form-associated: form.reset() restores value/id-value, a disabled
+// <fieldset> or `disabled` disables it, `required` joins the form's validation.
 // Event: a bubbling "change" CustomEvent with
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
@@ -125,7 +127,34 @@ const memory = {
 };
 
 class RegistryPicker extends HTMLElement {
+  // A form-associated custom element: the form's reset() and a disabled
+  // <fieldset> (or the element's own `disabled`) reach it. Its values are
+  // submitted by its light-DOM inputs (autofill, and no JavaScript needed for
+  // free text), so it sets no form value of its own; `required` is the
+  // inner input's, so the browser's validation UI points at it.
+  static formAssociated = true;
   #mounted = false;
+  #picker = null; // {reset(value, idValue)} once mounted
+  #initial = null; // [value, idValue] when connected, what reset() restores
+  #disabled = false;
+
+  /** The form this picker belongs to (ElementInternals), or null. */
+  get form() {
+    return this.#internals?.form ?? this.closest("form");
+  }
+  #internals = typeof this.attachInternals === "function" ? this.attachInternals() : null;
+
+  formResetCallback() {
+    const [value, id] = this.#initial ?? ["", ""];
+    this.#picker?.reset(value, id);
+    this.value = null;
+    this.removeAttribute("data-free-text");
+  }
+
+  formDisabledCallback(disabled) {
+    this.#disabled = disabled;
+    for (const input of this.querySelectorAll("input")) input.disabled = disabled;
+  }
 
   /**
    * The page's one typeahead client (registry-pieces.js TypeaheadClient),
@@ -208,12 +237,13 @@ class RegistryPicker extends HTMLElement {
     ];
     try {
       const ui = await loaded;
+      this.#initial = [fallback.defaultValue, this.getAttribute("id-value") || ""];
       fallback.removeEventListener("input", prefetch);
       const typed = fallback.value;
       const focused = document.activeElement === fallback;
       const [selStart, selEnd] = [fallback.selectionStart, fallback.selectionEnd];
       this.replaceChildren();
-      ui.mountPicker(this, {
+      this.#picker = ui.mountPicker(this, {
         uid,
         name,
         idName: this.getAttribute("id-name") || `${name}_id`,
@@ -239,6 +269,7 @@ class RegistryPicker extends HTMLElement {
       // a detail: the element's "change" (above) replaces it.
       const input = this.querySelector("input[role=combobox]");
       input?.addEventListener("change", (e) => e.stopPropagation());
+      if (this.#disabled) this.formDisabledCallback(true);
       // Typed before the picker was ready: same text, focus and caret, and
       // the suggestions for it.
       if (input && focused) {

@@ -39,9 +39,11 @@ fn get_fn(o: &JsValue, k: &str) -> Option<js_sys::Function> {
 /// Mounts a picker into `host`. `options`: `{uid, name, idName, label,
 /// placeholder, value, idValue, filters: [..], strings: {..}, required,
 /// allowInactive, autocomplete, onChange(detail), context() → {preferCountries,
-/// preferTypes, emailDomain, remembered, lang}, onForget()}`.
+/// preferTypes, emailDomain, remembered, lang}, onForget()}`. Returns
+/// `{reset(value, idValue)}`: sets the text and the picked id without a
+/// change event (what a form's `reset()` does to its fields).
 #[wasm_bindgen(js_name = mountPicker)]
-pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
+pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     let uid = get(&options, "uid").unwrap_or_else(|| "registry-picker".into());
     let name = get(&options, "name").unwrap_or_else(|| "organization".into());
     let id_name = get(&options, "idName").unwrap_or_else(|| format!("{name}_id"));
@@ -71,16 +73,29 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
     // remembered picks can change after mounting.
     let context_fn = get_fn(&options, "context").map(StoredValue::new_local);
     let on_forget = StoredValue::new_local(get_fn(&options, "onForget"));
-
-    let handle = leptos::mount::mount_to(host, move || {
-        let text = RwSignal::new(initial.clone());
-        let picked = RwSignal::new((!initial_id.is_empty()).then(|| Pick {
-            id: initial_id.clone(),
-            name: initial.clone(),
+    // The picker's state lives outside the view, so that `reset` can reach it.
+    let text = RwSignal::new(initial.clone());
+    let picked = RwSignal::new((!initial_id.is_empty()).then(|| Pick {
+        id: initial_id.clone(),
+        name: initial.clone(),
+        ..Pick::default()
+    }));
+    // The last value reported by a change event, to report only changes.
+    let reported = StoredValue::new((initial_id.clone(), initial.clone()));
+    let reset = Closure::<dyn Fn(String, String)>::new(move |value: String, id: String| {
+        reported.set_value((id.clone(), value.clone()));
+        picked.set((!id.is_empty()).then(|| Pick {
+            id,
+            name: value.clone(),
             ..Pick::default()
         }));
-        // The last value reported by a change event, to report only changes.
-        let reported = StoredValue::new((initial_id.clone(), initial.clone()));
+        text.set(value);
+    });
+    let api = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&api, &"reset".into(), reset.as_ref());
+    reset.forget(); // lives as long as the page: pickers are not unmounted
+
+    let handle = leptos::mount::mount_to(host, move || {
         let emit = move |p: Option<Pick>, text: String| {
             let key = (
                 p.as_ref().map(|p| p.id.clone()).unwrap_or_default(),
@@ -197,4 +212,5 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) {
         }
     });
     handle.forget();
+    api.into()
 }
