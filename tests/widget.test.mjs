@@ -231,6 +231,11 @@ test("form-associated: reset() restores the initial value, a disabled fieldset d
   assert.deepEqual(await state(), { org: null, id: null, valid: true, disabled: true });
   await page.evaluate(() => (document.getElementById("fa-set").disabled = false));
   assert.equal((await state()).disabled, false);
+  // So does its own `disabled` attribute.
+  await page.evaluate(() => document.getElementById("fa-p").setAttribute("disabled", ""));
+  assert.deepEqual(await state(), { org: null, id: null, valid: true, disabled: true });
+  await page.evaluate(() => document.getElementById("fa-p").removeAttribute("disabled"));
+  assert.equal((await state()).disabled, false);
   assert.equal(await page.evaluate(() => document.getElementById("fa-p").form?.id), "fa");
   await page.evaluate(() => document.getElementById("fa").remove());
 });
