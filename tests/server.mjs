@@ -18,8 +18,11 @@ const TYPES = {
   ".shard": "application/octet-stream",
 };
 
-/** Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves to {url, close}. */
-export async function serve(root, prefix = "/") {
+/**
+ * Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves
+ * to {url, close}. `cors`: answer every origin (a CDN serving the widget).
+ */
+export async function serve(root, prefix = "/", { cors = false } = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     if (!url.pathname.startsWith(prefix)) {
@@ -40,10 +43,11 @@ export async function serve(root, prefix = "/") {
       res.writeHead(200, {
         "content-type": type,
         "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache",
+        ...(cors ? { "access-control-allow-origin": "*" } : {}),
       });
       res.end(body);
     } catch {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      res.writeHead(404, { "content-type": "text/plain", ...(cors ? { "access-control-allow-origin": "*" } : {}) }).end("not found");
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -44,8 +44,8 @@
 // Until the wasm is ready the element holds a plain enabled input: what is
 // typed there is kept, its first character's pieces are fetched, and it is
 // answered as soon as the picker is mounted. One registry per page, shared
-// by every picker. Module workers are same-origin: host the folder on the
-// form's origin for the whole-registry cases.
+// by every picker. The folder may be on another origin than the form (with
+// CORS): the whole registry's Worker is then started from a Blob module.
 const BASE = new URL(".", import.meta.url);
 const UI_JS = "ui/__WIDGET_JS__";
 const UI_WASM = "ui/__WIDGET_WASM__";

@@ -310,13 +310,25 @@ export class RegistryClient {
 }
 
 /**
+ * A module Worker running `url`. Browsers start Workers only from the page's
+ * origin: from another one (a CDN with CORS), a same-origin Blob module that
+ * imports the script (its own imports and fetches stay relative to its real
+ * URL; a CSP then needs `worker-src blob:`).
+ */
+function startWorker(url) {
+  if (url.origin === globalThis.location.origin) return new Worker(url, { type: "module" });
+  const blob = new Blob([`import ${JSON.stringify(url.href)};\n`], { type: "text/javascript" });
+  return new Worker(URL.createObjectURL(blob), { type: "module" });
+}
+
+/**
  * Starts the worker and loads the data named by `dataUrl`/manifest.json.
  * mode "full" loads one file; "typeahead" loads summary+names first and the
  * records only when a method needs them. `suggestOnMainThread: true`: see the
  * top of this file (everything works through the Worker until it is ready).
  */
 export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, suggestOnMainThread = false } = {}) {
-  const worker = new Worker(new URL("./registry-worker.js", import.meta.url), { type: "module" });
+  const worker = startWorker(new URL("./registry-worker.js", import.meta.url));
   const client = new RegistryClient(worker);
   client.info = await client.call("open", [{ dataUrl: String(dataUrl), mode, wasmUrl: wasmUrl && String(wasmUrl) }]);
   if (suggestOnMainThread) client.startMainThreadSuggest({ dataUrl: String(dataUrl), manifest: client.info.manifest, wasmUrl });

@@ -39,10 +39,10 @@ Upload the folder as it is to any static host, at the root or under a sub-path
 * HTTPS is required for the service worker (offline use) and for verifying downloads.
 * A Content-Security-Policy needs `script-src 'self' 'wasm-unsafe-eval'` and
   `worker-src 'self'`.
-* The form widget (`registry-picker.js`) answers from the typeahead pieces on the page's main
-  thread; the few queries that need the whole registry (external ids, e-mail domains) start a
-  module Worker, which browsers start only from the page's own origin: serve the folder from
-  the form's origin for those.
+* The form widget (`registry-picker.js`) may be embedded from another origin: send
+  `Access-Control-Allow-Origin` for the folder. It answers from the typeahead pieces on the
+  page's main thread; the few queries that need the whole registry start a Worker through a
+  same-origin Blob module, so the page's CSP then needs `worker-src blob: <this origin>`.
 ";
 
 fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {

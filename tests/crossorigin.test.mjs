@@ -1,0 +1,86 @@
+// <registry-picker> from another origin (a CDN with CORS): the form's page
+// on one origin, the widget's script, wasm and data on a second one (two
+// local ports), under a page CSP without 'unsafe-inline' / 'unsafe-eval'.
+// Names are answered from the pieces on the page's main thread; a query that
+// needs the whole registry (an e-mail domain) starts its Worker through a
+// same-origin Blob module (a module Worker's imports are `worker-src`
+// requests: the CSP lists the widget's origin there too).
+//
+// Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { serve, CHROMIUM_ARGS } from "./server.mjs";
+
+const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
+let cdn, form, browser, page, dir;
+const errors = [];
+
+before(async () => {
+  cdn = await serve(SITE, "/", { cors: true });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "picker-form-"));
+  const origin = new URL(cdn.url).origin;
+  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}; connect-src 'self' ${origin}; worker-src 'self' blob: ${origin}`;
+  fs.writeFileSync(
+    path.join(dir, "index.html"),
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<title>form on another origin</title><link rel="icon" href="icon.svg">
+<script type="module" src="${cdn.url}registry-picker.js"></script></head><body>
+<form id="f" method="get" action="index.html">
+  <registry-picker id="aff" name="affiliation" label="Affiliation"></registry-picker>
+  <registry-picker id="mail" name="institution" label="Institution" email-domain="nfu.example"></registry-picker>
+  <button id="send">Send</button>
+</form></body></html>`,
+  );
+  fs.writeFileSync(path.join(dir, "icon.svg"), `<svg xmlns="http://www.w3.org/2000/svg"/>`);
+  form = await serve(dir, "/");
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  page = await (await browser.newContext()).newPage();
+  page.setDefaultTimeout(30_000);
+  page.on("pageerror", (e) => errors.push(String(e)));
+  if (process.env.DEBUG_CO) page.on("console", (m) => console.log("console:", m.type(), m.text()));
+  let pieces404 = 0;
+  page.on("response", (r) => r.status() === 404 && (/\/data\/pieces\//.test(r.url()) ? pieces404++ : errors.push(`404: ${r.url()}`)));
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (/status of 404/.test(m.text()) && pieces404 > 0) return pieces404--;
+    errors.push(m.text());
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await form?.close();
+  await cdn?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("a picker loaded from another origin: keyboard pick, free text, and the whole registry's Worker", async () => {
+  assert.notEqual(new URL(cdn.url).origin, new URL(form.url).origin);
+  await page.goto(form.url);
+  const input = page.locator("#aff-picker-input");
+  await input.waitFor();
+  await input.fill("northfield univ");
+  await page.locator("#aff-picker-list [role=option]").first().waitFor();
+  await input.press("ArrowDown");
+  await input.press("Enter");
+  assert.match(await page.locator("#f input[name=affiliation_id]").inputValue(), /^https:\/\/ror\.org\/0/);
+  // The e-mail domain's organisations: only the whole registry has them.
+  await page.locator("#mail-picker-input").focus();
+  await page.locator("#mail-picker-list [role=option]").first().waitFor();
+  assert.equal(await page.locator("#mail-picker-list [role=option] .cb-name").first().innerText(), "Northfield University");
+  assert.equal(await page.evaluate(async () => (await customElements.get("registry-picker").registry).wholeOpened), true);
+  // Free text is submitted as typed.
+  await page.locator("#mail-picker-input").fill("Nowhere Institute");
+  await page.locator("#mail-picker-input").press("Tab");
+  await Promise.all([page.waitForURL(/institution=Nowhere/), page.locator("#send").click()]);
+  const sent = new URL(page.url()).searchParams;
+  assert.equal(sent.get("institution"), "Nowhere Institute");
+  assert.equal(sent.get("institution_id"), "");
+  assert.match(sent.get("affiliation_id"), /^https:\/\/ror\.org\/0/);
+  assert.deepEqual(errors, []);
+});
