@@ -240,6 +240,43 @@ test("form-associated: reset() restores the initial value, a disabled fieldset d
   await page.evaluate(() => document.getElementById("fa").remove());
 });
 
+test("multiple: pick two, keep a text as typed, remove one; the form submits the list as repeated pairs", async () => {
+  const { page } = t;
+  await open();
+  const input = page.locator("#affiliations-picker-input");
+  await input.waitFor();
+  const pickFirst = async (text) => {
+    await suggestionsFor("#affiliations-picker-input", "#affiliations-picker-list", text);
+    await input.press("ArrowDown");
+    await input.press("Enter");
+  };
+  await pickFirst("northfield univ");
+  await pickFirst("kilimani agri");
+  assert.equal(await input.inputValue(), "", "the input is cleared for the next one");
+  await input.fill("Institute Not In The Registry");
+  await input.press("Enter");
+  const entries = () => page.locator("#affiliations .rp-item .rp-item-name").allInnerTexts();
+  assert.deepEqual(await entries(), ["Northfield University", "Kilimani University of Agriculture", "Institute Not In The Registry"]);
+  const detail = await page.evaluate(() => document.getElementById("affiliations").value);
+  assert.deepEqual(detail.values.map((v) => v.freeText), [false, false, true]);
+  // Remove the second: focus returns to the input, the removal is announced.
+  await page.getByRole("button", { name: "Remove Kilimani University of Agriculture" }).click();
+  assert.deepEqual(await entries(), ["Northfield University", "Institute Not In The Registry"]);
+  assert.equal(await page.evaluate(() => document.activeElement.id), "affiliations-picker-input");
+  await page.locator("#affiliations [role=status]", { hasText: "Kilimani University of Agriculture removed" }).waitFor({ state: "attached" });
+  const fd = await page.evaluate(() => {
+    const f = new FormData(document.getElementById("form"));
+    return { names: f.getAll("affiliations"), ids: f.getAll("affiliations_id") };
+  });
+  assert.deepEqual(fd.names, ["Northfield University", "Institute Not In The Registry"]);
+  assert.equal(fd.ids.length, 2);
+  assert.match(fd.ids[0], /^https:\/\/ror\.org\/0/);
+  assert.equal(fd.ids[1], "");
+  // reset() empties the list.
+  await page.evaluate(() => document.getElementById("form").reset());
+  await page.waitForFunction(() => document.querySelectorAll("#affiliations .rp-item").length === 0);
+});
+
 test("attributes restrict the suggestions; strings are overridable; theming by custom properties", async () => {
   const { page } = t;
   await open();

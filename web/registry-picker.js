@@ -29,6 +29,10 @@
 //   the key).
 // Form-associated: form.reset() restores value/id-value, a disabled
 // <fieldset> or `disabled` disables it, `required` joins the form's validation.
+// multiple — several organizations: each pick (or text kept with Enter)
+// joins a list of removable entries, submitted as repeated <name> and
+// <name>_id fields (the id empty for text kept as typed); the change event's
+// detail is then {values: [{id, name, freeText}]}.
 // Event: a bubbling "change" CustomEvent with
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
@@ -254,6 +258,7 @@ class RegistryPicker extends HTMLElement {
         autocomplete: this.getAttribute("autocomplete") || "organization",
         required: this.hasAttribute("required"),
         allowInactive: this.hasAttribute("allow-inactive"),
+        multiple: this.hasAttribute("multiple"),
         filters,
         strings,
         context: () => this.#context(),
@@ -261,7 +266,7 @@ class RegistryPicker extends HTMLElement {
         onChange: (detail) => {
           if (detail.id && this.rememberKey) memory.add(this.rememberKey, detail.id);
           this.value = detail;
-          this.toggleAttribute("data-free-text", detail.freeText);
+          this.toggleAttribute("data-free-text", !!detail.freeText);
           this.dispatchEvent(new CustomEvent("change", { bubbles: true, detail }));
         },
       });

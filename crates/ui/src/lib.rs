@@ -74,6 +74,14 @@ pub struct Strings {
     pub forget: String,
     /// Announced once they are forgotten.
     pub forgotten: String,
+    /// `multiple`: the remove button of a picked organization; `{name}` is its name.
+    pub remove: String,
+    /// `multiple`: announced after a removal; `{name}` is the removed name.
+    pub removed: String,
+    /// `multiple`: the accessible name of the list of picked organizations.
+    pub picked_list: String,
+    /// `multiple`: marks an entry kept as typed (not from the registry).
+    pub free_text_item: String,
 }
 
 impl Default for Strings {
@@ -99,6 +107,10 @@ impl Default for Strings {
             from_your_email: "From your e-mail domain".into(),
             forget: "Forget my past picks".into(),
             forgotten: "Your past picks are forgotten.".into(),
+            remove: "Remove {name}".into(),
+            removed: "{name} removed".into(),
+            picked_list: "Picked organizations".into(),
+            free_text_item: "as typed".into(),
         }
     }
 }

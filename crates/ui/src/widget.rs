@@ -39,7 +39,11 @@ fn get_fn(o: &JsValue, k: &str) -> Option<js_sys::Function> {
 /// Mounts a picker into `host`. `options`: `{uid, name, idName, label,
 /// placeholder, value, idValue, filters: [..], strings: {..}, required,
 /// allowInactive, autocomplete, onChange(detail), context() → {preferCountries,
-/// preferTypes, emailDomain, remembered, lang}, onForget()}`. Returns
+/// preferTypes, emailDomain, remembered, lang}, onForget(), multiple}`.
+/// With `multiple`, each pick (or text kept with Enter) joins a list of
+/// removable entries, submitted as repeated `name` / `idName` pairs (an
+/// empty id for text kept as typed); the input itself is not submitted.
+/// Returns
 /// `{reset(value, idValue)}`: sets the text and the picked id without a
 /// change event (what a form's `reset()` does to its fields).
 #[wasm_bindgen(js_name = mountPicker)]
@@ -54,6 +58,7 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     let initial_id = get(&options, "idValue").unwrap_or_default();
     let required = get_bool(&options, "required");
     let allow_inactive = get_bool(&options, "allowInactive");
+    let multiple = get_bool(&options, "multiple");
     let filters: Vec<String> = js_sys::Reflect::get(&options, &"filters".into())
         .ok()
         .map(|v| {
@@ -82,7 +87,10 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     }));
     // The last value reported by a change event, to report only changes.
     let reported = StoredValue::new((initial_id.clone(), initial.clone()));
+    // `multiple`: the picked entries, in order.
+    let picks = RwSignal::new(Vec::<Pick>::new());
     let reset = Closure::<dyn Fn(String, String)>::new(move |value: String, id: String| {
+        picks.set(Vec::new());
         reported.set_value((id.clone(), value.clone()));
         picked.set((!id.is_empty()).then(|| Pick {
             id,
@@ -134,13 +142,88 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
                 }
             });
         };
+        // `multiple`: the list as the change event's `values`.
+        let emit_list = move || {
+            let values = js_sys::Array::new();
+            picks.with_untracked(|ps| {
+                for p in ps {
+                    let o = js_sys::Object::new();
+                    let _ = js_sys::Reflect::set(
+                        &o,
+                        &"id".into(),
+                        &(if p.id.is_empty() {
+                            JsValue::NULL
+                        } else {
+                            p.id.as_str().into()
+                        }),
+                    );
+                    let _ = js_sys::Reflect::set(&o, &"name".into(), &p.name.as_str().into());
+                    let _ = js_sys::Reflect::set(&o, &"freeText".into(), &p.id.is_empty().into());
+                    values.push(&o);
+                }
+            });
+            let d = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&d, &"values".into(), &values);
+            on_change.with_value(|f| {
+                if let Some(f) = f {
+                    let _ = f.call1(&JsValue::NULL, &d);
+                }
+            });
+        };
+        let add = move |p: Pick| {
+            let added = picks.try_update(|ps| {
+                let dup = ps.iter().any(|q| {
+                    if p.id.is_empty() {
+                        q.id.is_empty() && q.name == p.name
+                    } else {
+                        q.id == p.id
+                    }
+                });
+                if !dup {
+                    ps.push(p.clone());
+                }
+                !dup
+            });
+            text.set(String::new());
+            if added == Some(true) {
+                emit_list();
+            }
+        };
         let on_pick = Callback::new(move |p: Pick| {
+            if multiple {
+                return add(p);
+            }
             picked.set(Some(p.clone()));
             emit(Some(p.clone()), p.name);
         });
+        // `multiple`: Enter keeps the text as an entry of its own.
+        let on_enter = Callback::new(move |t: String| {
+            let t = t.trim().to_string();
+            if multiple && !t.is_empty() {
+                add(Pick {
+                    name: t,
+                    ..Pick::default()
+                });
+            }
+        });
+        let removed = RwSignal::new(String::new());
+        let removed_msg = strings.removed.clone();
+        let remove_uid = uid.clone();
+        let remove = Callback::new(move |i: usize| {
+            let gone = picks
+                .try_update(|ps| (i < ps.len()).then(|| ps.remove(i)))
+                .flatten();
+            if let Some(p) = gone {
+                removed.set(removed_msg.replace("{name}", &p.name));
+                emit_list();
+            }
+            if let Some(input) = crate::combobox::input_of(&remove_uid) {
+                let _ = input.focus();
+            }
+        });
         let on_edit = Callback::new(move |_: String| picked.set(None));
         let on_blur = Callback::new(move |_| {
-            if picked.with_untracked(Option::is_none) {
+            if !multiple && picked.with_untracked(Option::is_none) {
                 emit(None, text.get_untracked());
             }
         });
@@ -189,24 +272,66 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
         };
         let clear_label = strings.clear.clone();
         let input_uid = uid.clone();
-        view! {
-            <div class="rp" data-state=state>
-                <Combobox id=uid.clone() label=label.clone() text=text filters=filters on_pick=on_pick on_edit=on_edit on_blur=on_blur
-                    disable_inactive=!allow_inactive name=name.clone() autocomplete=autocomplete.clone() placeholder=placeholder.clone()
-                    describedby=note_id.clone() required=required strings=strings.clone()
-                    context=context on_remembered_shown=Callback::new(move |b| remembered_shown.set(b)) refresh=refresh>
-                    <button type="button" class="rp-forget" hidden=move || !remembered_shown.get()
-                        on:mousedown=|e| e.prevent_default() on:click=forget>{forget_label.clone()}</button>
-                </Combobox>
+        // `multiple`: the list of entries, each with its submitted pair.
+        let list_label = strings.picked_list.clone();
+        let remove_label = strings.remove.clone();
+        let free_item = strings.free_text_item.clone();
+        let (list_name, list_id_name) = (name.clone(), id_name.clone());
+        let entries = move || {
+            picks
+                .get()
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let label = remove_label.replace("{name}", &p.name);
+                    let free = p.id.is_empty().then(|| view! { <span class="rp-free">{format!(" ({})", free_item)}</span> });
+                    view! {
+                        <li class="rp-item">
+                            <span class="rp-item-name">{p.name.clone()}</span>{free}
+                            <button type="button" class="rp-remove" aria-label=label.clone() title=label on:click=move |_| remove.run(i)>"×"</button>
+                            <input type="hidden" name=list_name.clone() value=p.name.clone() />
+                            <input type="hidden" name=list_id_name.clone() value=p.id.clone() />
+                        </li>
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let list = multiple.then(|| {
+            view! {
+                <ul class="rp-list" aria-label=list_label.clone() hidden=move || picks.with(Vec::is_empty)>{entries}</ul>
+                <p class="visually-hidden" role="status">{move || removed.get()}</p>
+            }
+        });
+        let single = (!multiple).then(|| {
+            view! {
                 <input type="hidden" name=id_name.clone() prop:value=move || picked.with(|p| p.as_ref().map(|p| p.id.clone()).unwrap_or_default()) />
-                <button type="button" class="rp-clear" aria-label=clear_label.clone() title=clear_label hidden=move || text.with(String::is_empty)
+                <button type="button" class="rp-clear" aria-label=clear_label.clone() title=clear_label.clone() hidden=move || text.with(String::is_empty)
                     on:click=move |_| {
                         text.set(String::new());
                         picked.set(None);
                         emit(None, String::new());
                         if let Some(i) = crate::combobox::input_of(&input_uid) { let _ = i.focus(); }
                     }>"×"</button>
-                <p id=note_id class="rp-note" data-state=state>{note}</p>
+                <p id=note_id.clone() class="rp-note" data-state=state>{note}</p>
+            }
+        });
+        // In `multiple` mode the input only searches: the list is submitted.
+        let input_name = if multiple {
+            String::new()
+        } else {
+            name.clone()
+        }; // an empty name is not submitted
+        view! {
+            <div class="rp" data-state=state data-multiple=multiple.then_some("")>
+                <Combobox id=uid.clone() label=label.clone() text=text filters=filters on_pick=on_pick on_enter=on_enter on_edit=on_edit on_blur=on_blur
+                    disable_inactive=!allow_inactive name=input_name autocomplete=autocomplete.clone() placeholder=placeholder.clone()
+                    describedby=note_id.clone() required=required && !multiple strings=strings.clone()
+                    context=context on_remembered_shown=Callback::new(move |b| remembered_shown.set(b)) refresh=refresh>
+                    <button type="button" class="rp-forget" hidden=move || !remembered_shown.get()
+                        on:mousedown=|e| e.prevent_default() on:click=forget>{forget_label.clone()}</button>
+                </Combobox>
+                {list}
+                {single}
                 <p class="visually-hidden" role="status">{move || forgotten.get()}</p>
             </div>
         }
