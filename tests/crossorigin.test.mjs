@@ -1,6 +1,7 @@
 // <registry-picker> from another origin (a CDN with CORS): the form's page
-// on one origin, the widget's script, wasm and data on a second one (two
-// local ports), under a page CSP without 'unsafe-inline' / 'unsafe-eval'.
+// on one origin, the widget's script and wasm on a second one (two local
+// ports), the data where `data-url` says (here the form's origin), under a
+// page CSP without 'unsafe-inline' / 'unsafe-eval'.
 // Names are answered from the pieces on the page's main thread; a query that
 // needs the whole registry (an e-mail domain) starts its Worker through a
 // same-origin Blob module (a module Worker's imports are `worker-src`
@@ -31,12 +32,14 @@ before(async () => {
 <title>form on another origin</title><link rel="icon" href="icon.svg">
 <script type="module" src="${cdn.url}registry-picker.js"></script></head><body>
 <form id="f" method="get" action="index.html">
-  <registry-picker id="aff" name="affiliation" label="Affiliation"></registry-picker>
+  <registry-picker id="aff" name="affiliation" label="Affiliation" data-url="registry-data/"></registry-picker>
   <registry-picker id="mail" name="institution" label="Institution" email-domain="nfu.example"></registry-picker>
   <button id="send">Send</button>
 </form></body></html>`,
   );
   fs.writeFileSync(path.join(dir, "icon.svg"), `<svg xmlns="http://www.w3.org/2000/svg"/>`);
+  // The data on the form's own origin (data-url), the code on the CDN's.
+  fs.cpSync(path.join(SITE, "data"), path.join(dir, "registry-data"), { recursive: true });
   form = await serve(dir, "/");
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   page = await (await browser.newContext()).newPage();
@@ -74,6 +77,12 @@ test("a picker loaded from another origin: keyboard pick, free text, and the who
   await page.locator("#mail-picker-list [role=option]").first().waitFor();
   assert.equal(await page.locator("#mail-picker-list [role=option] .cb-name").first().innerText(), "Northfield University");
   assert.equal(await page.evaluate(async () => (await customElements.get("registry-picker").registry).wholeOpened), true);
+  // The page's data requests (the manifest, pieces) went to data-url, none
+  // to the CDN's data/ folder.
+  const fromCdn = await page.evaluate((cdn) => performance.getEntriesByType("resource").map((e) => e.name).filter((u) => u.startsWith(cdn + "data/")), cdn.url);
+  assert.deepEqual(fromCdn, []);
+  const fromForm = await page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.includes("/registry-data/")).length);
+  assert.ok(fromForm > 0);
   // Free text is submitted as typed.
   await page.locator("#mail-picker-input").fill("Nowhere Institute");
   await page.locator("#mail-picker-input").press("Tab");

@@ -10,6 +10,8 @@
 // display name or the free text typed, and <input type="hidden"
 // name="affiliation_id"> holding the picked record's id URL (empty for free
 // text). Attributes:
+//   data-url — the data folder (default: data/ next to this script; the
+//   first picker's counts for the page),
 //   name, id-name (default "<name>_id"), label, placeholder, value, id-value,
 //   required, autocomplete (default "organization"),
 //   country="GB,FR", types="education,healthcare", status="active",
@@ -57,7 +59,10 @@ const SUGGEST_JS = "ui/__SUGGEST_JS__";
 const SUGGEST_WASM = "ui/__SUGGEST_WASM__";
 const PIECES_JS = "ui/__PIECES_JS__";
 const CSS = "ui/__PICKER_CSS__";
-const DATA = new URL("data/", BASE);
+// The data folder (written by `registry build` / `registry site`): the
+// `data-url` attribute of the first picker that connects (relative to the
+// page), else data/ next to this script. One registry per page.
+const dataUrlOf = (el) => (el?.hasAttribute("data-url") ? new URL(el.getAttribute("data-url"), document.baseURI) : new URL("data/", BASE));
 
 /** A wasm-bindgen module, its wasm fetched in parallel with its JS. */
 function wasmModule(js, wasm) {
@@ -72,8 +77,9 @@ const idle = (f) => (typeof requestIdleCallback === "function" ? requestIdleCall
 
 let started = null;
 /** Starts every download once; `{ui, pieces, client}` promises and the pieces (at once). */
-function start() {
+function start(el) {
   if (started) return started;
+  const DATA = dataUrlOf(el);
   if (!document.querySelector("link[data-registry-picker]")) {
     const link = document.createElement("link");
     link.rel = "stylesheet";
@@ -166,7 +172,7 @@ class RegistryPicker extends HTMLElement {
    * `customElements.get("registry-picker").registry`). Starts loading.
    */
   static get registry() {
-    return start().client;
+    return start(document.querySelector("registry-picker")).client;
   }
 
   /** The localStorage key of this widget's remembered picks, or null without `remember`. */
@@ -225,7 +231,7 @@ class RegistryPicker extends HTMLElement {
     fallback.setAttribute("aria-autocomplete", "list");
     fallback.setAttribute("aria-label", this.getAttribute("label") || "Organization");
     if (this.hasAttribute("placeholder")) fallback.placeholder = this.getAttribute("placeholder");
-    const { loaded, pieces } = start();
+    const { loaded, pieces } = start(this);
     // The first character's pieces, while the code still loads.
     const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
     fallback.addEventListener("input", prefetch);
