@@ -27,8 +27,9 @@ echo "== wasm tests in headless Chromium"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=/usr/bin/chromedriver \
   cargo test -p registry-wasm --target wasm32-unknown-unknown --locked 2>&1 | tee -a "$log"
 
-echo "== site build"
+echo "== site build, npm package"
 bash scripts/build-web.sh
+bash scripts/build-npm.sh
 
 echo "== browser end-to-end tests (site root)"
 # Every test is bounded: a hang fails its test instead of stalling CI.

@@ -1,7 +1,8 @@
-// <registry-picker> from another origin (a CDN with CORS): the form's page
-// on one origin, the widget's script and wasm on a second one (two local
-// ports), the data where `data-url` says (here the form's origin), under a
-// page CSP without 'unsafe-inline' / 'unsafe-eval'.
+// <registry-picker> as an integrator gets it: the npm package (`npm pack` by
+// scripts/build-npm.sh) installed into a scratch project, its files served
+// from another origin (a CDN with CORS), the form's page on a second one (two
+// local ports), the data where `data-url` says (here the form's origin), under
+// a page CSP without 'unsafe-inline' / 'unsafe-eval'.
 // Names are answered from the pieces on the page's main thread; a query that
 // needs the whole registry (an e-mail domain) starts its Worker through a
 // same-origin Blob module (a module Worker's imports are `worker-src`
@@ -13,6 +14,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./server.mjs";
 
@@ -21,8 +23,19 @@ let cdn, form, browser, page, dir;
 const errors = [];
 
 before(async () => {
-  cdn = await serve(SITE, "/", { cors: true });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "picker-form-"));
+  // The package, installed from its tarball (no network).
+  execFileSync("bash", ["scripts/build-npm.sh"], { env: { ...process.env, SITE: path.resolve("target/site") }, stdio: "ignore" });
+  const tgz = fs.readdirSync("target/npm").find((f) => f.endsWith(".tgz"));
+  const project = path.join(dir, "project");
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "scratch", private: true }));
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", path.resolve("target/npm", tgz)], { cwd: project, stdio: "ignore" });
+  const pkg = path.join(project, "node_modules/registry-picker");
+  assert.equal(JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).types, "./index.d.ts");
+  cdn = await serve(pkg, "/", { cors: true });
+  dir = path.join(dir, "site");
+  fs.mkdirSync(dir);
   const origin = new URL(cdn.url).origin;
   const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}; connect-src 'self' ${origin}; worker-src 'self' blob: ${origin}`;
   fs.writeFileSync(
@@ -59,7 +72,7 @@ after(async () => {
   await browser?.close();
   await form?.close();
   await cdn?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  if (dir) fs.rmSync(path.dirname(dir), { recursive: true, force: true });
 });
 
 test("a picker loaded from another origin: keyboard pick, free text, and the whole registry's Worker", async () => {

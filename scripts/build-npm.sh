@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Packs the widget as an npm package (code only; the data folder is the
+# integrator's): target/npm/registry-picker/ from a site built by
+# scripts/build-web.sh (SITE, default target/site), then `npm pack` →
+# target/npm/registry-picker-<version>.tgz (printed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SITE=${SITE:-target/site}
+[ -f "$SITE/registry-picker.js" ] || { echo "no site in $SITE: run scripts/build-web.sh first" >&2; exit 1; }
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+license=$(sed -n 's/^license = "\(.*\)"/\1/p' Cargo.toml | head -1)
+out=target/npm/registry-picker
+rm -rf target/npm && mkdir -p "$out/ui" "$out/pkg"
+cp "$SITE/registry-picker.js" "$SITE/registry.js" "$SITE/registry-worker.js" "$SITE/registry-data.js" "$out/"
+cp "$SITE"/pkg/registry_wasm.js "$SITE"/pkg/registry_wasm_bg.wasm "$out/pkg/"
+# The ui/ files the loader names (widget UI, suggest-only registry, pieces client, CSS).
+for f in $(grep -o '"ui/[^"]*"' "$SITE/registry-picker.js" | tr -d '"'); do cp "$SITE/$f" "$out/ui/"; done
+cp web/npm/index.d.ts web/npm/README.md "$out/"
+cat > "$out/package.json" <<JSON
+{
+  "name": "registry-picker",
+  "version": "$version",
+  "description": "<registry-picker>: an organization picker for HTML forms, searching a research-organization registry in the browser (WebAssembly).",
+  "license": "$license",
+  "type": "module",
+  "main": "./registry-picker.js",
+  "types": "./index.d.ts",
+  "exports": {
+    ".": { "types": "./index.d.ts", "default": "./registry-picker.js" },
+    "./registry.js": { "types": "./index.d.ts", "default": "./registry.js" },
+    "./package.json": "./package.json"
+  },
+  "sideEffects": ["./registry-picker.js"],
+  "files": ["registry-picker.js", "registry.js", "registry-worker.js", "registry-data.js", "ui/", "pkg/", "index.d.ts", "README.md"],
+  "keywords": ["organization", "affiliation", "autocomplete", "web-component", "wasm", "form"]
+}
+JSON
+tgz=$(cd target/npm && npm pack ./registry-picker --silent)
+echo "npm: target/npm/$tgz ($(wc -c < "target/npm/$tgz") B)"

@@ -1,0 +1,113 @@
+// Types of the registry-picker package: the <registry-picker> element, its
+// change event, and the JavaScript runtime (registry.js, registry-pieces.js).
+
+/** One organization in a change event. */
+export interface PickedOrganization {
+  /** Identifier URL (`https://ror.org/0…`), or null for text kept as typed. */
+  id: string | null;
+  /** Display name, or the text as typed. */
+  name: string;
+  /** True when the text was not picked from the registry. */
+  freeText: boolean;
+}
+
+/** `event.detail` of the element's bubbling "change" event. */
+export interface RegistryPickerChangeDetail {
+  /** Single mode: the picked id URL, or null for free text. */
+  id?: string | null;
+  /** Single mode: the display name or the free text. */
+  name?: string;
+  /** Single mode: the picked record's country code. */
+  country?: string | null;
+  /** Single mode: `active`, `inactive` or `withdrawn` (null for free text). */
+  status?: string | null;
+  /** Single mode: true when the value is free text. */
+  freeText?: boolean;
+  /** `multiple` mode: every entry, in order. */
+  values?: PickedOrganization[];
+}
+
+/** Overridable texts (the `strings` attribute, JSON with these keys). */
+export interface RegistryPickerStrings {
+  noResults?: string; results?: string; oneResult?: string; useSuccessor?: string;
+  active?: string; inactive?: string; withdrawn?: string; selected?: string;
+  freeText?: string; picked?: string; clear?: string; matchedName?: string;
+  matchedAcronym?: string; loading?: string; loadError?: string; pickedBefore?: string;
+  fromYourEmail?: string; forget?: string; forgotten?: string; remove?: string;
+  removed?: string; pickedList?: string; freeTextItem?: string;
+}
+
+/** The <registry-picker> element (form-associated). */
+export declare class RegistryPicker extends HTMLElement {
+  static readonly formAssociated: true;
+  /** The page's one typeahead client, shared by every picker (starts loading). */
+  static readonly registry: Promise<TypeaheadClient>;
+  /** The last change event's detail (null after a reset). */
+  value: RegistryPickerChangeDetail | null;
+  /** Texts that override the defaults (also the `strings` attribute). */
+  strings?: RegistryPickerStrings;
+  /** The form this picker belongs to. */
+  readonly form: HTMLFormElement | null;
+  /** The localStorage key of the remembered picks, or null without `remember`. */
+  readonly rememberKey: string | null;
+  /** Forgets the picks remembered for this picker's list. */
+  forgetRemembered(): void;
+}
+
+/** Form context for suggestions (boosts and offers, never filters). */
+export interface SuggestOptions {
+  filters?: string[];
+  limit?: number;
+  preferCountries?: string[];
+  preferTypes?: string[];
+  emailDomain?: string;
+  remembered?: string[];
+  lang?: string;
+}
+
+/** One suggestion. */
+export interface Suggestion {
+  summary: {
+    id: string; name: string; acronyms: string[]; city: string | null;
+    country_code: string | null; country_name: string | null; types: string[];
+    status: string; successors: string[];
+  };
+  matched: { value: string; types: string[]; lang: string | null };
+  /** Highlight ranges in UTF-16 code units of `matched.value`. */
+  ranges16: [number, number][];
+  reason: string;
+  localized: string | null;
+  remembered: boolean;
+}
+
+/** registry.js: the whole registry in a Web Worker. */
+export interface RegistryClient {
+  info: { release: string; recordCount: number } & Record<string, unknown>;
+  suggest(text: string, options?: SuggestOptions): Promise<Suggestion[]>;
+  suggestNow(text: string, options?: SuggestOptions): Suggestion[] | null;
+  request(pathAndQuery: string): Promise<{ status: number; body: string }>;
+  close(): void;
+}
+
+/** Opens the registry whose data folder is `dataUrl`. */
+export declare function openRegistry(options?: {
+  dataUrl?: string | URL;
+  mode?: "full" | "typeahead";
+  wasmUrl?: string | URL;
+  suggestOnMainThread?: boolean;
+}): Promise<RegistryClient>;
+
+/** registry-pieces.js: the typeahead from the pieces a query needs, the whole registry on demand. */
+export declare class TypeaheadClient {
+  /** Whether the whole registry has been opened. */
+  readonly wholeOpened: boolean;
+  suggest(text: string, options?: SuggestOptions): Promise<Suggestion[]>;
+  suggestNow(text: string, options?: SuggestOptions): Suggestion[] | null;
+  whole(): Promise<RegistryClient>;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "registry-picker": RegistryPicker;
+  }
+}
