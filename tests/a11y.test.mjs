@@ -1,5 +1,6 @@
 // axe-core scans (WCAG 2.1 A/AA rules) of the search page, a record page and
-// the form widget, with the combobox open: no serious or critical violations.
+// the form widget (also in `multiple` mode), with the combobox open: no
+// serious or critical violations.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -52,6 +53,23 @@ test("form widget demo with the listbox open and in the free-text state", async 
   assert.deepEqual(await scan(page), []);
   await page.locator("#affiliation-picker-input").fill("Nowhere Institute");
   await page.keyboard.press("Tab");
+  assert.deepEqual(await scan(page), []);
+});
+
+test("multiple mode with two entries (one kept as typed) and its listbox open", async () => {
+  const { page } = t;
+  await page.goto(t.url("widget-demo.html"));
+  const input = page.locator("#affiliations-picker-input");
+  await input.waitFor();
+  await input.fill("northfield univ");
+  await page.waitForSelector("#affiliations-picker-list [role=option]");
+  await input.press("ArrowDown");
+  await input.press("Enter");
+  await input.fill("Nowhere Institute");
+  await input.press("Enter");
+  await page.waitForFunction(() => document.querySelectorAll("#affiliations .rp-item").length === 2);
+  await input.fill("kilimani");
+  await page.waitForSelector("#affiliations-picker-list [role=option]");
   assert.deepEqual(await scan(page), []);
 });
 

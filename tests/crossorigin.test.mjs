@@ -47,6 +47,7 @@ before(async () => {
 <form id="f" method="get" action="index.html">
   <registry-picker id="aff" name="affiliation" label="Affiliation" data-url="registry-data/"></registry-picker>
   <registry-picker id="mail" name="institution" label="Institution" email-domain="nfu.example"></registry-picker>
+  <registry-picker id="req" name="funder" label="Funder" required></registry-picker>
   <button id="send">Send</button>
 </form></body></html>`,
   );
@@ -96,6 +97,20 @@ test("a picker loaded from another origin: keyboard pick, free text, and the who
   assert.deepEqual(fromCdn, []);
   const fromForm = await page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.includes("/registry-data/")).length);
   assert.ok(fromForm > 0);
+  // Validation: the required picker blocks the submission until filled;
+  // reset() empties what was typed or picked.
+  assert.equal(await page.evaluate(() => document.getElementById("f").reportValidity()), false);
+  await page.locator("#req-picker-input").fill("Some Funder");
+  assert.equal(await page.evaluate(() => document.getElementById("f").checkValidity()), true);
+  await page.evaluate(() => document.getElementById("f").reset());
+  await page.waitForFunction(() => document.getElementById("aff-picker-input").value === "");
+  assert.equal(await page.locator("#f input[name=affiliation_id]").inputValue(), "");
+  assert.equal(await page.evaluate(() => document.getElementById("f").checkValidity()), false);
+  await input.fill("northfield univ");
+  await page.locator("#aff-picker-list [role=option]").first().waitFor();
+  await input.press("ArrowDown");
+  await input.press("Enter");
+  await page.locator("#req-picker-input").fill("Some Funder");
   // Free text is submitted as typed.
   await page.locator("#mail-picker-input").fill("Nowhere Institute");
   await page.locator("#mail-picker-input").press("Tab");
