@@ -37,3 +37,5 @@ cat > "$out/package.json" <<JSON
 JSON
 tgz=$(cd target/npm && npm pack ./registry-picker --silent)
 echo "npm: target/npm/$tgz ($(wc -c < "target/npm/$tgz") B)"
+# For <script type="module" src="…/registry-picker.js" integrity="…" crossorigin>:
+echo "SRI of registry-picker.js: $(node -e 'process.stdout.write("sha384-" + require("crypto").createHash("sha384").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$out/registry-picker.js")"

@@ -11,6 +11,7 @@
 // Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -37,13 +38,15 @@ before(async () => {
   dir = path.join(dir, "site");
   fs.mkdirSync(dir);
   const origin = new URL(cdn.url).origin;
+  // The loader pinned by its SRI hash (it pins its wasm in turn).
+  const sri = "sha384-" + crypto.createHash("sha384").update(fs.readFileSync(path.join(pkg, "registry-picker.js"))).digest("base64");
   const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}; connect-src 'self' ${origin}; worker-src 'self' blob: ${origin}`;
   fs.writeFileSync(
     path.join(dir, "index.html"),
     `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <title>form on another origin</title><link rel="icon" href="icon.svg">
-<script type="module" src="${cdn.url}registry-picker.js"></script></head><body>
+<script type="module" src="${cdn.url}registry-picker.js" integrity="${sri}" crossorigin="anonymous"></script></head><body>
 <form id="f" method="get" action="index.html">
   <registry-picker id="aff" name="affiliation" label="Affiliation" data-url="registry-data/"></registry-picker>
   <registry-picker id="mail" name="institution" label="Institution" email-domain="nfu.example"></registry-picker>

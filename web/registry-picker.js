@@ -64,9 +64,14 @@ const CSS = "ui/__PICKER_CSS__";
 // page), else data/ next to this script. One registry per page.
 const dataUrlOf = (el) => (el?.hasAttribute("data-url") ? new URL(el.getAttribute("data-url"), document.baseURI) : new URL("data/", BASE));
 
-/** A wasm-bindgen module, its wasm fetched in parallel with its JS. */
-function wasmModule(js, wasm) {
-  const bytes = fetch(new URL(wasm, BASE));
+// Their SHA-384 (subresource integrity): a loader pinned by the page's SRI
+// hash pins the wasm it fetches too.
+const UI_WASM_SRI = "__WIDGET_WASM_SRI__";
+const SUGGEST_WASM_SRI = "__SUGGEST_WASM_SRI__";
+
+/** A wasm-bindgen module, its wasm fetched in parallel with its JS (checked against `integrity`). */
+function wasmModule(js, wasm, integrity) {
+  const bytes = fetch(new URL(wasm, BASE), integrity.startsWith("sha") ? { integrity } : {});
   return import(new URL(js, BASE).href).then(async (m) => {
     await m.default({ module_or_path: bytes });
     return m;
@@ -87,8 +92,8 @@ function start(el) {
     link.dataset.registryPicker = "";
     document.head.prepend(link); // first, so page styles win
   }
-  const ui = wasmModule(UI_JS, UI_WASM);
-  const suggest = wasmModule(SUGGEST_JS, SUGGEST_WASM);
+  const ui = wasmModule(UI_JS, UI_WASM, UI_WASM_SRI);
+  const suggest = wasmModule(SUGGEST_JS, SUGGEST_WASM, SUGGEST_WASM_SRI);
   const piecesJs = import(new URL(PIECES_JS, BASE).href);
   const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest }));
   const client = Promise.all([piecesJs, pieces]).then(
