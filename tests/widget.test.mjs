@@ -250,9 +250,20 @@ test("multiple: pick two, keep a text as typed, remove one; the form submits the
     await input.press("ArrowDown");
     await input.press("Enter");
   };
+  const submitted = () =>
+    page.evaluate(() => {
+      const f = new FormData(document.getElementById("form"));
+      return { names: f.getAll("affiliations"), ids: f.getAll("affiliations_id") };
+    });
+  assert.deepEqual(await submitted(), { names: [], ids: [] });
   await pickFirst("northfield univ");
   await pickFirst("kilimani agri");
   assert.equal(await input.inputValue(), "", "the input is cleared for the next one");
+  // Two picks: two pairs of fields.
+  const two = await submitted();
+  assert.deepEqual(two.names, ["Northfield University", "Kilimani University of Agriculture"]);
+  assert.equal(two.ids.length, 2);
+  assert.ok(two.ids.every((id) => /^https:\/\/ror\.org\/0/.test(id)));
   await input.fill("Institute Not In The Registry");
   await input.press("Enter");
   const entries = () => page.locator("#affiliations .rp-item .rp-item-name").allInnerTexts();

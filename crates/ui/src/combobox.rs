@@ -379,6 +379,7 @@ pub fn Combobox(
                     commit(i);
                 } else if let Some(cb) = on_enter {
                     ev.prevent_default();
+                    seq.update_value(|k| *k += 1); // an answer still on its way is for text now handled
                     open.set(false);
                     active.set(None);
                     cb.run(text.get_untracked());
