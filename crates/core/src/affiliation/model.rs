@@ -13,14 +13,22 @@
 
 use std::borrow::Cow;
 
-use super::features::{COUNT, RIVAL_ELSEWHERE};
+use super::features::{COUNT, PRIOR_LEAD, RIVAL_ELSEWHERE};
 
 /// Least (evidence-adjusted) score of a chosen candidate.
 pub const MIN_SCORE: f32 = 0.65;
 /// Index of the score feature.
 const SCORE: usize = 0;
+/// Index of the `acronym` feature (an acronym decided the match).
+const ACRONYM: usize = 7;
+/// Index of the `acronym_name` feature (the name matched is an acronym).
+const ACRONYM_NAME: usize = 11;
 /// Index of the margin feature.
 const MARGIN: usize = 22;
+/// Least [`PRIOR_LEAD`] feature that lets a candidate tied exactly with an
+/// unrelated competitor be chosen: the record prior of one is this many
+/// × 32 units (4 nats per unit of the feature) above the other's.
+pub const TIE_PRIOR_LEAD: f32 = 0.75;
 
 /// Depth of every tree.
 pub const DEPTH: usize = 3;
@@ -114,7 +122,9 @@ impl Model {
     pub fn best(&self, cands: &[[f32; COUNT]]) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         for (i, x) in cands.iter().enumerate() {
-            if x[SCORE] < MIN_SCORE || x[MARGIN].abs() < 1e-6 || x[RIVAL_ELSEWHERE] > 0.0 {
+            let tied = x[MARGIN].abs() < 1e-6
+                && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[ACRONYM] > 0.0 || x[ACRONYM_NAME] > 0.0);
+            if x[SCORE] < MIN_SCORE || tied || x[RIVAL_ELSEWHERE] > 0.0 {
                 continue;
             }
             let s = self.score(x);
