@@ -29,15 +29,18 @@
 //!    candidates: how the name matched, where in the string, address
 //!    agreement, name type, organization type, the lead over the nearest
 //!    unrelated competitor and whether the nearest one is a parent, child or
-//!    successor, generic-name and unit-part flags.
+//!    successor, generic-name and unit-part flags, the record prior's lead
+//!    over that competitor's.
 //! 7. **Choice** ([`model`]): boosted trees fitted offline by `registry
 //!    fit-affiliation` (weights: [`model_weights`], generated) score each
 //!    leading visible candidate; the best is `chosen` when its score reaches
 //!    the fitted threshold (set for precision 0.96 on the dev set). Never
 //!    chosen, whatever the trees say: a score below [`model::MIN_SCORE`], an
 //!    exact tie with an unrelated record ("Ministry of Health" without a
-//!    country), or one of two organizations the text places in different
-//!    countries. The chosen item is moved first; it may be ranked below a
+//!    country) unless the record prior of one leads by 3 nats
+//!    ("Northwestern University": the one in Evanston, not in the
+//!    Philippines; never for acronyms), or one of two organizations the
+//!    text places in different countries. The chosen item is moved first; it may be ranked below a
 //!    better-scored one ("Central Institute of Mental Health, Heidelberg
 //!    University" → the university).
 //!
@@ -915,7 +918,7 @@ fn evidence(
         .filter(|m| {
             m.toks
                 .clone()
-                .all(|i| !matched[i] && !(named[i] && own.contains(&i)))
+                .all(|i| !matched[i] && (!named[i] || !own.contains(&i)))
         })
         .collect();
     if !outside.is_empty() {

@@ -115,7 +115,9 @@ impl Model {
     /// candidate. Eligible: a name score of at least [`MIN_SCORE`] and no
     /// exact tie with an unrelated competitor, whatever the trees say — two
     /// organizations named equally well ("Ministry of Health" without a
-    /// country) are never a confident match, nor is one of two
+    /// country) are never a confident match unless the record prior of one
+    /// leads the other's by [`TIE_PRIOR_LEAD`] (not for acronyms: "UCL"
+    /// alone stays unanswered), nor is one of two
     /// organizations the text places in different countries. (A candidate ranked below
     /// another, with a negative margin, may be chosen: that is how a
     /// department's exact name loses to the university named after it.)
@@ -187,8 +189,13 @@ mod tests {
         assert_eq!(m.choose(&[y]), None);
         assert_eq!(m.choose(&[y, x]), Some(1));
         assert_eq!(m.choose(&[]), None);
-        // A tie with a competitor: not eligible.
+        // A tie with a competitor: not eligible, unless its prior leads.
         x[MARGIN] = 0.0;
+        assert_eq!(m.choose(&[x]), None);
+        x[PRIOR_LEAD] = TIE_PRIOR_LEAD;
+        assert_eq!(m.choose(&[x]), Some(0));
+        // Not for an acronym.
+        x[ACRONYM] = 1.0;
         assert_eq!(m.choose(&[x]), None);
     }
 }
