@@ -403,7 +403,8 @@ pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
 
 /// Where the training rows' recall is lost (printed by `--analyze`).
 fn analyze(model: &Model, rows: &[&Row]) {
-    use registry_core::affiliation::features::RIVAL_ELSEWHERE;
+    use registry_core::affiliation::features::{PRIOR_LEAD, RIVAL_ELSEWHERE};
+    use registry_core::affiliation::model::TIE_PRIOR_LEAD;
     let mut classes: std::collections::BTreeMap<&str, usize> = Default::default();
     for r in rows.iter().filter(|r| r.has_gold) {
         let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
@@ -419,8 +420,10 @@ fn analyze(model: &Model, rows: &[&Row]) {
             "chosen, correct"
         } else if x[0] < registry_core::affiliation::model::MIN_SCORE {
             "gold below MIN_SCORE"
-        } else if x[22].abs() < 1e-6 {
-            "gold tied exactly"
+        } else if x[22].abs() < 1e-6
+            && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[7] > 0.0 || x[11] > 0.0)
+        {
+            "gold tied exactly (prior lead short)"
         } else if x[RIVAL_ELSEWHERE] > 0.0 {
             "gold has a rival elsewhere"
         } else {
