@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use registry_core::affiliation::features::{COUNT, NAMES};
 use registry_core::affiliation::model::{
-    DEPTH, INNER, LEAF_SCALE, LEAVES, NO_SPLIT, SPLIT_SCALE, Tree, split_value,
+    DEPTH, INNER, LEAF_SCALE, LEAVES, MAX_SPLITS, NO_SPLIT, SPLIT_SCALE, Split, Tree, split_value,
 };
 use registry_core::affiliation::{Candidate, Model};
 use registry_core::search::{Engine, Filters};
@@ -171,11 +171,11 @@ fn split_values(xs: &[[f32; COUNT]]) -> Vec<Vec<u16>> {
                 };
                 // The first fixed-point value above `lo`; it must not pass `hi`.
                 let raw = ((lo + 2.0) * SPLIT_SCALE).floor();
-                if !(0.0..f32::from(NO_SPLIT - 1)).contains(&raw) {
+                if !(0.0..f32::from(NONE - 1)).contains(&raw) {
                     continue;
                 }
                 let mut cut = raw as u16;
-                while cut < NO_SPLIT - 1 && split_value(cut) <= lo {
+                while cut < NONE - 1 && split_value(cut) <= lo {
                     cut += 1;
                 }
                 if split_value(cut) > lo
@@ -190,13 +190,34 @@ fn split_values(xs: &[[f32; COUNT]]) -> Vec<Vec<u16>> {
         .collect()
 }
 
+/// A cut no value reaches (a node that does not split), while fitting.
+const NONE: u16 = u16::MAX;
+
+/// A tree while fitting: feature and cut per inner node.
+#[derive(Clone, Copy, Debug)]
+struct FitTree {
+    feature: [u8; INNER],
+    cut: [u16; INNER],
+    leaf: [i8; LEAVES],
+}
+
 /// Fits one tree on gradients `g` and hessians `h`; `bins[i][j]` is the
 /// number of split values of feature `j` at or below sample `i`'s value.
-fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Settings) -> Tree {
+/// `used`: the (feature, cut) pairs of the trees so far; once it holds
+/// [`MAX_SPLITS`], only those are considered (the trees share one table of
+/// splits, named by a byte). Returns the tree and each sample's leaf.
+fn tree(
+    bins: &[[u8; COUNT]],
+    cuts: &[Vec<u16>],
+    g: &[f64],
+    h: &[f64],
+    set: &Settings,
+    used: &mut Vec<(u8, u16)>,
+) -> (FitTree, Vec<usize>) {
     let mut node = vec![0usize; g.len()];
-    let mut t = Tree {
+    let mut t = FitTree {
         feature: [0; INNER],
-        split: [NO_SPLIT; INNER],
+        cut: [NONE; INNER],
         leaf: [0; LEAVES],
     };
     let nb = MAX_BINS + 1;
@@ -220,7 +241,8 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Set
                 ht += hist[n * COUNT * nb + b].1;
             }
             let parent = gt * gt / (ht + set.l2);
-            let mut best = (1e-6, 0usize, NO_SPLIT);
+            let mut best = (1e-6, 0usize, NONE);
+            let full = used.len() >= MAX_SPLITS;
             for j in 0..COUNT {
                 let (mut gl, mut hl) = (0.0, 0.0);
                 for (c, &cut) in cuts[j].iter().enumerate() {
@@ -232,6 +254,9 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Set
                     if hl < set.min_child || hr < set.min_child {
                         continue;
                     }
+                    if full && !used.contains(&(j as u8, cut)) {
+                        continue;
+                    }
                     let gain = gl * gl / (hl + set.l2) + gr * gr / (hr + set.l2) - parent;
                     if gain > best.0 {
                         best = (gain, j, cut);
@@ -239,13 +264,16 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Set
                 }
             }
             t.feature[first + n] = best.1 as u8;
-            t.split[first + n] = best.2;
+            t.cut[first + n] = best.2;
+            if best.2 != NONE && !used.contains(&(best.1 as u8, best.2)) {
+                used.push((best.1 as u8, best.2));
+            }
         }
         for (i, b) in bins.iter().enumerate() {
             let k = node[i];
             let f = t.feature[k] as usize;
-            let right = t.split[k] != NO_SPLIT
-                && (b[f] as usize) > cuts[f].iter().position(|&c| c == t.split[k]).unwrap_or(0);
+            let right = t.cut[k] != NONE
+                && (b[f] as usize) > cuts[f].iter().position(|&c| c == t.cut[k]).unwrap_or(0);
             node[i] = 2 * k + 1 + usize::from(right);
         }
     }
@@ -258,7 +286,8 @@ fn tree(bins: &[[u8; COUNT]], cuts: &[Vec<u16>], g: &[f64], h: &[f64], set: &Set
         let v = -gs / (hs + set.l2) * set.rate * f64::from(LEAF_SCALE);
         t.leaf[l] = v.round().clamp(f64::from(i8::MIN), f64::from(i8::MAX)) as i8;
     }
-    t
+    let leaves = node.iter().map(|&k| k - INNER).collect();
+    (t, leaves)
 }
 
 /// Gradient-boosted trees on the log loss of "this candidate is gold".
@@ -290,6 +319,7 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     let base = (pos / (ys.len() as f64 - pos)).ln();
     let mut f = vec![base; xs.len()];
     let mut trees = Vec::with_capacity(set.trees);
+    let mut used: Vec<(u8, u16)> = Vec::new();
     for _ in 0..set.trees {
         let mut g = vec![0.0; xs.len()];
         let mut h = vec![0.0; xs.len()];
@@ -298,14 +328,35 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
             g[i] = p - ys[i];
             h[i] = (p * (1.0 - p)).max(1e-6);
         }
-        let t = tree(&bins, &cuts, &g, &h, set);
-        for (i, x) in xs.iter().enumerate() {
-            f[i] += t.eval(x) as f64;
+        let (t, leaves) = tree(&bins, &cuts, &g, &h, set, &mut used);
+        for (fi, &l) in f.iter_mut().zip(&leaves) {
+            *fi += f64::from(t.leaf[l]) / f64::from(LEAF_SCALE);
         }
         trees.push(t);
     }
+    // The shared split table, in order of first use.
+    let splits: Vec<Split> = used
+        .iter()
+        .map(|&(feature, value)| Split { feature, value })
+        .collect();
+    let trees = trees
+        .iter()
+        .map(|t| Tree {
+            node: std::array::from_fn(|k| {
+                if t.cut[k] == NONE {
+                    NO_SPLIT
+                } else {
+                    used.iter()
+                        .position(|&u| u == (t.feature[k], t.cut[k]))
+                        .map_or(NO_SPLIT, |p| p as u8)
+                }
+            }),
+            leaf: t.leaf,
+        })
+        .collect();
     Ok(Model {
         base: base as f32,
+        splits: Cow::Owned(splits),
         trees: Cow::Owned(trees),
         threshold: 0.0,
     })
@@ -350,6 +401,45 @@ pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     Ok(m)
 }
 
+/// Where the training rows' recall is lost (printed by `--analyze`).
+fn analyze(model: &Model, rows: &[&Row]) {
+    use registry_core::affiliation::features::{PRIOR_LEAD, RIVAL_ELSEWHERE};
+    use registry_core::affiliation::model::TIE_PRIOR_LEAD;
+    let mut classes: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in rows.iter().filter(|r| r.has_gold) {
+        let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
+        let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
+        let Some(g) = shown.iter().position(|c| r.gold.contains(&c.record)) else {
+            *classes
+                .entry("gold not among the leading candidates")
+                .or_default() += 1;
+            continue;
+        };
+        let x = &feats[g];
+        let class = if model.choose(&feats) == Some(g) {
+            "chosen, correct"
+        } else if x[0] < registry_core::affiliation::model::MIN_SCORE {
+            "gold below MIN_SCORE"
+        } else if x[22].abs() < 1e-6
+            && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[7] > 0.0 || x[11] > 0.0)
+        {
+            "gold tied exactly (prior lead short)"
+        } else if x[RIVAL_ELSEWHERE] > 0.0 {
+            "gold has a rival elsewhere"
+        } else {
+            match model.best(&feats) {
+                Some((b, _)) if b != g && model.choose(&feats).is_some() => "another chosen",
+                Some((b, _)) if b != g => "another best, below threshold",
+                _ => "gold best, below threshold",
+            }
+        };
+        *classes.entry(class).or_default() += 1;
+    }
+    for (k, v) in classes {
+        println!("  {k:<40} {v}");
+    }
+}
+
 /// The generated source file for `model`.
 fn weights_source(model: &Model, provenance: &str) -> String {
     let mut s = String::new();
@@ -367,22 +457,28 @@ fn weights_source(model: &Model, provenance: &str) -> String {
             .collect::<Vec<_>>()
             .join(", "),
     );
-    s.push_str(".\n\nuse std::borrow::Cow;\n\nuse super::model::{Model, Tree};\n\n");
+    s.push_str(".\n\nuse std::borrow::Cow;\n\nuse super::model::{Model, Split, Tree};\n\n");
     s.push_str("/// The model `Engine::match_affiliation` uses.\n");
     s.push_str(&format!(
-        "pub const MODEL: Model = Model {{\n    base: {:?},\n    trees: Cow::Borrowed(TREES),\n    threshold: {:?},\n}};\n\n",
+        "pub const MODEL: Model = Model {{\n    base: {:?},\n    splits: Cow::Borrowed(SPLITS),\n    trees: Cow::Borrowed(TREES),\n    threshold: {:?},\n}};\n\n",
         model.base, model.threshold
     ));
-    s.push_str("#[rustfmt::skip]\nconst TREES: &[Tree] = &[\n");
+    s.push_str("/// (feature, fixed-point value) per split.\n#[rustfmt::skip]\nconst SPLITS: &[Split] = &[\n");
+    for sp in model.splits.iter() {
+        s.push_str(&format!(
+            "    Split {{ feature: {}, value: {} }},\n",
+            sp.feature, sp.value
+        ));
+    }
+    s.push_str("];\n\n/// Split index per inner node, then leaf values.\n#[rustfmt::skip]\nconst TREES: &[Tree] = &[\n");
     for t in model.trees.iter() {
         s.push_str(&format!(
-            "    Tree {{ feature: {:?}, split: {:?}, leaf: {:?} }},\n",
-            t.feature, t.split, t.leaf
+            "    Tree {{ node: {:?}, leaf: {:?} }},\n",
+            t.node, t.leaf
         ));
     }
     s.push_str("];\n");
-    s.replace("inf,", "f32::INFINITY,")
-        .replace("inf]", "f32::INFINITY]")
+    s
 }
 
 /// Runs the command.
@@ -398,7 +494,7 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             "--rate",
             "--source",
         ],
-        &["--dry-run"],
+        &["--dry-run", "--analyze"],
     )?;
     a.exactly(&[])?;
     let data = a
@@ -460,6 +556,9 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
         reachable as f64 / with_gold.max(1) as f64,
     );
     println!("{report}");
+    if a.flag("--analyze") {
+        analyze(&model, &train);
+    }
     if a.flag("--dry-run") {
         print!("{}", weights_source(&model, &report));
         return Ok(());
@@ -507,7 +606,7 @@ mod tests {
         // The generated source names every feature and is valid Rust shape.
         let src = weights_source(&m, "test");
         assert!(src.contains("pub const MODEL: Model"));
-        assert!(src.contains("Tree { feature: ["));
+        assert!(src.contains("Tree { node: ["));
     }
 
     #[test]

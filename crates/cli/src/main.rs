@@ -108,6 +108,8 @@ COMMANDS:
         --rate <x>              Learning rate (shrinkage of each tree, default 0.15)
         --out <file>            Output file (default: the path above)
         --dry-run               Print the file instead of writing it
+        --analyze               Also print where the training rows' recall is lost (gold
+                                not among the leading candidates, tied, below threshold...)
     bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
                               the data bytes a cold typeahead client receives before its
                               first suggestion (first 1-3 keystrokes of names)

@@ -407,3 +407,31 @@ fn hostile_input_stays_safe() {
     }
     assert_eq!(chosen(&many_parts), Some(NEWCASTLE));
 }
+
+/// The `country_agrees` feature of record `n` among the candidates of `text`.
+fn country_agrees(text: &str, n: u32) -> Option<f32> {
+    let e = engine();
+    let r = e
+        .registry()
+        .index_of(RecordId::from_number(n).expect("valid"))? as u32;
+    let names = registry_core::affiliation::features::NAMES;
+    let k = names.iter().position(|&x| x == "country_agrees")?;
+    e.affiliation_candidates(text, &Filters::default())
+        .iter()
+        .find(|c| c.record == r)
+        .map(|c| c.features[k])
+}
+
+#[test]
+fn a_place_inside_another_name_is_not_an_address() {
+    // "Michigan" names the University of Michigan here, not Brown's state.
+    assert_eq!(
+        country_agrees("University of Michigan and Brown University", BROWN),
+        Some(0.0)
+    );
+    // In a part of its own it is an address.
+    assert_eq!(
+        country_agrees("Brown University, Michigan", BROWN),
+        Some(1.0)
+    );
+}

@@ -16,7 +16,7 @@ use super::split::Parsed;
 pub const TOP: usize = 6;
 
 /// Number of features.
-pub const COUNT: usize = 46;
+pub const COUNT: usize = 47;
 
 /// Feature names, in vector order (reports and the generated weights file).
 pub const NAMES: [&str; COUNT] = [
@@ -66,12 +66,18 @@ pub const NAMES: [&str; COUNT] = [
     "competitor_exact",
     "string_has_country",
     "rival_elsewhere",
+    "prior_lead",
 ];
 
 /// Index of the `rival_elsewhere` feature: another organization, unrelated,
 /// named well and placed by the text in another country (the string holds
 /// two affiliations). The model never chooses then.
 pub const RIVAL_ELSEWHERE: usize = 45;
+
+/// Index of the `prior_lead` feature: the candidate's record prior minus
+/// that of its nearest unrelated competitor among the leading candidates,
+/// 32 prior units (4 nats) per unit; 1.9 without such a competitor.
+pub const PRIOR_LEAD: usize = 46;
 
 /// Words that open the name of a unit inside an organization: a part that
 /// starts with one is a department, rarely the affiliation itself.
@@ -139,6 +145,9 @@ pub struct View {
     pub inactive: bool,
     /// Country indices of the record.
     pub countries: Vec<u16>,
+    /// The record prior (`Registry::prior`: higher is more often the
+    /// affiliation; a property of the record's content).
+    pub prior: u8,
 }
 
 /// Relations between two candidates, by record.
@@ -166,7 +175,8 @@ fn org_part(p: &Parsed, part: usize, place_tok: &[bool]) -> bool {
 }
 
 /// Features of the leading candidates `views` (best score first, at most
-/// [`TOP`]); `others` the scores of the candidates after the leading ones;
+/// [`TOP`]); `others` the scores and priors of the candidates after the
+/// leading ones;
 /// `has_country`: the text mentions a country or state. Nothing depends on
 /// the size of the data (a model fitted on the full registry must read a
 /// small one the same way).
@@ -175,7 +185,7 @@ pub fn extract(
     place_tok: &[bool],
     has_country: bool,
     views: &[View],
-    others: &[f32],
+    others: &[(f32, u8)],
     rel: &dyn Relations,
 ) -> Vec<[f32; COUNT]> {
     let top = views.first().map_or(0.0, |v| v.score);
@@ -192,8 +202,16 @@ pub fn extract(
         .map(|(i, v)| {
             // The nearest competitor: the best other candidate that is
             // neither related nor explained by this one's match.
-            let mut competitor = others.first().copied().unwrap_or(0.0);
+            let mut competitor = others.first().map_or(0.0, |o| o.0);
             let mut competitor_exact = false;
+            // The best prior among the competitors named as well as the
+            // nearest one (candidates after the leading ones included).
+            let mut competitor_prior: Option<u8> = None;
+            for &(sc, pr) in others {
+                if sc >= competitor - 1e-6 {
+                    competitor_prior = competitor_prior.max(Some(pr));
+                }
+            }
             let placed = |o: &View| o.country > 0 || o.city;
             let mut rival_elsewhere = false;
             let mut nearest_related = false;
@@ -220,9 +238,15 @@ pub fn extract(
                     && placed(o)
                     && o.score >= 0.9
                     && !o.countries.iter().any(|c| v.countries.contains(c));
-                if !related && !rel.explained_by(j, i) && o.score > competitor {
-                    competitor = o.score;
-                    competitor_exact = o.exact || o.phrase;
+                if !related && !rel.explained_by(j, i) && o.score >= competitor - 1e-6 {
+                    if o.score > competitor + 1e-6 {
+                        competitor_prior = None;
+                    }
+                    if o.score > competitor {
+                        competitor = o.score;
+                        competitor_exact = o.exact || o.phrase;
+                    }
+                    competitor_prior = competitor_prior.max(Some(o.prior));
                 }
             }
             let close = views
@@ -230,7 +254,7 @@ pub fn extract(
                 .enumerate()
                 .filter(|&(j, o)| j != i && o.score >= v.score - 0.1)
                 .count()
-                + others.iter().filter(|&&s| s >= v.score - 0.1).count();
+                + others.iter().filter(|o| o.0 >= v.score - 0.1).count();
             let after = org_parts[v.parts.end.min(org_parts.len())..]
                 .iter()
                 .filter(|&&x| x)
@@ -310,6 +334,9 @@ pub fn extract(
                 flag(competitor_exact),
                 flag(has_country),
                 flag(rival_elsewhere),
+                competitor_prior.map_or(1.9, |c| {
+                    ((f32::from(v.prior) - f32::from(c)) / 32.0).clamp(-1.9, 1.9)
+                }),
             ]
         })
         .collect()
@@ -327,5 +354,6 @@ mod tests {
         assert_eq!(NAMES[0], "score");
         assert_eq!(NAMES[22], "margin");
         assert_eq!(NAMES[RIVAL_ELSEWHERE], "rival_elsewhere");
+        assert_eq!(NAMES[PRIOR_LEAD], "prior_lead");
     }
 }

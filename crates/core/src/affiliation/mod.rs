@@ -29,15 +29,18 @@
 //!    candidates: how the name matched, where in the string, address
 //!    agreement, name type, organization type, the lead over the nearest
 //!    unrelated competitor and whether the nearest one is a parent, child or
-//!    successor, generic-name and unit-part flags.
+//!    successor, generic-name and unit-part flags, the record prior's lead
+//!    over that competitor's.
 //! 7. **Choice** ([`model`]): boosted trees fitted offline by `registry
 //!    fit-affiliation` (weights: [`model_weights`], generated) score each
 //!    leading visible candidate; the best is `chosen` when its score reaches
 //!    the fitted threshold (set for precision 0.96 on the dev set). Never
 //!    chosen, whatever the trees say: a score below [`model::MIN_SCORE`], an
 //!    exact tie with an unrelated record ("Ministry of Health" without a
-//!    country), or one of two organizations the text places in different
-//!    countries. The chosen item is moved first; it may be ranked below a
+//!    country) unless the record prior of one leads by 3 nats
+//!    ("Northwestern University": the one in Evanston, not in the
+//!    Philippines; never for acronyms), or one of two organizations the
+//!    text places in different countries. The chosen item is moved first; it may be ranked below a
 //!    better-scored one ("Central Institute of Mental Health, Heidelberg
 //!    University" → the university).
 //!
@@ -111,6 +114,9 @@ pub const ALIAS_FACTOR: f32 = 0.95;
 pub const GENERIC_FACTOR: f32 = 0.85;
 /// Most evidence a record can gain.
 const MAX_BONUS: f32 = COUNTRY_BONUS + CITY_BONUS + ACRONYM_BONUS;
+/// Least similarity of a name matched whole (exact or phrase) whose places
+/// are not address evidence for the other records of its substring.
+pub const NAMED_SCORE: f32 = 0.85;
 /// Least score of a returned item.
 pub const MIN_RETURN: f32 = 0.5;
 /// Most items returned.
@@ -468,12 +474,31 @@ impl Engine {
                 mark_city(&p, place.city, &mut place_tok);
             }
         }
+        // Names matched whole: "Michigan" in "University of Michigan and
+        // Brown University" is not Brown's address.
+        let mut named = vec![false; p.toks.len()];
+        for b in best.values() {
+            if !(b.sim.exact || b.sim.phrase) || b.sim.score < NAMED_SCORE {
+                continue;
+            }
+            let sub = &subs[b.sub];
+            let toks: Vec<usize> = (0..sub.toks.len().min(64))
+                .filter(|&i| b.sim.matched & (1 << i) != 0)
+                .map(|i| sub.toks.start + i)
+                .collect();
+            if toks.iter().any(|&g| !place_tok[g]) {
+                for g in toks {
+                    named[g] = true;
+                }
+            }
+        }
         // Evidence outside the matched tokens.
         let cx = Context {
             p: &p,
             stoks: &stoks,
             mentions: &mentions,
             place_tok: &place_tok,
+            named: &named,
         };
         let words = p.toks.len().div_ceil(64);
         let mut scored: Vec<Scored> = best
@@ -493,7 +518,7 @@ impl Engine {
                 let acr = acronym_cache
                     .entry(r)
                     .or_insert_with(|| record_acronyms(self, r));
-                let ev = evidence(self, r, &cx, &matched, acr);
+                let ev = evidence(self, r, &cx, &matched, sub.toks.clone(), acr);
                 Scored {
                     score: b.sim.score * ev.factor + ev.bonus,
                     record: r,
@@ -609,12 +634,34 @@ impl Engine {
                     types: ix.type_bits(x.record),
                     inactive: ix.status(x.record) != 0,
                     countries: ix.record_countries(x.record).to_vec(),
+                    prior: self.org_prior(x.record),
                 }
             })
             .collect();
-        let others: Vec<f32> = scored[n..].iter().take(20).map(|x| x.score).collect();
+        let others: Vec<(f32, u8)> = scored[n..]
+            .iter()
+            .take(20)
+            .map(|x| (x.score, self.org_prior(x.record)))
+            .collect();
         let rel = Links::new(self, lead);
         features::extract(p, place_tok, has_country, &views, &others, &rel)
+    }
+}
+
+impl Engine {
+    /// The record prior of the organization record `r` stands for: its own,
+    /// or for an inactive record the best of its successors' when higher
+    /// (the prior counts being active; the organization lives on in them).
+    fn org_prior(&self, r: u32) -> u8 {
+        let reg = self.registry();
+        let own = reg.prior(r as usize);
+        if self.index().status(r) == 0 {
+            return own;
+        }
+        reg.successors(r as usize)
+            .filter_map(|id| reg.index_of(id))
+            .map(|i| reg.prior(i))
+            .fold(own, u8::max)
     }
 }
 
@@ -713,6 +760,8 @@ struct Context<'a> {
     stoks: &'a [STok<'a>],
     mentions: &'a [countries::Mention],
     place_tok: &'a [bool],
+    /// Tokens of a name some candidate matched whole (exact or phrase).
+    named: &'a [bool],
 }
 
 /// German spellings without umlauts ("Wuerzburg", "Goettingen"): a word
@@ -847,6 +896,7 @@ fn evidence(
     r: u32,
     cx: &Context<'_>,
     matched: &[bool],
+    own: std::ops::Range<usize>,
     acronyms: &[String],
 ) -> Evidence {
     let Context {
@@ -854,15 +904,22 @@ fn evidence(
         stoks,
         mentions,
         place_tok,
+        named,
     } = *cx;
     let ix = engine.index();
     let mut ev = Evidence {
         factor: 1.0,
         ..Evidence::default()
     };
+    // A place inside another organization's name in the record's own
+    // substring is that name, not the record's address.
     let outside: Vec<&countries::Mention> = mentions
         .iter()
-        .filter(|m| m.toks.clone().all(|i| !matched[i]))
+        .filter(|m| {
+            m.toks
+                .clone()
+                .all(|i| !matched[i] && (!named[i] || !own.contains(&i)))
+        })
         .collect();
     if !outside.is_empty() {
         let regions: Vec<&str> = ix
