@@ -16,9 +16,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { installPackage } from "./npm-package.mjs";
 
 const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
 let cdn, form, browser, page, dir;
@@ -27,13 +27,7 @@ const errors = [];
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "picker-form-"));
   // The package, installed from its tarball (no network).
-  execFileSync("bash", ["scripts/build-npm.sh"], { env: { ...process.env, SITE: path.resolve("target/site") }, stdio: "ignore" });
-  const tgz = fs.readdirSync("target/npm").find((f) => f.endsWith(".tgz"));
-  const project = path.join(dir, "project");
-  fs.mkdirSync(project);
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "scratch", private: true }));
-  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", path.resolve("target/npm", tgz)], { cwd: project, stdio: "ignore" });
-  const pkg = path.join(project, "node_modules/registry-picker");
+  const { project, pkg } = installPackage(dir, path.resolve("target/site"));
   assert.equal(JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).types, "./index.d.ts");
   // The CDN-style origin: the package's files and a data folder (CORS).
   const cdnDir = path.join(dir, "cdn");

@@ -12,6 +12,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { installPackage } from "./npm-package.mjs";
 
 const SITE = path.resolve("target/site");
 let server, browser, page, dir;
@@ -19,15 +20,10 @@ const errors = [];
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "picker-examples-"));
-  execFileSync("bash", ["scripts/build-npm.sh"], { env: { ...process.env, SITE }, stdio: "ignore" });
-  const tgz = fs.readdirSync("target/npm").find((f) => f.endsWith(".tgz"));
-  const project = path.join(dir, "project");
-  fs.mkdirSync(project);
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "scratch", private: true }));
-  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", path.resolve("target/npm", tgz)], { cwd: project, stdio: "ignore" });
+  const { pkg } = installPackage(dir, SITE);
   // What the examples' host serves: the package, a data folder, the built pages.
   const www = path.join(dir, "www");
-  fs.cpSync(path.join(project, "node_modules/registry-picker"), path.join(www, "registry-picker"), { recursive: true });
+  fs.cpSync(pkg, path.join(www, "registry-picker"), { recursive: true });
   fs.cpSync(path.join(SITE, "data"), path.join(www, "registry-data"), { recursive: true });
   const esbuild = path.resolve("node_modules/.bin/esbuild");
   for (const name of ["react", "vue"]) {
