@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 import { installPackage } from "./npm-package.mjs";
 
 const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
@@ -58,15 +58,8 @@ before(async () => {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(30_000);
-  page.on("pageerror", (e) => errors.push(String(e)));
+  watchErrors(page, errors);
   if (process.env.DEBUG_CO) page.on("console", (m) => console.log("console:", m.type(), m.text()));
-  let pieces404 = 0;
-  page.on("response", (r) => r.status() === 404 && (/\/data\/pieces\//.test(r.url()) ? pieces404++ : errors.push(`404: ${r.url()}`)));
-  page.on("console", (m) => {
-    if (m.type() !== "error") return;
-    if (/status of 404/.test(m.text()) && pieces404 > 0) return pieces404--;
-    errors.push(m.text());
-  });
 });
 
 after(async () => {

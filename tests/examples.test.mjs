@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
-import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 import { installPackage } from "./npm-package.mjs";
 
 const SITE = path.resolve("target/site");
@@ -40,8 +40,7 @@ before(async () => {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(30_000);
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/status of 404/.test(m.text()) && errors.push(m.text()));
+  watchErrors(page, errors);
 });
 
 after(async () => {

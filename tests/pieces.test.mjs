@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 
 const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
 const PREFIX = process.env.SITE_PREFIX ?? "/";
@@ -19,9 +19,7 @@ before(async () => {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(30_000);
-  page.on("pageerror", (e) => errors.push(String(e)));
-  // 404s of pieces are how "no record under this prefix" is told.
-  page.on("console", (m) => m.type() === "error" && !/status of 404/.test(m.text()) && errors.push(m.text()));
+  watchErrors(page, errors);
   await page.goto(server.url + "api.html");
 });
 

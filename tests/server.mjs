@@ -59,3 +59,24 @@ export const CHROMIUM_ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
+
+/**
+ * Collects a page's errors into `errors`: uncaught exceptions, console
+ * errors, and 404s — except a typeahead piece's, which is how "no record
+ * under this prefix" is told (the shipped directory lists only split
+ * prefixes), and the console line the browser logs for it.
+ */
+export function watchErrors(page, errors) {
+  let pieces404 = 0;
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("response", (r) => {
+    if (r.status() !== 404) return;
+    if (/data\/pieces\/[0-9a-f]{16}\/(i-)?[0-9a-z]+(\.h)?\.shard$/.test(r.url())) pieces404++;
+    else errors.push(`404: ${r.url()}`);
+  });
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (/status of 404/.test(m.text()) && pieces404 > 0) return pieces404--;
+    errors.push(m.text());
+  });
+}

@@ -4,7 +4,7 @@
 import path from "node:path";
 import fs from "node:fs";
 import { chromium } from "playwright-core";
-import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 
 export const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
 export const PREFIX = process.env.SITE_PREFIX ?? "/";
@@ -20,16 +20,7 @@ export async function start() {
   const errors = [];
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  page.on("pageerror", (e) => errors.push(String(e)));
-  // A typeahead piece's 404 is how "no record under this prefix" is told
-  // (the shipped directory lists only split prefixes); any other 404 counts.
-  let pieces404 = 0;
-  page.on("response", (r) => r.status() === 404 && (/\/data\/pieces\/[0-9a-f]+\/[0-9a-f]+(\.h)?\.shard$/.test(r.url()) ? pieces404++ : errors.push(`404: ${r.url()}`)));
-  page.on("console", (m) => {
-    if (m.type() !== "error") return;
-    if (/status of 404/.test(m.text()) && pieces404 > 0) return pieces404--;
-    errors.push(m.text());
-  });
+  watchErrors(page, errors);
   return {
     server, browser, context, page, errors,
     url: (rel = "") => server.url + rel,
