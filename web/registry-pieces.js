@@ -105,7 +105,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     warming ??= manifestP
       .then(async (m) => {
         const pack = m.pieces.first_pack;
-        if (!pack) return;
+        if (!pack?.first?.length) return; // no split first character: nothing to warm
         const res = await fetchOk(new URL(pack.name, new URL(m.pieces.path, base)));
         if (!res.ok) throw new Error(`${pack.name}: HTTP ${res.status}`);
         const buf = new Uint8Array(await res.arrayBuffer());
