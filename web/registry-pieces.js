@@ -157,7 +157,17 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     bytes: () => bytes,
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {
-      return pieces?.suggest(text, options).hits ?? null;
+      const a = pieces?.suggest(text, options);
+      return a && !a.partial ? (a.hits ?? null) : null;
+    },
+    /**
+     * The first hits of `text`'s answer when the pieces at hand prove them
+     * but not all of them (a shorter prefix's head), else null: to show
+     * while `suggest` fetches the rest.
+     */
+    partialNow(text, options) {
+      const a = pieces?.suggest(text, options);
+      return a?.partial ? a.hits : null;
     },
     /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
     async suggest(text, options) {
@@ -165,7 +175,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
       // A route needs at most an id piece, a directory part, then one piece.
       for (let step = 0; step < 5; step++) {
         const a = pieces.suggest(text, options);
-        if (a.hits) return a.hits;
+        if (a.hits && !a.partial) return a.hits;
         if (a.whole) return null;
         if (a.needDirectory !== undefined) await loadPart(a.needDirectory);
         else await loadPiece(a.need, a.kind);
@@ -241,6 +251,15 @@ export class TypeaheadClient {
     const hits = this.#pieces.suggestNow(text, options);
     if (hits) this.#latest++; // what `suggest` still has on its way is stale now
     return hits;
+  }
+
+  /** The first hits of the answer `suggest` is getting, or null (see startPieces' `partialNow`). */
+  suggestPartialNow(text, options = {}) {
+    try {
+      return this.#pieces.partialNow(text, options);
+    } catch {
+      return null; // invalid filters: `suggest` reports them
+    }
   }
 
   /** Hits; a newer call makes this one reject with an AbortError. */

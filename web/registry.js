@@ -139,6 +139,15 @@ export class RegistryClient {
     return Promise.resolve(now);
   }
 
+  /** The first hits of the answer `suggest` is getting, when the typeahead pieces at hand prove them; else null. */
+  suggestPartialNow(text, options = {}) {
+    try {
+      return this.pieces?.partialNow(text, suggestOptions(options)) ?? null;
+    } catch {
+      return null; // invalid filters: `suggest` reports them
+    }
+  }
+
   /**
    * Typeahead suggestions computed synchronously on the main thread, or null
    * when that instance is not built yet (or `text` needs the records: an

@@ -71,17 +71,21 @@ pub fn build_pieces(
             .iter()
             .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
             .collect();
-        let piece = shard::build_kinds(
+        let bytes = pieces::piece_file(
+            s,
             &subset,
             &built.info.release,
             built.info.build_time,
             &Zstd(level),
-            &KINDS,
         )?;
+        let mut sections = KINDS.to_vec();
+        if s.exact_words.is_some() {
+            sections.push(SectionKind::ExactWords);
+        }
         files.push(OutFile {
             name: piece_name(built.info.build_id, &s.key, s.kind),
-            sections: KINDS.to_vec(),
-            bytes: piece.file(&KINDS),
+            sections,
+            bytes,
         });
     }
     // The directory in parts by first character, so a client fetches only
@@ -160,6 +164,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let budget = PieceBudget {
         raw_bytes: num("--budget", PieceBudget::default().raw_bytes / 1024)? * 1024,
         head_records: num("--head", PieceBudget::default().head_records)?,
+        ..PieceBudget::default()
     };
     let level = num("--level", 19)? as i32;
     let targets = num("--targets", 1000)?;
@@ -248,7 +253,8 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                         .answer(q, "", 10, &SuggestContext::default())
                         .map_err(|e| e.join("; "))?
                     {
-                        Answer::Hits(_) => break,
+                        // A partial answer is shown: the first suggestions are in.
+                        Answer::Hits(_) | Answer::Partial(..) => break,
                         Answer::Whole => {
                             whole += 1;
                             got += typeahead;

@@ -130,6 +130,16 @@ impl Registry {
         Registry::from_files(&[bytes])
     }
 
+    /// From one file already read and verified ([`crate::shard::read_file`]),
+    /// for a caller that also wants a section the registry does not keep (a
+    /// head piece's [`SectionKind::ExactWords`], which it ignores).
+    pub fn from_read_file(file: crate::shard::ShardFile) -> Result<Registry, ShardError> {
+        let mut info = None;
+        let mut raw = Vec::new();
+        merge(file, &mut info, &mut raw)?;
+        assemble(info, raw)
+    }
+
     /// Loads a shard from several files of one build (e.g. the per-section
     /// files listed in a manifest). Summary and names are required.
     pub fn from_files(files: &[&[u8]]) -> Result<Registry, ShardError> {

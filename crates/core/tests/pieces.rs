@@ -40,15 +40,7 @@ fn client_files(d: &Data, specs: &[pieces::PieceSpec]) -> (PieceClient, HashMap<
             .iter()
             .map(|&i| (*by_id[&d.engine.registry().id(i as usize)]).clone())
             .collect();
-        let built = shard::build_kinds(
-            &recs,
-            "pieces",
-            0,
-            &shard::Stored,
-            &[SectionKind::Summary, SectionKind::Names],
-        )
-        .unwrap();
-        let file = built.file(&[SectionKind::Summary, SectionKind::Names]);
+        let file = pieces::piece_file(s, &recs, "pieces", 0, &shard::Stored).unwrap();
         if s.kind == PieceKind::Id {
             // Id pieces are asked for by [`ids_answer_like_the_whole_registry`].
             continue;
@@ -70,10 +62,10 @@ fn shipped_client(d: &Data, specs: &[pieces::PieceSpec], qs: &[String]) -> Piece
     let first = |k: &str| pieces::first_char(k).to_string();
     let (_, full) = client_files(d, specs);
     let mut c = PieceClient::new(Directory::sharded(split.iter().map(|k| first(k))));
-    for q in qs {
+    for (q, f) in qs.iter().flat_map(|q| FILTERS.map(|f| (q, f))) {
         loop {
-            match c.answer(q, "", 10, &SuggestContext::default()).unwrap() {
-                Answer::Need(key, _) => match full.get(&key) {
+            match c.answer(q, f, 10, &SuggestContext::default()).unwrap() {
+                Answer::Need(key, _) | Answer::Partial(_, key, _) => match full.get(&key) {
                     Some(bytes) => c.add(&key, bytes).unwrap(),
                     None => c.add_missing(&key),
                 },
@@ -150,7 +142,9 @@ fn check_in(
             let got = match c.answer(q, f, 10, ctx).unwrap() {
                 Answer::Hits(h) => h,
                 Answer::Whole => continue,
-                Answer::Need(k, _) => panic!("{q}: piece {k} not loaded"),
+                Answer::Need(k, _) | Answer::Partial(_, k, _) => {
+                    panic!("{q}: piece {k} not loaded")
+                }
                 Answer::NeedDirectory(f) => panic!("{q}: directory part {f} not loaded"),
             };
             n.answered += 1;
@@ -203,6 +197,7 @@ const FILTERS: [&str; 4] = [
 const DEMO_BUDGET: PieceBudget = PieceBudget {
     raw_bytes: 600,
     head_records: 12,
+    exact_words_bytes: 1024,
 };
 
 #[test]
@@ -257,6 +252,233 @@ fn pieces_answer_like_the_whole_registry_on_the_full_data() {
     let shipped = shipped_client(d, &specs, &qs);
     let (answered2, _) = check(d, &shipped, &qs, &FILTERS);
     assert_eq!(answered2, answered);
+}
+
+/// A client holding only the heads: what a user typing has while the
+/// longer prefixes' pieces are on their way.
+fn heads_only(d: &Data, specs: &[pieces::PieceSpec]) -> PieceClient {
+    let (_, files) = client_files(d, specs);
+    let mut c = PieceClient::new(Directory::of(specs));
+    for s in specs.iter().filter(|s| s.kind == PieceKind::Head) {
+        c.add(&s.key, &files[&s.key]).unwrap();
+    }
+    c
+}
+
+/// Answers of a heads-only client for one-word queries, checked against
+/// the whole registry: a complete one is its answer, a partial one its
+/// first hits. Returns (complete from a shorter head, partial, one-word
+/// queries that needed a piece not loaded).
+fn check_shorter_heads(
+    d: &Data,
+    c: &PieceClient,
+    qs: &[String],
+    ctx: &SuggestContext,
+) -> (usize, usize, usize) {
+    let e = &d.engine;
+    let (mut complete, mut partial, mut waiting) = (0, 0, 0);
+    for q in qs.iter().filter(|q| !q.trim().contains(' ')) {
+        for f in FILTERS {
+            let filters = e.parse_filters(f, Version::V2).unwrap();
+            let whole = e.suggest_in(q, &filters, 10, ctx);
+            let own = matches!(c.route(q), Route::Head(k) if c.has(&k));
+            match c.answer(q, f, 10, ctx).unwrap() {
+                Answer::Hits(h) => {
+                    assert_eq!(view(&h), view(&whole), "{q:?} filter {f:?}");
+                    if !own && matches!(c.route(q), Route::Leaf(_) | Route::Head(_)) {
+                        complete += 1;
+                        waiting += 1;
+                    }
+                }
+                Answer::Partial(h, key, _) => {
+                    assert!(!h.is_empty() && h.len() < 10, "{q:?}: {}", h.len());
+                    assert!(!c.has(&key));
+                    assert_eq!(view(&h), view(&whole[..h.len()]), "{q:?} filter {f:?}");
+                    partial += 1;
+                    waiting += 1;
+                }
+                Answer::Need(..) => waiting += 1,
+                Answer::Whole | Answer::NeedDirectory(_) => {}
+            }
+        }
+    }
+    (complete, partial, waiting)
+}
+
+/// While the piece of a longer prefix is on its way, a loaded head of a
+/// shorter one answers what it can prove: the first hits of the whole
+/// registry, all of them when it holds ten. Without the exact words it
+/// would be wrong: a record it does not hold may be named exactly as typed.
+#[test]
+fn shorter_heads_prove_the_first_hits() {
+    let d = demo();
+    let specs = pieces::partition(&d.engine, &DEMO_BUDGET);
+    let qs = queries(&d.engine, 1);
+    let c = heads_only(d, &specs);
+    let (complete, partial, waiting) = check_shorter_heads(d, &c, &qs, &SuggestContext::default());
+    println!("demo: {complete} complete and {partial} partial answers of {waiting} waiting");
+    assert!(
+        partial > 0 && complete + partial < waiting,
+        "{complete} {partial} {waiting}"
+    );
+    // The same under `lang`; a preference lifts records a head may not
+    // hold, so it proves nothing then.
+    let lang = SuggestContext {
+        lang: Some("fr".into()),
+        ..Default::default()
+    };
+    let (c2, p2, _) = check_shorter_heads(d, &c, &qs, &lang);
+    assert_eq!((c2, p2), (complete, partial));
+    let prefer = SuggestContext {
+        prefer_countries: vec!["US".into()],
+        ..Default::default()
+    };
+    let (c3, p3, _) = check_shorter_heads(d, &c, &qs, &prefer);
+    assert_eq!(c3 + p3, 0);
+}
+
+/// A record outside a head named exactly as typed comes first in the whole
+/// registry (an exact band): the head's exact words keep it from proving
+/// its own records first; a head that listed none would.
+#[test]
+fn exact_words_keep_an_exactly_named_record_first() {
+    let mut dump: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(search_support::DEMO).unwrap()).unwrap();
+    // A word one character past a full head, answered by a leaf, that
+    // some of the head's records match: the acronym of a new record.
+    let e = &demo().engine;
+    let demo_specs = pieces::partition(e, &DEMO_BUDGET);
+    let demo_client = PieceClient::new(Directory::of(&demo_specs));
+    let q: String = demo_specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Head && s.records.len() == DEMO_BUDGET.head_records)
+        .flat_map(|s| ('a'..='z').map(move |c| (s, format!("{}{c}", s.key))))
+        .find(|(s, q)| {
+            matches!(demo_client.route(q), Route::Leaf(_))
+                && e.suggest(q, &Filters::default(), 10)
+                    .iter()
+                    .any(|h| s.records.contains(&(h.index as u32)))
+        })
+        .map(|(_, q)| q)
+        .unwrap();
+    let q = q.as_str();
+    let items = dump.as_array_mut().unwrap();
+    let mut x = items[0].clone();
+    let id = (1..)
+        .filter_map(|n| RecordId::from_number(n * 104_729))
+        .find(|id| d_has_not(items, id))
+        .unwrap();
+    x["id"] = id.to_string().into();
+    x["names"] = serde_json::json!([
+        {"value": "Qzx Observatory", "types": ["ror_display", "label"], "lang": "en"},
+        {"value": q.to_uppercase(), "types": ["acronym"], "lang": null}
+    ]);
+    x["relationships"] = serde_json::json!([]);
+    // Inactive: it ranks after every active record for a shorter prefix
+    // (outside its head), but first for its exact acronym.
+    x["status"] = "inactive".into();
+    items.push(x);
+    let d = &search_support::build(&serde_json::to_vec(&dump).unwrap());
+    let specs = pieces::partition(&d.engine, &DEMO_BUDGET);
+    let whole = d.engine.suggest(q, &Filters::default(), 10);
+    assert_eq!(whole[0].summary.id, id.to_string(), "{:?}", view(&whole));
+    assert!(whole.len() > 1);
+    // Typed with only the heads at hand: never a wrong first hit.
+    let c = heads_only(d, &specs);
+    assert!(matches!(c.route(q), Route::Leaf(_)), "{q}");
+    match c.answer(q, "", 10, &SuggestContext::default()).unwrap() {
+        Answer::Need(..) => {}
+        Answer::Hits(h) | Answer::Partial(h, _, _) => {
+            assert_eq!(view(&h), view(&whole[..h.len()]))
+        }
+        a => panic!("{a:?}"),
+    }
+    // Heads that claim no record outside them is named exactly so.
+    let lying: Vec<pieces::PieceSpec> = specs
+        .iter()
+        .cloned()
+        .map(|mut s| {
+            if let Some(w) = &mut s.exact_words {
+                w.words.clear();
+                w.upto = u32::MAX;
+            }
+            s
+        })
+        .collect();
+    let liar = heads_only(d, &lying);
+    match liar.answer(q, "", 10, &SuggestContext::default()).unwrap() {
+        Answer::Hits(h) | Answer::Partial(h, _, _) => {
+            assert_ne!(
+                h[0].summary.id,
+                id.to_string(),
+                "the liar proved the right answer"
+            )
+        }
+        a => panic!("the lying heads should have proved a wrong first hit: {a:?}"),
+    }
+}
+
+fn d_has_not(items: &[serde_json::Value], id: &RecordId) -> bool {
+    !items.iter().any(|r| r["id"] == id.to_string())
+}
+
+#[test]
+fn shorter_heads_prove_the_first_hits_on_the_full_data() {
+    let Some(d) = full() else { return };
+    let specs = pieces::partition(&d.engine, &PieceBudget::default());
+    let qs = queries(&d.engine, 150);
+    let c = heads_only(d, &specs);
+    let (complete, partial, waiting) = check_shorter_heads(d, &c, &qs, &SuggestContext::default());
+    println!("full data: {complete} complete and {partial} partial answers of {waiting} waiting");
+    assert!(
+        complete > 0 && partial > 0,
+        "{complete} {partial} {waiting}"
+    );
+}
+
+/// Exact words round-trip, and damaged bytes are an error, never a panic.
+#[test]
+fn exact_words_round_trip_and_refuse_damage() {
+    let w = pieces::ExactWords {
+        upto: 5,
+        words: vec![
+            "sa".into(),
+            "sab".into(),
+            "sé".into(),
+            "séa".into(),
+            "sø".into(),
+        ],
+    };
+    let bytes = w.encode();
+    assert_eq!(pieces::ExactWords::decode(&bytes).unwrap(), w);
+    assert!(w.rules_out("sabc") && !w.rules_out("sab") && !w.rules_out("sabcde"));
+    for cut in 0..bytes.len() {
+        assert!(
+            pieces::ExactWords::decode(&bytes[..cut]).is_err(),
+            "cut at {cut}"
+        );
+    }
+    let mut trailing = bytes.clone();
+    trailing.push(0);
+    assert!(pieces::ExactWords::decode(&trailing).is_err());
+    // Out of order, or sharing more than the previous word has.
+    let swapped = pieces::ExactWords {
+        upto: 5,
+        words: vec!["sb".into(), "sa".into()],
+    };
+    assert!(pieces::ExactWords::decode(&swapped.encode()).is_err());
+    let mut long_share = pieces::ExactWords {
+        upto: 5,
+        words: vec!["sa".into()],
+    }
+    .encode();
+    long_share[2] = 9;
+    assert!(pieces::ExactWords::decode(&long_share).is_err());
+    // A split character is refused too.
+    let mut split = bytes.clone();
+    let at = split.len() - 4; // the shared count of "sø" (shares "s")
+    split[at] = 2; // inside "é"'s two bytes of the word before
+    assert!(pieces::ExactWords::decode(&split).is_err());
 }
 
 /// Contexts whose every part is record-local: each part alone, then all
@@ -530,7 +752,7 @@ fn ids_answer_like_the_whole_registry() {
                             None => c.add_missing_id(&key),
                         }
                     }
-                    Answer::Need(key, _) => match terms.get(&key) {
+                    Answer::Need(key, _) | Answer::Partial(_, key, _) => match terms.get(&key) {
                         Some(bytes) => c.add(&key, bytes).unwrap(),
                         None => c.add_missing(&key),
                     },
@@ -620,7 +842,7 @@ fn first_keystroke_characters_are_common_split_firsts() {
             } else {
                 256
             },
-            head_records: 40,
+            ..PieceBudget::default()
         },
     );
     let split: Vec<String> = specs

@@ -174,8 +174,10 @@ pub fn Combobox(
         announce_seq.update_value(|k| *k += 1);
     };
 
-    // Shows the answer for `q` (the caller checked that it is the newest call's).
-    let show = move |q: String, h: Vec<Hit>| {
+    // Shows the answer for `q` (the caller checked that it is the newest
+    // call's); announced only when `complete` (not the first hits of an
+    // answer still on its way).
+    let show = move |q: String, h: Vec<Hit>, complete: bool| {
         if h.is_empty() && q.trim().is_empty() {
             // Nothing to offer before typing is not "no results".
             return close();
@@ -203,7 +205,9 @@ pub fn Combobox(
         active.set(None);
         searched.set(true);
         open.set(true);
-        announce(count);
+        if complete {
+            announce(count);
+        }
         if !later.is_empty() {
             spawn_local(async move {
                 for id in later {
@@ -231,7 +235,7 @@ pub fn Combobox(
         // keystroke's frame is painted.
         if let Some(answer) = registry_client::suggest_now(&q, &f, limit, &ctx) {
             match answer {
-                Ok(h) => show(q, h),
+                Ok(h) => show(q, h, true),
                 Err(CallError::Stale) => {}
                 Err(CallError::Failed(m)) => error.set(Some(m)),
             }
@@ -239,13 +243,17 @@ pub fn Combobox(
         }
         // Else posted to the Worker now, before anything else this keystroke does.
         let answer = registry_client::suggest(&q, &f, limit, &ctx);
+        // Meanwhile the first hits, when the pieces at hand prove them.
+        if let Some(h) = registry_client::suggest_partial_now(&q, &f, limit, &ctx) {
+            show(q.clone(), h, false);
+        }
         spawn_local(async move {
             match answer.await {
                 Ok(h) => {
                     if seq.get_value() != n {
                         return; // a newer keystroke is in flight: never show stale results
                     }
-                    show(q, h);
+                    show(q, h, true);
                 }
                 Err(CallError::Stale) => {}
                 Err(CallError::Failed(m)) => {

@@ -36,6 +36,14 @@ extern "C" {
         options: &JsValue,
     ) -> Result<JsValue, JsValue>;
 
+    /// The first hits of an answer still on its way, or `null`.
+    #[wasm_bindgen(method, catch, js_name = suggestPartialNow)]
+    fn suggest_partial_now(
+        this: &RegistryClient,
+        text: &str,
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+
     #[cfg(feature = "app")]
     #[wasm_bindgen(method)]
     fn request(this: &RegistryClient, path_and_query: &str) -> js_sys::Promise;
@@ -204,6 +212,23 @@ pub fn suggest_now(
         Ok(v) => Some(from_js(&v)),
         Err(e) => Some(Err(error_of(e))),
     }
+}
+
+/// The first hits of the answer [`suggest`] is getting, when the pieces at
+/// hand prove them (fewer than `limit`): shown until the answer comes.
+pub fn suggest_partial_now(
+    text: &str,
+    filters: &[String],
+    limit: usize,
+    ctx: &SuggestContext,
+) -> Option<Vec<Hit>> {
+    let v = with_client(|c| c.suggest_partial_now(text, &suggest_options(filters, limit, ctx)))
+        .ok()?
+        .ok()?;
+    if v.is_null() || v.is_undefined() {
+        return None;
+    }
+    from_js(&v).ok()
 }
 
 /// One record summary by id, now, when [`suggest_now`] can answer.

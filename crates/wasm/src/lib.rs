@@ -179,7 +179,9 @@ impl Pieces {
     }
 
     /// `suggest(text, {filters, limit})` → `{hits}` (exactly the whole
-    /// registry's), `{needDirectory: first}` (fetch that directory part),
+    /// registry's), `{hits, partial: true, need, kind}` (the whole
+    /// registry's first hits, fewer than asked for: show them, fetch that
+    /// piece, ask again), `{needDirectory: first}` (fetch that directory part),
     /// `{need: key, kind: "l" | "h" | "i"}` (fetch that leaf, head or id piece; then ask again) or
     /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
@@ -207,6 +209,10 @@ impl Pieces {
             Answer::Need(key, kind) => {
                 set("need", key.into()).and_then(|_| set("kind", kind.code().into()))
             }
+            Answer::Partial(h, key, kind) => set("hits", hits_to_js(&h)?)
+                .and_then(|_| set("partial", JsValue::TRUE))
+                .and_then(|_| set("need", key.into()))
+                .and_then(|_| set("kind", kind.code().into())),
         };
         done.map_err(|_| JsError::new("cannot build the answer object"))?;
         Ok(out.into())

@@ -66,7 +66,7 @@ const MAX_WORDS: usize = 16;
 
 /// Ranking key (smaller is better): band, status, inverted score, words in
 /// the matched name, display-name length, record.
-type Key = (u8, u8, u16, u16, u32, u32);
+pub(crate) type Key = (u8, u8, u16, u16, u32, u32);
 
 /// Score bonus of a match where the query is a prefix of the display name,
 /// in prior units (1/8 nat): 24 = 3 nats, a 20× likelihood ratio.
@@ -214,9 +214,26 @@ impl Engine {
         k: usize,
         ctx: &SuggestContext,
     ) -> Vec<Suggestion> {
+        self.suggest_keyed(text, filters, k, ctx)
+            .into_iter()
+            .map(|(_, h)| h)
+            .collect()
+    }
+
+    /// [`Engine::suggest_in`] with each hit's ranking key (`None` for the
+    /// offers of empty text and id look-ups, which are not ranked by it):
+    /// what lets a typeahead piece prove that its hits come first in the
+    /// whole registry ([`crate::shard::pieces`]).
+    pub(crate) fn suggest_keyed(
+        &self,
+        text: &str,
+        filters: &Filters,
+        k: usize,
+        ctx: &SuggestContext,
+    ) -> Vec<(Option<Key>, Suggestion)> {
         let resolved = Resolved::new(self, ctx);
         let mut hits = self.suggest_resolved(text, filters, k, &resolved);
-        for h in &mut hits {
+        for (_, h) in &mut hits {
             h.remembered = resolved.remembered.contains(&(h.index as u32));
             if let Some(lang) = ctx.lang.as_deref() {
                 h.localized = self
@@ -236,7 +253,8 @@ impl Engine {
         filters: &Filters,
         k: usize,
         ctx: &Resolved,
-    ) -> Vec<Suggestion> {
+    ) -> Vec<(Option<Key>, Suggestion)> {
+        let unranked = |hits: Vec<Suggestion>| hits.into_iter().map(|h| (None, h)).collect();
         let text = text.trim();
         if k == 0 || text.chars().count() > super::MAX_QUERY_CHARS {
             return Vec::new();
@@ -263,13 +281,13 @@ impl Engine {
                     out.push(self.whole(r as usize, reason));
                 }
             }
-            return out;
+            return unranked(out);
         }
         // Identifiers first.
         if let Ok(id) = RecordId::parse(text)
             && let Some(r) = self.registry().index_of(id)
         {
-            return vec![self.whole(r, "id")];
+            return unranked(vec![self.whole(r, "id")]);
         }
         let ext = if text::looks_like_external_id(text) {
             ix.external(self.registry())
@@ -278,12 +296,13 @@ impl Engine {
             Vec::new()
         };
         if !ext.is_empty() {
-            return ext
-                .iter()
-                .filter(|&&r| visible(r))
-                .take(k)
-                .map(|&r| self.whole(r as usize, "external_id"))
-                .collect();
+            return unranked(
+                ext.iter()
+                    .filter(|&&r| visible(r))
+                    .take(k)
+                    .map(|&r| self.whole(r as usize, "external_id"))
+                    .collect(),
+            );
         }
 
         // Query units.
@@ -528,7 +547,7 @@ impl Engine {
         }
         top.into_sorted_vec()
             .into_iter()
-            .map(|(_, e, tier)| self.hit(e, &units, REASONS[tier as usize]))
+            .map(|(key, e, tier)| (Some(key), self.hit(e, &units, REASONS[tier as usize])))
             .collect()
     }
 

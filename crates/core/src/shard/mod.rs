@@ -66,10 +66,17 @@ pub enum SectionKind {
     /// records: what a typeahead needs to offer the organisation of an
     /// e-mail address without downloading the records.
     Domains,
+    /// Only in a typeahead *head* piece: the one-word names under its
+    /// prefix that records outside the head carry
+    /// ([`pieces::ExactWords`]), so a client can prove a longer query's
+    /// answer from the head. Not derived from records, not in
+    /// [`SectionKind::ALL`]; a build before it rejects such a piece (a
+    /// client then asks the whole data).
+    ExactWords,
 }
 
 impl SectionKind {
-    /// All kinds, in file order.
+    /// All kinds of record data, in file order.
     pub const ALL: [SectionKind; 4] = [
         SectionKind::Summary,
         SectionKind::Names,
@@ -83,11 +90,15 @@ impl SectionKind {
             SectionKind::Names => 2,
             SectionKind::Records => 3,
             SectionKind::Domains => 4,
+            SectionKind::ExactWords => 5,
         }
     }
 
     fn from_code(c: u8) -> Option<SectionKind> {
-        SectionKind::ALL.into_iter().find(|k| k.code() == c)
+        SectionKind::ALL
+            .into_iter()
+            .chain([SectionKind::ExactWords])
+            .find(|k| k.code() == c)
     }
 
     /// Lowercase name, used in file names and messages.
@@ -97,6 +108,7 @@ impl SectionKind {
             SectionKind::Names => "names",
             SectionKind::Records => "records",
             SectionKind::Domains => "domains",
+            SectionKind::ExactWords => "exact_words",
         }
     }
 }
@@ -405,6 +417,22 @@ impl BuiltShard {
             out.extend_from_slice(&s.stored);
         }
         out
+    }
+
+    /// Adds a section of bytes made by other means than from records (a
+    /// head piece's [`SectionKind::ExactWords`]), after the others.
+    pub fn push_section(&mut self, kind: SectionKind, raw: &[u8], compressor: &dyn Compressor) {
+        let stored = compressor.compress(raw);
+        let entry = SectionEntry {
+            kind,
+            codec: compressor.codec(),
+            raw_len: raw.len() as u64,
+            stored_len: stored.len() as u64,
+            stored_crc: crc32(&stored),
+            raw_crc: crc32(raw),
+        };
+        self.sections.retain(|s| s.entry.kind != kind);
+        self.sections.push(BuiltSection { entry, stored });
     }
 
     /// The file with every section.

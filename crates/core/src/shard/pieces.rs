@@ -26,6 +26,12 @@
 //!   (filtering keeps the order); otherwise the client needs the whole
 //!   typeahead data.
 //!
+//! * **a head proves first hits** of a longer one-word query while its
+//!   piece is on its way ([`ExactWords`], [`Answer::Partial`]): the hits
+//!   ranking above the head's last record for its own prefix come first in
+//!   the whole registry, unless a record outside the head is named exactly
+//!   as typed, which its `exact_words` section rules out.
+//!
 //! [`route`] decides, from the [`Directory`] alone, which piece answers a
 //! query: the smallest leaf covering one of its required units; else the
 //! head of a one-word query; else [`Route::Whole`] (several common short
@@ -66,15 +72,23 @@ pub struct PieceBudget {
     pub raw_bytes: usize,
     /// Records kept in the head of a split prefix.
     pub head_records: usize,
+    /// Most encoded bytes of a head's [`ExactWords`].
+    pub exact_words_bytes: usize,
 }
 
 impl Default for PieceBudget {
     /// 48 KiB raw (~15–20 KB compressed, one or two round trips' worth on
-    /// a slow mobile link) and 40 head records (the widget shows 8–10).
+    /// a slow mobile link), 40 head records (the widget shows 8–10) and
+    /// 2 KiB of exact words a head (before compression; ~1 KB after, a
+    /// third of a head): enough for a first character's head to list its
+    /// words of up to three characters at 144k records, so the first
+    /// keystroke's head proves first hits until the third (1 KiB stops
+    /// at two characters for "s").
     fn default() -> Self {
         PieceBudget {
             raw_bytes: 48 * 1024,
             head_records: 40,
+            exact_words_bytes: 2048,
         }
     }
 }
@@ -122,6 +136,161 @@ pub struct PieceSpec {
     pub kind: PieceKind,
     /// Record indexes, ascending.
     pub records: Vec<u32>,
+    /// A head's [`ExactWords`] (`None` for leaves and id pieces).
+    pub exact_words: Option<ExactWords>,
+}
+
+/// What a head knows of the records it does not hold: the one-word names
+/// under its prefix that they carry (folded, longer than the prefix), up to
+/// a length. A query of one word `q` extending the head's prefix `p` ranks
+/// every record at least as low as `p` does — its matches are a subset of
+/// `p`'s, and a name's tier can only get worse — except where `q` is the
+/// whole name (the exact bands). So when `q` is no such word, the head's
+/// hits for `q` that rank above its last record for `p` are the first hits
+/// of the whole registry ([`PieceClient::answer`]'s [`Answer::Partial`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExactWords {
+    /// Longest word, in characters, that the list is complete for
+    /// (`u32::MAX`: every length).
+    pub upto: u32,
+    /// The words, sorted.
+    pub words: Vec<String>,
+}
+
+impl ExactWords {
+    /// The words of head `prefix` holding `head` (ascending record
+    /// indexes), as many lengths as fit in `budget` encoded bytes.
+    pub fn of(engine: &Engine, prefix: &str, head: &[u32], budget: usize) -> ExactWords {
+        let ix = engine.index();
+        let and = ix.term_id("and");
+        let mut all: Vec<&str> = Vec::new();
+        for t in ix.prefix_range(prefix) {
+            let term = ix.term(t);
+            if term.len() == prefix.len() {
+                continue;
+            }
+            // Exactly one content word (`and` aside), as suggest's exact
+            // tiers count them.
+            let outside = ix.postings(t).iter().any(|&e| {
+                let mut content = ix.entry_terms(e).iter().filter(|&&x| Some(x) != and);
+                head.binary_search(&ix.entry_record(e)).is_err()
+                    && content.next() == Some(&t)
+                    && content.next().is_none()
+            });
+            if outside {
+                all.push(term);
+            }
+        }
+        // The longest length whose words (and all shorter ones) fit.
+        let mut lengths: Vec<u32> = all.iter().map(|w| w.chars().count() as u32).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        let mut upto = u32::MAX;
+        for &len in &lengths {
+            let words: Vec<String> = all
+                .iter()
+                .filter(|w| w.chars().count() as u32 <= len)
+                .map(|w| w.to_string())
+                .collect();
+            let size = ExactWords { upto: len, words }.encode().len();
+            if size > budget {
+                upto = lengths
+                    .iter()
+                    .rev()
+                    .find(|&&l| l < len)
+                    .copied()
+                    .unwrap_or(prefix.chars().count() as u32);
+                break;
+            }
+        }
+        ExactWords {
+            upto,
+            words: all
+                .into_iter()
+                .filter(|w| w.chars().count() as u32 <= upto)
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    /// Whether no record outside the head has the one-word name `word`
+    /// (folded): known when the list covers its length.
+    pub fn rules_out(&self, word: &str) -> bool {
+        word.chars().count() as u64 <= u64::from(self.upto)
+            && self
+                .words
+                .binary_search_by(|w| w.as_str().cmp(word))
+                .is_err()
+    }
+
+    /// Section bytes: `upto`, the count, then each word front-coded (bytes
+    /// shared with the previous word, then the rest), varints.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = super::bytes::Writer::default();
+        w.varint(u64::from(self.upto));
+        w.usize(self.words.len());
+        let mut prev = "";
+        for word in &self.words {
+            let shared = prev
+                .bytes()
+                .zip(word.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            // Never split a character: back up to a boundary.
+            let shared = (0..=shared)
+                .rev()
+                .find(|&i| word.is_char_boundary(i))
+                .unwrap_or(0);
+            w.usize(shared);
+            w.str(&word[shared..]);
+            prev = word;
+        }
+        w.buf
+    }
+
+    /// From [`ExactWords::encode`]'s bytes.
+    pub fn decode(bytes: &[u8]) -> Result<ExactWords, super::ShardError> {
+        let mut r = super::bytes::Reader::new(bytes, super::SectionKind::ExactWords);
+        let upto = u32::try_from(r.varint()?).map_err(|_| r.malformed("word length"))?;
+        let n = r.count("words")?;
+        let mut words: Vec<String> = Vec::with_capacity(n.min(bytes.len()));
+        for _ in 0..n {
+            let shared = r.varint()? as usize;
+            let rest = r.str()?;
+            let prev = words.last().map_or("", String::as_str);
+            let Some(head) = prev.get(..shared) else {
+                return Err(r.malformed("shared prefix longer than the previous word"));
+            };
+            let word = format!("{head}{rest}");
+            if prev >= word.as_str() && !words.is_empty() {
+                return Err(r.malformed("words out of order"));
+            }
+            words.push(word);
+        }
+        if !r.at_end() {
+            return Err(r.malformed("bytes after the words"));
+        }
+        Ok(ExactWords { upto, words })
+    }
+}
+
+/// The file of piece `spec`, from its records (`records`, any order): the
+/// `summary` and `names` sections, and a head's [`ExactWords`].
+pub fn piece_file(
+    spec: &PieceSpec,
+    records: &[crate::Record],
+    release: &str,
+    build_time: u64,
+    compressor: &dyn super::Compressor,
+) -> Result<Vec<u8>, String> {
+    use super::SectionKind;
+    let mut kinds = vec![SectionKind::Summary, SectionKind::Names];
+    let mut built = super::build_kinds(records, release, build_time, compressor, &kinds)?;
+    if let Some(words) = &spec.exact_words {
+        built.push_section(SectionKind::ExactWords, &words.encode(), compressor);
+        kinds.push(SectionKind::ExactWords);
+    }
+    Ok(built.file(&kinds))
 }
 
 /// Estimated raw section bytes of each record (names with their per-name
@@ -163,6 +332,7 @@ pub fn partition(engine: &Engine, budget: &PieceBudget) -> Vec<PieceSpec> {
                 key: p,
                 kind: PieceKind::Leaf,
                 records,
+                exact_words: None,
             });
             continue;
         }
@@ -175,10 +345,12 @@ pub fn partition(engine: &Engine, budget: &PieceBudget) -> Vec<PieceSpec> {
         for c in children.into_iter().rev() {
             stack.push(c);
         }
+        let exact = ExactWords::of(engine, &p, &head, budget.exact_words_bytes);
         out.push(PieceSpec {
             key: p,
             kind: PieceKind::Head,
             records: head,
+            exact_words: Some(exact),
         });
     }
     out.sort_by(|a, b| a.key.cmp(&b.key));
@@ -193,6 +365,7 @@ pub fn partition(engine: &Engine, budget: &PieceBudget) -> Vec<PieceSpec> {
                 key,
                 kind: PieceKind::Id,
                 records: vec![r as u32],
+                exact_words: None,
             }),
         }
     }
@@ -450,6 +623,10 @@ pub enum Answer {
     /// Load this piece (prefix, leaf or head: its file name depends on
     /// it) first ([`PieceClient::add`]), then ask again.
     Need(String, PieceKind),
+    /// The first suggestions of the whole registry's answer, proven from a
+    /// loaded head of a shorter prefix ([`ExactWords`]), but fewer than
+    /// asked for: show them, load this piece, then ask again for the rest.
+    Partial(Vec<crate::search::Suggestion>, String, PieceKind),
     /// Load the directory part of this first character first
     /// ([`PieceClient::add_directory`]), then ask again.
     NeedDirectory(String),
@@ -463,6 +640,8 @@ pub enum Answer {
 pub struct PieceClient {
     dir: Directory,
     loaded: std::collections::HashMap<String, Engine>,
+    /// The exact words of the loaded heads, by prefix.
+    exact: std::collections::HashMap<String, ExactWords>,
     /// Id pieces by key (their keys could equal a term prefix).
     ids: std::collections::HashMap<String, Engine>,
     /// Whether the build has id pieces (manifest `id_chars`).
@@ -501,8 +680,20 @@ impl PieceClient {
 
     /// Loads the piece of prefix `key` from its file bytes.
     pub fn add(&mut self, key: &str, bytes: &[u8]) -> Result<(), super::ShardError> {
-        let registry = crate::Registry::from_bytes(bytes)?;
+        let mut file = super::read_file(bytes)?;
+        let words = match file
+            .sections
+            .iter()
+            .position(|(k, _)| *k == super::SectionKind::ExactWords)
+        {
+            Some(i) => Some(ExactWords::decode(&file.sections.swap_remove(i).1)?),
+            None => None,
+        };
+        let registry = crate::Registry::from_read_file(file)?;
         self.loaded.insert(key.to_string(), Engine::new(registry));
+        if let Some(words) = words {
+            self.exact.insert(key.to_string(), words);
+        }
         Ok(())
     }
 
@@ -590,7 +781,11 @@ impl PieceClient {
             } else {
                 PieceKind::Leaf
             };
-            return Ok(Answer::Need(key, kind));
+            return Ok(match self.proven_by_shorter_head(text, filter, k, ctx)? {
+                Some(hits) if hits.len() >= k => Answer::Hits(hits),
+                Some(hits) => Answer::Partial(hits, key, kind),
+                None => Answer::Need(key, kind),
+            });
         };
         let filters = crate::search::Filters::parse_in_part(
             filter,
@@ -604,6 +799,72 @@ impl PieceClient {
             return Ok(Answer::Whole);
         }
         Ok(Answer::Hits(hits))
+    }
+}
+
+impl PieceClient {
+    /// The first hits of one-word `text` that a loaded head of a shorter
+    /// prefix proves ([`ExactWords`]): those ranking above the head's last
+    /// record for its own prefix. `None` when no head proves any.
+    fn proven_by_shorter_head(
+        &self,
+        text: &str,
+        filter: &str,
+        k: usize,
+        ctx: &SuggestContext,
+    ) -> Result<Option<Vec<crate::search::Suggestion>>, Vec<String>> {
+        if lifts(ctx) {
+            return Ok(None);
+        }
+        let toks = text::tokens(text);
+        let [tok] = toks.as_slice() else {
+            return Ok(None);
+        };
+        if tok.kind != TokenKind::Word {
+            return Ok(None);
+        }
+        let q = tok.text.as_str();
+        // The deepest loaded head first: it bounds the most records.
+        for (i, _) in q
+            .char_indices()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
+            let p = &q[..i];
+            let (Some(engine), Some(words)) = (self.loaded.get(p), self.exact.get(p)) else {
+                continue;
+            };
+            if !words.rules_out(q) {
+                continue;
+            }
+            let none = crate::search::Filters::default();
+            let own = engine.suggest_keyed(
+                p,
+                &none,
+                engine.registry().len(),
+                &SuggestContext::default(),
+            );
+            let Some(bound) = own.last().and_then(|(key, _)| *key) else {
+                continue;
+            };
+            let filters = crate::search::Filters::parse_in_part(
+                filter,
+                crate::search::Version::V2,
+                engine.index(),
+            )?;
+            let hits: Vec<crate::search::Suggestion> = engine
+                .suggest_keyed(text, &filters, k, ctx)
+                .into_iter()
+                .take_while(|(key, _)| key.is_some_and(|key| key < bound))
+                .map(|(_, h)| h)
+                .collect();
+            if !hits.is_empty() {
+                return Ok(Some(hits));
+            }
+        }
+        Ok(None)
     }
 }
 

@@ -175,6 +175,11 @@ pub fn encode_kinds(
                 SectionKind::Names => encode_names(&recs),
                 SectionKind::Records => encode_records(&recs)?,
                 SectionKind::Domains => encode_domains(&recs),
+                SectionKind::ExactWords => {
+                    return Err(
+                        "exact_words is written by the piece builder, not from records".into(),
+                    );
+                }
             },
         ));
     }

@@ -27,7 +27,8 @@ pub struct Data {
     pub records: Vec<Record>,
 }
 
-fn build(bytes: &[u8]) -> Data {
+/// The data of a dump's bytes.
+pub fn build(bytes: &[u8]) -> Data {
     let imported = import::import_dump(bytes, Default::default(), &mut |_, _| {}).expect("import");
     let built = shard::build(&imported.records, "test", 0, &shard::Stored).expect("build");
     let registry = Registry::from_bytes(&built.full_file()).expect("load");
