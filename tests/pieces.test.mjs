@@ -5,7 +5,10 @@
 // Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 
@@ -72,4 +75,62 @@ test("pieces answer every keystroke like the whole registry, fetching a few kilo
   // The first suggestion came from the directory and one piece, not the data.
   assert.ok(out.firstBytes < 20_000, `first suggestion after ${out.firstBytes} bytes`);
   assert.deepEqual(errors, []);
+});
+
+test("a loaded head shows the first hits it proves while a longer prefix's piece is on its way", async () => {
+  // The demo split like a large registry (600-byte leaves, 12-record heads):
+  // "a" is a full head in the first-keystroke pack, "ae" a leaf.
+  const app = path.resolve("target/site");
+  const registry = path.resolve("target/release/registry");
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-split-"));
+  const dir = path.join(tmp, "site");
+  execFileSync(registry, ["site", "data/demo/registry-demo.json", "-o", dir, "--app", app, "--level", "3", "--piece-bytes", "600", "--head", "12", "-q"]);
+  const split = await serve(dir, PREFIX);
+  const context = await browser.newContext();
+  try {
+    const p = await context.newPage();
+    p.setDefaultTimeout(30_000);
+    const errs = [];
+    watchErrors(p, errs);
+    // Leaves are held back (heads end in .h.shard, id pieces start with i-).
+    let release;
+    const held = new Promise((r) => (release = r));
+    const leaves = [];
+    await p.route(/\/pieces\/[0-9a-f]+\/[0-9a-f]+\.shard$/, async (route) => {
+      leaves.push(new URL(route.request().url()).pathname.split("/").pop());
+      await held;
+      await route.continue();
+    });
+    await p.goto(split.url + "widget-demo.html");
+    const input = p.locator("#affiliation-picker-input");
+    await input.focus();
+    const options = () => p.locator("#affiliation-picker-list [role=option]").allTextContents();
+    await p.keyboard.type("a");
+    await p.waitForSelector("#affiliation-picker-list [role=option]");
+    await p.keyboard.type("e");
+    await p.waitForFunction(() => [...document.querySelectorAll("#affiliation-picker-list [role=option]")].some((o) => /Aegean/.test(o.textContent)));
+    const proven = await options();
+    assert.ok(leaves.includes("6165.shard"), `the leaf "ae" was asked for: ${leaves}`);
+    // Not announced as the answer (the count comes with the complete one).
+    await p.waitForTimeout(1_300);
+    assert.doesNotMatch(await p.locator("#affiliation-picker-live").textContent(), /available/);
+    release();
+    await p.waitForFunction(() => /available/.test(document.getElementById("affiliation-picker-live")?.textContent ?? ""));
+    const complete = await options();
+    assert.ok(proven.length >= 1 && proven.length <= complete.length, `${proven.length} of ${complete.length}`);
+    assert.deepEqual(complete.slice(0, proven.length), proven, "the proven hits are the answer's first ones");
+    // The answer is the whole registry's (its Worker, over the same data).
+    const whole = await p.evaluate(async () => {
+      const { openRegistry } = await import("./registry.js");
+      const r = await openRegistry({ dataUrl: new URL("./data/", location.href) });
+      return (await r.suggest("ae", { limit: 8 })).map((h) => h.summary.name);
+    });
+    assert.equal(complete.length, whole.length);
+    complete.forEach((text, i) => assert.ok(text.includes(whole[i]), `${i}: ${text} vs ${whole[i]}`));
+    assert.deepEqual(errs, []);
+  } finally {
+    await context.close();
+    await split.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });

@@ -188,10 +188,11 @@ pub fn data_files(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
+    budget: &registry_core::shard::pieces::PieceBudget,
 ) -> Result<(Vec<OutFile>, serde_json::Value), String> {
     let mut files = shard_files(built);
     let mut manifest = manifest(built, records, &files);
-    let pieces = crate::pieces::build_pieces(built, records, level, &Default::default())?;
+    let pieces = crate::pieces::build_pieces(built, records, level, budget)?;
     manifest["pieces"] = pieces.manifest;
     files.extend(pieces.files);
     Ok((files, manifest))

@@ -45,6 +45,9 @@ COMMANDS:
         --skip-invalid          Import the valid records and list the invalid ones,
                                 instead of failing on the first report
         --level <1-22>          zstd level (default 19: smallest files, a few seconds)
+        --piece-bytes <n>       Raw bytes a typeahead leaf may hold (default 49152; a
+                                small value splits a small registry, for tests)
+        --head <n>              Records in the head of a split prefix (default 40)
         -q, --quiet             No progress output
     info <shard>              Print the shard header: release, records, sections, sizes
     get <shard> <id>          Print one record as JSON (v2 unless --v1)
@@ -130,6 +133,8 @@ COMMANDS:
         --app <dir>             The built app (default target/site, from scripts/build-web.sh)
         --release <name>        Data release name (dumps only)
         --level <1-22>          zstd level (default 19)
+        --piece-bytes <n>, --head <n>
+                                Typeahead piece budget, as for build
     synth <dump> -o <out> --factor <n>
                               A synthetic scale-up for benchmarks at larger sizes: the
                               records plus n−1 copies of each with new valid ids (never a
@@ -204,7 +209,14 @@ fn parse_level(a: &Args) -> Result<i32, String> {
 fn cmd_build(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["-o", "--out", "--release", "--level"],
+        &[
+            "-o",
+            "--out",
+            "--release",
+            "--level",
+            "--piece-bytes",
+            "--head",
+        ],
         &["--skip-invalid", "-q", "--quiet"],
     )?;
     let [dump] = a.exactly(&["<dump>"])? else {
@@ -228,7 +240,8 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     let imported = build::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
     let built = build::build_shard(&imported.records, &release, level)?;
-    let (files, manifest) = build::data_files(&built, &imported.records, level)?;
+    let budget = pieces::budget_arg(&a)?;
+    let (files, manifest) = build::data_files(&built, &imported.records, level, &budget)?;
     build::write_output(Path::new(out), &files, &manifest)?;
     if !quiet {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());

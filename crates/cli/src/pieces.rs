@@ -50,6 +50,25 @@ pub struct Written {
     pub specs: Vec<pieces::PieceSpec>,
 }
 
+/// The piece budget of `build` and `site`: `--piece-bytes <n>` (raw bytes
+/// a leaf may hold) and `--head <n>` (records in a head), defaults aside.
+pub fn budget_arg(a: &Args) -> Result<PieceBudget, String> {
+    let d = PieceBudget::default();
+    let num = |k: &str, d: usize, min: usize| -> Result<usize, String> {
+        a.opt(k).map_or(Ok(d), |v| {
+            v.parse()
+                .ok()
+                .filter(|n| *n >= min)
+                .ok_or_else(|| format!("{k} must be a number ≥ {min}, not '{v}'"))
+        })
+    };
+    Ok(PieceBudget {
+        raw_bytes: num("--piece-bytes", d.raw_bytes, 256)?,
+        head_records: num("--head", d.head_records, 10)?,
+        ..d
+    })
+}
+
 /// Cuts `records` (the records `built` was made from) into pieces.
 pub fn build_pieces(
     built: &BuiltShard,

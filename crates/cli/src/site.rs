@@ -114,7 +114,15 @@ fn data_shard(
 pub fn cmd_site(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["-o", "--out", "--app", "--release", "--level"],
+        &[
+            "-o",
+            "--out",
+            "--app",
+            "--release",
+            "--level",
+            "--piece-bytes",
+            "--head",
+        ],
         &["--skip-invalid", "-q"],
     )?;
     let [data] = a.exactly(&["<dump or shard>"])? else {
@@ -147,7 +155,8 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
             .map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
     }
     copy_dir(&app, &out, &app.join("data"))?;
-    let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?)?;
+    let budget = crate::pieces::budget_arg(&a)?;
+    let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?, &budget)?;
     build::write_output(&out.join("data"), &files, &manifest)?;
     std::fs::write(out.join("HOSTING.md"), HOSTING).map_err(|e| e.to_string())?;
     if !a.flag("-q") {

@@ -362,6 +362,7 @@ fn exact_words_keep_an_exactly_named_record_first() {
         .map(|(_, q)| q)
         .unwrap();
     let q = q.as_str();
+    println!("query {q}");
     let items = dump.as_array_mut().unwrap();
     let mut x = items[0].clone();
     let id = (1..)

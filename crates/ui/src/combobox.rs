@@ -207,6 +207,10 @@ pub fn Combobox(
         open.set(true);
         if complete {
             announce(count);
+        } else {
+            // The count is announced with the complete answer; a pending
+            // one belongs to an older text.
+            announce_seq.update_value(|k| *k += 1);
         }
         if !later.is_empty() {
             spawn_local(async move {
