@@ -114,8 +114,13 @@ test("a loaded head shows the first hits it proves while a longer prefix's piece
     // Not announced as the answer (the count comes with the complete one).
     await p.waitForTimeout(1_300);
     assert.doesNotMatch(await p.locator("#affiliation-picker-live").textContent(), /available/);
+    // The option the user moves to stays active when the rest arrives.
+    await p.keyboard.press("ArrowDown");
+    const active = await input.getAttribute("aria-activedescendant");
+    assert.ok(active, "an option is active");
     release();
     await p.waitForFunction(() => /available/.test(document.getElementById("affiliation-picker-live")?.textContent ?? ""));
+    assert.equal(await input.getAttribute("aria-activedescendant"), active);
     const complete = await options();
     assert.ok(proven.length >= 1 && proven.length <= complete.length, `${proven.length} of ${complete.length}`);
     assert.deepEqual(complete.slice(0, proven.length), proven, "the proven hits are the answer's first ones");

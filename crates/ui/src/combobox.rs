@@ -199,10 +199,22 @@ pub fn Combobox(
             }
         }
         let count = h.len();
+        // The rest of an answer whose first hits are shown (the same text,
+        // those hits first): the option the user moved to stays active.
+        let extends = shown_for.with_untracked(|s| *s == q)
+            && hits.with_untracked(|old| {
+                old.len() <= h.len()
+                    && old
+                        .iter()
+                        .zip(&h)
+                        .all(|(a, b)| a.summary.id == b.summary.id)
+            });
         shown_for.set(q);
         remembered_shown(&h);
         hits.set(h);
-        active.set(None);
+        if !extends {
+            active.set(None);
+        }
         searched.set(true);
         open.set(true);
         if complete {

@@ -373,6 +373,22 @@ pub struct BuiltSection {
     pub stored: Vec<u8>,
 }
 
+impl BuiltSection {
+    /// Section `kind` of `raw` bytes, compressed, with its header entry.
+    fn compress(kind: SectionKind, raw: &[u8], compressor: &dyn Compressor) -> BuiltSection {
+        let stored = compressor.compress(raw);
+        let entry = SectionEntry {
+            kind,
+            codec: compressor.codec(),
+            raw_len: raw.len() as u64,
+            stored_len: stored.len() as u64,
+            stored_crc: crc32(&stored),
+            raw_crc: crc32(raw),
+        };
+        BuiltSection { entry, stored }
+    }
+}
+
 /// The product of [`build`]: header facts and every section.
 #[derive(Clone, Debug)]
 pub struct BuiltShard {
@@ -422,17 +438,9 @@ impl BuiltShard {
     /// Adds a section of bytes made by other means than from records (a
     /// head piece's [`SectionKind::ExactWords`]), after the others.
     pub fn push_section(&mut self, kind: SectionKind, raw: &[u8], compressor: &dyn Compressor) {
-        let stored = compressor.compress(raw);
-        let entry = SectionEntry {
-            kind,
-            codec: compressor.codec(),
-            raw_len: raw.len() as u64,
-            stored_len: stored.len() as u64,
-            stored_crc: crc32(&stored),
-            raw_crc: crc32(raw),
-        };
         self.sections.retain(|s| s.entry.kind != kind);
-        self.sections.push(BuiltSection { entry, stored });
+        self.sections
+            .push(BuiltSection::compress(kind, raw, compressor));
     }
 
     /// The file with every section.
@@ -463,17 +471,9 @@ pub fn build_kinds(
     let mut build_id_input = Vec::new();
     let mut built = Vec::new();
     for (kind, bytes) in raw {
-        let stored = compressor.compress(&bytes);
-        let entry = SectionEntry {
-            kind,
-            codec: compressor.codec(),
-            raw_len: bytes.len() as u64,
-            stored_len: stored.len() as u64,
-            stored_crc: crc32(&stored),
-            raw_crc: crc32(&bytes),
-        };
-        build_id_input.extend_from_slice(&entry.raw_crc.to_le_bytes());
-        built.push(BuiltSection { entry, stored });
+        let section = BuiltSection::compress(kind, &bytes, compressor);
+        build_id_input.extend_from_slice(&section.entry.raw_crc.to_le_bytes());
+        built.push(section);
     }
     build_id_input.extend_from_slice(release.as_bytes());
     build_id_input.extend_from_slice(&build_time.to_le_bytes());
