@@ -877,3 +877,32 @@ fn first_keystroke_characters_are_common_split_firsts() {
 fn full_or_demo() -> &'static Data {
     full().unwrap_or_else(demo)
 }
+
+/// A head written before the exact words (summary and names only) still
+/// loads and answers its own prefix; it proves nothing for longer ones.
+#[test]
+fn heads_without_exact_words_still_load_and_prove_nothing() {
+    let d = demo();
+    let specs: Vec<pieces::PieceSpec> = pieces::partition(&d.engine, &DEMO_BUDGET)
+        .into_iter()
+        .map(|mut s| {
+            s.exact_words = None;
+            s
+        })
+        .collect();
+    let c = heads_only(d, &specs);
+    let qs = queries(&d.engine, 1);
+    let (complete, partial, waiting) = check_shorter_heads(d, &c, &qs, &SuggestContext::default());
+    assert_eq!((complete, partial), (0, 0));
+    assert!(waiting > 0);
+    for s in specs.iter().filter(|s| s.kind == PieceKind::Head) {
+        let whole = d.engine.suggest(&s.key, &Filters::default(), 10);
+        match c
+            .answer(&s.key, "", 10, &SuggestContext::default())
+            .unwrap()
+        {
+            Answer::Hits(h) => assert_eq!(view(&h), view(&whole), "{}", s.key),
+            a => panic!("{}: {a:?}", s.key),
+        }
+    }
+}
