@@ -338,7 +338,9 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
         }
         trees.push(t);
     }
-    // The shared split table, in order of first use.
+    // The shared split table, by feature and value: neighbouring entries
+    // differ little, which the compressed wasm rewards.
+    used.sort_unstable();
     let splits: Vec<Split> = used
         .iter()
         .map(|&(feature, value)| Split { feature, value })
