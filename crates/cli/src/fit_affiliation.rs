@@ -121,6 +121,11 @@ pub struct Settings {
     pub min_child: f64,
     /// Target precision of the threshold.
     pub precision: f64,
+    /// Folds of the threshold's cross-validation: with k ≥ 2, the threshold
+    /// is set on out-of-fold scores (each row scored by a model fitted on
+    /// the other folds), so it does not trust the training rows' own,
+    /// optimistic scores; with 0, on the training rows' scores.
+    pub folds: usize,
 }
 
 /// `--rate` and `--trees` (shared with `eval-affiliation`'s in-memory fits).
@@ -131,6 +136,13 @@ pub fn tree_options(a: &crate::args::Args, set: &mut Settings) -> Result<(), Str
             .ok()
             .filter(|r| *r > 0.0 && *r <= 1.0)
             .ok_or("--rate must be a number above 0, at most 1")?;
+    }
+    if let Some(k) = a.opt("--folds") {
+        set.folds = k
+            .parse()
+            .ok()
+            .filter(|&k| k == 0 || (2..=20).contains(&k))
+            .ok_or("--folds must be 0 or a number from 2 to 20")?;
     }
     if let Some(t) = a.opt("--trees") {
         set.trees = t
@@ -149,6 +161,7 @@ pub const DEFAULT: Settings = Settings {
     l2: 1.0,
     min_child: 3.0,
     precision: 0.96,
+    folds: 0,
 };
 
 /// Most candidate split values per feature.
@@ -368,18 +381,21 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     })
 }
 
-/// The lowest score threshold at which the rows' chosen answers reach
-/// `precision` (empty-gold rows answered count as wrong).
-fn threshold(model: &Model, rows: &[&Row], precision: f64) -> f32 {
-    let mut best: Vec<(f32, bool)> = rows
-        .iter()
+/// Each row's best eligible score under `model` and whether it is gold.
+fn best_scores(model: &Model, rows: &[&Row]) -> Vec<(f32, bool)> {
+    rows.iter()
         .filter_map(|r| {
             let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
             let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
             let (i, l) = model.best(&feats)?;
             Some((l, r.gold.contains(&shown[i].record)))
         })
-        .collect();
+        .collect()
+}
+
+/// The lowest score threshold at which the scored answers `best` reach
+/// `precision` (empty-gold rows answered count as wrong).
+fn threshold(mut best: Vec<(f32, bool)>, precision: f64) -> f32 {
     best.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut correct = 0usize;
     let mut t = f32::INFINITY;
@@ -398,7 +414,24 @@ fn threshold(model: &Model, rows: &[&Row], precision: f64) -> f32 {
 pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     let precision = set.precision;
     let mut m = boost(rows, set)?;
-    m.threshold = threshold(&m, rows, precision);
+    let scores = if set.folds >= 2 {
+        let mut out = Vec::new();
+        for f in 0..set.folds {
+            let train: Vec<&Row> = (0..rows.len())
+                .filter(|k| k % set.folds != f)
+                .map(|k| rows[k])
+                .collect();
+            let held: Vec<&Row> = (0..rows.len())
+                .filter(|k| k % set.folds == f)
+                .map(|k| rows[k])
+                .collect();
+            out.extend(best_scores(&boost(&train, set)?, &held));
+        }
+        out
+    } else {
+        best_scores(&m, rows)
+    };
+    m.threshold = threshold(scores, precision);
     if !m.threshold.is_finite() {
         return Err(format!(
             "no threshold reaches precision {precision} on the training rows"
@@ -512,6 +545,7 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             "--rate",
             "--source",
             "--examples",
+            "--folds",
         ],
         &["--dry-run", "--analyze"],
     )?;
@@ -648,6 +682,30 @@ mod tests {
         let src = weights_source(&m, "test");
         assert!(src.contains("pub const MODEL: Model"));
         assert!(src.contains("Tree { node: ["));
+    }
+
+    #[test]
+    fn out_of_fold_threshold_keeps_the_trees_and_separates() {
+        let rows: Vec<Row> = (0..200)
+            .map(|k| {
+                let good = k % 4 != 0;
+                row(good, if good { 0.9 } else { 0.4 } + (k % 7) as f32 * 0.01)
+            })
+            .collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        let own = fit(&refs, &DEFAULT).unwrap();
+        let set = Settings {
+            folds: 3,
+            ..DEFAULT
+        };
+        let oof = fit(&refs, &set).unwrap();
+        // Only the threshold comes from the folds.
+        assert_eq!(own.trees, oof.trees);
+        let answers: Vec<bool> = rows.iter().filter_map(|r| answer(&oof, r)).collect();
+        assert_eq!(answers.len(), 150);
+        assert!(answers.iter().all(|&x| x));
+        // A fold without both classes to fit on is an error, not a panic.
+        assert!(fit(&refs[..3], &set).is_err());
     }
 
     #[test]

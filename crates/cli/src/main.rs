@@ -94,6 +94,8 @@ COMMANDS:
         --limit <n>             Only the first n lines
         --trees <n>             Trees of the in-memory fits (default 180)
         --rate <x>              Their learning rate (default 0.25)
+        --folds <k>             Their threshold set on k-fold out-of-fold scores (default 0:
+                                on the training rows' own scores)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
     fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
@@ -106,6 +108,8 @@ COMMANDS:
         --precision <p>         Target precision of the threshold (default 0.96)
         --trees <n>             Number of boosted trees (default 180)
         --rate <x>              Learning rate (shrinkage of each tree, default 0.25)
+        --folds <k>             Set the threshold on k-fold out-of-fold scores (default 0:
+                                on the training rows' own scores)
         --out <file>            Output file (default: the path above)
         --dry-run               Print the file instead of writing it
         --analyze               Also print where the training rows' recall is lost (gold

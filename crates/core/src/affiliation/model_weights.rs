@@ -3,7 +3,7 @@
 //!
 //! fitted on 12318 rows of /work/shared/eval/affiliation-dev.jsonl (all sources), data /work/shared/data/registry-v2.json.gz
 //! command: registry fit-affiliation --data /work/shared/data/registry-v2.json.gz --eval /work/shared/eval/affiliation-dev.jsonl --precision 0.96 --trees 180
-//! settings: Settings { trees: 180, rate: 0.25, l2: 1.0, min_child: 3.0, precision: 0.96 }, depth 3
+//! settings: Settings { trees: 180, rate: 0.25, l2: 1.0, min_child: 3.0, precision: 0.96, folds: 0 }, depth 3
 //! training rows: chosen 11500, correct 11041 (P 0.9601, R 0.9033); gold among the leading candidates: 11711 (R <= 0.9581)
 //!
 //! Features by index: 0 score, 1 name_similarity, 2 name_coverage, 3 substring_coverage, 4 exact, 5 phrase, 6 fuzzy, 7 acronym, 8 specificity, 9 generic_name, 10 alias_name, 11 acronym_name, 12 run_of_parts, 13 parts_before, 14 org_parts_after, 15 country_agrees, 16 country_disagrees, 17 city_mentioned, 18 acronym_elsewhere, 19 place_only, 20 rank, 21 gap_to_top, 22 margin, 23 competitor_related, 24 parent_of_candidate, 25 child_of_candidate, 26 string_coverage, 27 close_candidates, 28 competitor_score, 29 unit_part, 30 education, 31 healthcare, 32 facility, 33 government_or_funder, 34 company_or_other, 35 inactive, 36 starts_part, 37 unmatched_tail, 38 exact_part, 39 score_x_margin, 40 org_parts, 41 best_of_its_substring, 42 best_education, 43 competitor_exact, 44 string_has_country, 45 rival_elsewhere, 46 prior_lead, 47 leads_ties, 48 competitor_apart.
