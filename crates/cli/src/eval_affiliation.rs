@@ -78,7 +78,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
         &[
-            "--data", "--eval", "--errors", "--limit", "--trees", "--rate",
+            "--data", "--eval", "--errors", "--limit", "--trees", "--rate", "--folds",
         ],
         &["--all-status"],
     )?;

@@ -15,7 +15,8 @@ use std::borrow::Cow;
 
 use registry_core::affiliation::features::{COUNT, NAMES};
 use registry_core::affiliation::model::{
-    DEPTH, INNER, LEAF_SCALE, LEAVES, MAX_SPLITS, NO_SPLIT, SPLIT_SCALE, Split, Tree, split_value,
+    DEPTH, INNER, LEAVES, MAX_SPLITS, NO_SPLIT, SPLIT_SCALE, Split, Tree, leaf_code, leaf_value,
+    split_value,
 };
 use registry_core::affiliation::{Candidate, Model};
 use registry_core::search::{Engine, Filters};
@@ -28,6 +29,8 @@ const WEIGHTS_FILE: &str = "crates/core/src/affiliation/model_weights.rs";
 
 /// One gold row with its leading candidates.
 pub struct Row {
+    /// The affiliation string.
+    pub text: String,
     /// `source` of the row.
     pub source: String,
     /// Gold records (indices in the registry; unknown ids dropped).
@@ -83,6 +86,7 @@ pub fn collect(engine: &Engine, lines: &[GoldLine], filters: &Filters) -> Vec<Ro
     lines
         .iter()
         .map(|l| Row {
+            text: l.text.clone(),
             source: l.source.clone(),
             gold: l
                 .gold
@@ -117,6 +121,11 @@ pub struct Settings {
     pub min_child: f64,
     /// Target precision of the threshold.
     pub precision: f64,
+    /// Folds of the threshold's cross-validation: with k ≥ 2, the threshold
+    /// is set on out-of-fold scores (each row scored by a model fitted on
+    /// the other folds), so it does not trust the training rows' own,
+    /// optimistic scores; with 0, on the training rows' scores.
+    pub folds: usize,
 }
 
 /// `--rate` and `--trees` (shared with `eval-affiliation`'s in-memory fits).
@@ -127,6 +136,13 @@ pub fn tree_options(a: &crate::args::Args, set: &mut Settings) -> Result<(), Str
             .ok()
             .filter(|r| *r > 0.0 && *r <= 1.0)
             .ok_or("--rate must be a number above 0, at most 1")?;
+    }
+    if let Some(k) = a.opt("--folds") {
+        set.folds = k
+            .parse()
+            .ok()
+            .filter(|&k| k == 0 || (2..=20).contains(&k))
+            .ok_or("--folds must be 0 or a number from 2 to 20")?;
     }
     if let Some(t) = a.opt("--trees") {
         set.trees = t
@@ -140,15 +156,16 @@ pub fn tree_options(a: &crate::args::Args, set: &mut Settings) -> Result<(), Str
 
 /// Defaults of `registry fit-affiliation` (and of the eval's in-memory fits).
 pub const DEFAULT: Settings = Settings {
-    trees: 150,
-    rate: 0.15,
+    trees: 180,
+    rate: 0.25,
     l2: 1.0,
     min_child: 3.0,
     precision: 0.96,
+    folds: 0,
 };
 
 /// Most candidate split values per feature.
-const MAX_BINS: usize = 48;
+const MAX_BINS: usize = 32;
 
 /// Candidate split values of each feature, in the trees' fixed point:
 /// between distinct values (so equal values stay together), thinned to
@@ -198,7 +215,8 @@ const NONE: u16 = u16::MAX;
 struct FitTree {
     feature: [u8; INNER],
     cut: [u16; INNER],
-    leaf: [i8; LEAVES],
+    /// Leaf codes (see `LEAF_VALUES`).
+    leaf: [u8; LEAVES],
 }
 
 /// Fits one tree on gradients `g` and hessians `h`; `bins[i][j]` is the
@@ -218,7 +236,7 @@ fn tree(
     let mut t = FitTree {
         feature: [0; INNER],
         cut: [NONE; INNER],
-        leaf: [0; LEAVES],
+        leaf: [leaf_code(0.0); LEAVES],
     };
     let nb = MAX_BINS + 1;
     for depth in 0..DEPTH {
@@ -283,8 +301,7 @@ fn tree(
         sums[k - INNER].1 += h[i];
     }
     for (l, (gs, hs)) in sums.iter().enumerate() {
-        let v = -gs / (hs + set.l2) * set.rate * f64::from(LEAF_SCALE);
-        t.leaf[l] = v.round().clamp(f64::from(i8::MIN), f64::from(i8::MAX)) as i8;
+        t.leaf[l] = leaf_code(-gs / (hs + set.l2) * set.rate);
     }
     let leaves = node.iter().map(|&k| k - INNER).collect();
     (t, leaves)
@@ -330,11 +347,13 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
         }
         let (t, leaves) = tree(&bins, &cuts, &g, &h, set, &mut used);
         for (fi, &l) in f.iter_mut().zip(&leaves) {
-            *fi += f64::from(t.leaf[l]) / f64::from(LEAF_SCALE);
+            *fi += f64::from(leaf_value(t.leaf[l]));
         }
         trees.push(t);
     }
-    // The shared split table, in order of first use.
+    // The shared split table, by feature and value: neighbouring entries
+    // differ little, which the compressed wasm rewards.
+    used.sort_unstable();
     let splits: Vec<Split> = used
         .iter()
         .map(|&(feature, value)| Split { feature, value })
@@ -351,7 +370,7 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
                         .map_or(NO_SPLIT, |p| p as u8)
                 }
             }),
-            leaf: t.leaf,
+            leaf: Tree::pack(&t.leaf),
         })
         .collect();
     Ok(Model {
@@ -362,18 +381,21 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     })
 }
 
-/// The lowest score threshold at which the rows' chosen answers reach
-/// `precision` (empty-gold rows answered count as wrong).
-fn threshold(model: &Model, rows: &[&Row], precision: f64) -> f32 {
-    let mut best: Vec<(f32, bool)> = rows
-        .iter()
+/// Each row's best eligible score under `model` and whether it is gold.
+fn best_scores(model: &Model, rows: &[&Row]) -> Vec<(f32, bool)> {
+    rows.iter()
         .filter_map(|r| {
             let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
             let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
             let (i, l) = model.best(&feats)?;
             Some((l, r.gold.contains(&shown[i].record)))
         })
-        .collect();
+        .collect()
+}
+
+/// The lowest score threshold at which the scored answers `best` reach
+/// `precision` (empty-gold rows answered count as wrong).
+fn threshold(mut best: Vec<(f32, bool)>, precision: f64) -> f32 {
     best.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut correct = 0usize;
     let mut t = f32::INFINITY;
@@ -392,7 +414,24 @@ fn threshold(model: &Model, rows: &[&Row], precision: f64) -> f32 {
 pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     let precision = set.precision;
     let mut m = boost(rows, set)?;
-    m.threshold = threshold(&m, rows, precision);
+    let scores = if set.folds >= 2 {
+        let mut out = Vec::new();
+        for f in 0..set.folds {
+            let train: Vec<&Row> = (0..rows.len())
+                .filter(|k| k % set.folds != f)
+                .map(|k| rows[k])
+                .collect();
+            let held: Vec<&Row> = (0..rows.len())
+                .filter(|k| k % set.folds == f)
+                .map(|k| rows[k])
+                .collect();
+            out.extend(best_scores(&boost(&train, set)?, &held));
+        }
+        out
+    } else {
+        best_scores(&m, rows)
+    };
+    m.threshold = threshold(scores, precision);
     if !m.threshold.is_finite() {
         return Err(format!(
             "no threshold reaches precision {precision} on the training rows"
@@ -402,17 +441,21 @@ pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
 }
 
 /// Where the training rows' recall is lost (printed by `--analyze`).
-fn analyze(model: &Model, rows: &[&Row]) {
-    use registry_core::affiliation::features::{PRIOR_LEAD, RIVAL_ELSEWHERE};
+fn analyze(model: &Model, rows: &[&Row], examples: usize) {
+    use registry_core::affiliation::features::{LEADS_TIES, PRIOR_LEAD, RIVAL_ELSEWHERE};
     use registry_core::affiliation::model::TIE_PRIOR_LEAD;
     let mut classes: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut shown_examples: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for r in rows.iter().filter(|r| r.has_gold) {
         let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
         let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
         let Some(g) = shown.iter().position(|c| r.gold.contains(&c.record)) else {
-            *classes
-                .entry("gold not among the leading candidates")
-                .or_default() += 1;
+            let class = "gold not among the leading candidates";
+            *classes.entry(class).or_default() += 1;
+            let ex = shown_examples.entry(class).or_default();
+            if ex.len() < examples {
+                ex.push(&r.text);
+            }
             continue;
         };
         let x = &feats[g];
@@ -420,10 +463,11 @@ fn analyze(model: &Model, rows: &[&Row]) {
             "chosen, correct"
         } else if x[0] < registry_core::affiliation::model::MIN_SCORE {
             "gold below MIN_SCORE"
-        } else if x[22].abs() < 1e-6
+        } else if registry_core::affiliation::model::tied(x)
+            && x[LEADS_TIES] <= 0.0
             && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[7] > 0.0 || x[11] > 0.0)
         {
-            "gold tied exactly (prior lead short)"
+            "gold tied (prior lead short)"
         } else if x[RIVAL_ELSEWHERE] > 0.0 {
             "gold has a rival elsewhere"
         } else {
@@ -434,9 +478,16 @@ fn analyze(model: &Model, rows: &[&Row]) {
             }
         };
         *classes.entry(class).or_default() += 1;
+        let ex = shown_examples.entry(class).or_default();
+        if class != "chosen, correct" && ex.len() < examples {
+            ex.push(&r.text);
+        }
     }
     for (k, v) in classes {
         println!("  {k:<40} {v}");
+        for e in shown_examples.get(k).into_iter().flatten() {
+            println!("      {e}");
+        }
     }
 }
 
@@ -493,6 +544,8 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             "--trees",
             "--rate",
             "--source",
+            "--examples",
+            "--folds",
         ],
         &["--dry-run", "--analyze"],
     )?;
@@ -556,8 +609,29 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
         reachable as f64 / with_gold.max(1) as f64,
     );
     println!("{report}");
+    let mut sources: Vec<&str> = train.iter().map(|r| r.source.as_str()).collect();
+    sources.sort_unstable();
+    sources.dedup();
+    for s in sources {
+        let rows: Vec<&&Row> = train.iter().filter(|r| r.source == s).collect();
+        let answers: Vec<bool> = rows.iter().filter_map(|r| answer(&model, r)).collect();
+        let correct = answers.iter().filter(|&&x| x).count();
+        let with_gold = rows.iter().filter(|r| r.has_gold).count();
+        println!(
+            "  {s}: chosen {}, correct {correct} (P {:.4}, R {:.4})",
+            answers.len(),
+            correct as f64 / answers.len().max(1) as f64,
+            correct as f64 / with_gold.max(1) as f64
+        );
+    }
     if a.flag("--analyze") {
-        analyze(&model, &train);
+        let examples = a
+            .opt("--examples")
+            .map(str::parse)
+            .transpose()
+            .map_err(|_| "--examples must be a number")?
+            .unwrap_or(0);
+        analyze(&model, &train, examples);
     }
     if a.flag("--dry-run") {
         print!("{}", weights_source(&model, &report));
@@ -579,6 +653,7 @@ mod tests {
         // A lead over the competitors (a tie is never chosen).
         f[22] = 0.5;
         Row {
+            text: String::new(),
             source: "t".into(),
             gold: if gold { vec![1] } else { vec![2] },
             has_gold: true,
@@ -607,6 +682,30 @@ mod tests {
         let src = weights_source(&m, "test");
         assert!(src.contains("pub const MODEL: Model"));
         assert!(src.contains("Tree { node: ["));
+    }
+
+    #[test]
+    fn out_of_fold_threshold_keeps_the_trees_and_separates() {
+        let rows: Vec<Row> = (0..200)
+            .map(|k| {
+                let good = k % 4 != 0;
+                row(good, if good { 0.9 } else { 0.4 } + (k % 7) as f32 * 0.01)
+            })
+            .collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        let own = fit(&refs, &DEFAULT).unwrap();
+        let set = Settings {
+            folds: 3,
+            ..DEFAULT
+        };
+        let oof = fit(&refs, &set).unwrap();
+        // Only the threshold comes from the folds.
+        assert_eq!(own.trees, oof.trees);
+        let answers: Vec<bool> = rows.iter().filter_map(|r| answer(&oof, r)).collect();
+        assert_eq!(answers.len(), 150);
+        assert!(answers.iter().all(|&x| x));
+        // A fold without both classes to fit on is an error, not a panic.
+        assert!(fit(&refs[..3], &set).is_err());
     }
 
     #[test]

@@ -95,8 +95,10 @@ COMMANDS:
         --errors <n>            Also print n false positives and n false negatives
         --all-status            Match with all_status (default: active records only)
         --limit <n>             Only the first n lines
-        --trees <n>             Trees of the in-memory fits (default 150)
-        --rate <x>              Their learning rate (default 0.15)
+        --trees <n>             Trees of the in-memory fits (default 180)
+        --rate <x>              Their learning rate (default 0.25)
+        --folds <k>             Their threshold set on k-fold out-of-fold scores (default 0:
+                                on the training rows' own scores)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
     fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
@@ -107,12 +109,15 @@ COMMANDS:
         --eval <jsonl>          Gold set (default: ../shared/eval/affiliation-dev.jsonl)
         --source <name>         Fit on the rows of one source only
         --precision <p>         Target precision of the threshold (default 0.96)
-        --trees <n>             Number of boosted trees (default 150)
-        --rate <x>              Learning rate (shrinkage of each tree, default 0.15)
+        --trees <n>             Number of boosted trees (default 180)
+        --rate <x>              Learning rate (shrinkage of each tree, default 0.25)
+        --folds <k>             Set the threshold on k-fold out-of-fold scores (default 0:
+                                on the training rows' own scores)
         --out <file>            Output file (default: the path above)
         --dry-run               Print the file instead of writing it
         --analyze               Also print where the training rows' recall is lost (gold
                                 not among the leading candidates, tied, below threshold...)
+        --examples <n>          With --analyze: up to n strings of each kind of loss
     bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
                               the data bytes a cold typeahead client receives before its
                               first suggestion (first 1-3 keystrokes of names)

@@ -7,6 +7,7 @@
 use std::sync::OnceLock;
 
 use registry_core::affiliation::AffiliationMatch;
+use registry_core::affiliation::model::{TIE_PRIOR_LEAD, tied};
 use registry_core::search::{Engine, Filters, Version};
 use registry_core::{RecordId, Registry, import, shard};
 use serde_json::{Value, json};
@@ -377,10 +378,81 @@ fn the_university_named_inside_a_school_name() {
     );
 }
 
+/// Two organizations named equally well, with nothing in the string to
+/// prefer either: no department chain before one of them, no record prior
+/// far above the other's, and the address places them in two countries (or
+/// in none). The string is treated as unmatched.
 #[test]
-fn several_unrelated_organizations_choose_none() {
-    check("Newcastle University, UK; ETH Zurich, Switzerland", None);
-    check("University of Michigan and Brown University", None);
+fn symmetric_organizations_choose_none() {
+    let text = "Newcastle University, UK; ETH Zurich, Switzerland";
+    check(text, None);
+    // Placed in two countries, neither after a department chain.
+    assert_eq!(feature(text, NEWCASTLE, "rival_elsewhere"), Some(1.0));
+    assert_eq!(feature(text, ETH, "rival_elsewhere"), Some(1.0));
+    let text = "University of Michigan and Brown University";
+    check(text, None);
+    for n in [MICHIGAN, BROWN] {
+        // Both names whole, side by side, universities both, scores within
+        // NEAR_TIE: a tie; no structural lead, no clear prior lead.
+        let x = features(text, n).expect("listed");
+        assert!(tied(&x), "{n}: {}", explain(text));
+        assert_eq!(feature(text, n, "competitor_apart"), Some(1.0), "{n}");
+        assert_eq!(feature(text, n, "leads_ties"), Some(0.0), "{n}");
+        assert!(
+            feature(text, n, "prior_lead").expect("listed") < TIE_PRIOR_LEAD,
+            "{n}"
+        );
+    }
+}
+
+/// A string with two affiliations is about the one named first, after its
+/// department chain ("Department of Physics, A University, …; B, …"): that
+/// one may be chosen although the address places the other in another
+/// country. The one named second never is, chain or not, and neither is
+/// when neither has a chain before it.
+#[test]
+fn the_organization_after_the_department_chain_leads_a_two_organization_string() {
+    let text = "Department of Physics, Newcastle University, Newcastle upon Tyne, UK; \
+                ETH, Zurich, Switzerland";
+    assert_eq!(feature(text, NEWCASTLE, "rival_elsewhere"), Some(0.0));
+    assert_eq!(feature(text, ETH, "rival_elsewhere"), Some(1.0));
+    check(text, Some(NEWCASTLE));
+    for text in [
+        // The one with the chain is named second.
+        "ETH, Zurich, Switzerland; \
+         Department of Physics, Newcastle University, Newcastle upon Tyne, UK",
+        // No chain.
+        "Newcastle University, Newcastle upon Tyne, UK; ETH, Zurich, Switzerland",
+    ] {
+        assert_eq!(
+            feature(text, NEWCASTLE, "rival_elsewhere"),
+            Some(1.0),
+            "{text}"
+        );
+        assert_eq!(feature(text, ETH, "rival_elsewhere"), Some(1.0), "{text}");
+        check(text, None);
+    }
+}
+
+/// The same structure lifts the tie rule: after a department chain, the
+/// first of two organizations named equally well is eligible (the model
+/// decides; a tie keeps its score low); the other never is.
+#[test]
+fn the_department_chain_makes_a_tied_organization_eligible() {
+    let text = "Department of Physics, Newcastle University, Newcastle upon Tyne, UK; \
+                ETH Zurich, Zurich, Switzerland";
+    for n in [NEWCASTLE, ETH] {
+        let x = features(text, n).expect("listed");
+        assert!(tied(&x), "{n}: {}", explain(text));
+    }
+    assert_eq!(feature(text, NEWCASTLE, "leads_ties"), Some(1.0));
+    assert_eq!(feature(text, ETH, "leads_ties"), Some(0.0));
+    assert_eq!(eligible_best(text), Some(NEWCASTLE), "{}", explain(text));
+    assert_ne!(chosen(text), Some(ETH));
+    // Without the chain neither is eligible.
+    let text = "Newcastle University, Newcastle upon Tyne, UK; ETH Zurich, Zurich, Switzerland";
+    assert_eq!(feature(text, NEWCASTLE, "leads_ties"), Some(0.0));
+    assert_eq!(eligible_best(text), None, "{}", explain(text));
 }
 
 #[test]
@@ -408,18 +480,51 @@ fn hostile_input_stays_safe() {
     assert_eq!(chosen(&many_parts), Some(NEWCASTLE));
 }
 
-/// The `country_agrees` feature of record `n` among the candidates of `text`.
-fn country_agrees(text: &str, n: u32) -> Option<f32> {
+/// Features of record `n` among the leading candidates of `text`.
+fn features(text: &str, n: u32) -> Option<[f32; registry_core::affiliation::features::COUNT]> {
+    let e = engine();
+    let r = e
+        .registry()
+        .index_of(RecordId::from_number(n).expect("valid"))? as u32;
+    e.affiliation_candidates(text, &Filters::default())
+        .iter()
+        .find(|c| c.record == r)
+        .map(|c| c.features)
+}
+
+/// The record the checked-in model scores best among the eligible
+/// candidates of `text` (chosen or not: before the threshold).
+fn eligible_best(text: &str) -> Option<u32> {
+    let e = engine();
+    let model = &registry_core::affiliation::model_weights::MODEL;
+    let cands = e.affiliation_candidates(text, &Filters::default());
+    let shown: Vec<_> = cands.iter().filter(|c| c.visible).collect();
+    let feats: Vec<_> = shown.iter().map(|c| c.features).collect();
+    let (k, _) = model.best(&feats)?;
+    let rid = e.registry().id(shown[k].record as usize);
+    (0..40_000).find(|&n| RecordId::from_number(n) == Some(rid))
+}
+
+/// Feature `name` of record `n` among the leading candidates of `text`.
+fn feature(text: &str, n: u32, name: &str) -> Option<f32> {
     let e = engine();
     let r = e
         .registry()
         .index_of(RecordId::from_number(n).expect("valid"))? as u32;
     let names = registry_core::affiliation::features::NAMES;
-    let k = names.iter().position(|&x| x == "country_agrees")?;
+    let k = names
+        .iter()
+        .position(|&x| x == name)
+        .expect("a feature name");
     e.affiliation_candidates(text, &Filters::default())
         .iter()
         .find(|c| c.record == r)
         .map(|c| c.features[k])
+}
+
+/// The `country_agrees` feature of record `n` among the candidates of `text`.
+fn country_agrees(text: &str, n: u32) -> Option<f32> {
+    feature(text, n, "country_agrees")
 }
 
 #[test]

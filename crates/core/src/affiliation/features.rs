@@ -16,7 +16,7 @@ use super::split::Parsed;
 pub const TOP: usize = 6;
 
 /// Number of features.
-pub const COUNT: usize = 47;
+pub const COUNT: usize = 49;
 
 /// Feature names, in vector order (reports and the generated weights file).
 pub const NAMES: [&str; COUNT] = [
@@ -67,6 +67,8 @@ pub const NAMES: [&str; COUNT] = [
     "string_has_country",
     "rival_elsewhere",
     "prior_lead",
+    "leads_ties",
+    "competitor_apart",
 ];
 
 /// Index of the `rival_elsewhere` feature: another organization, unrelated,
@@ -78,6 +80,28 @@ pub const RIVAL_ELSEWHERE: usize = 45;
 /// that of its nearest unrelated competitor among the leading candidates,
 /// 32 prior units (4 nats) per unit; 1.9 without such a competitor.
 pub const PRIOR_LEAD: usize = 46;
+
+/// Index of the `leads_ties` feature: the candidate is named after a
+/// department chain and before every unrelated candidate named about as
+/// well (within [`NEAR_TIE`]; "Department of X, A University, …; B
+/// Institute, …": the string is about A). It lets the model choose a
+/// candidate tied with another.
+pub const LEADS_TIES: usize = 47;
+
+/// Index of the `exact` feature.
+pub const EXACT: usize = 4;
+/// Index of the `phrase` feature.
+pub const PHRASE: usize = 5;
+/// Index of the `competitor_apart` feature: the nearest unrelated
+/// competitor, an organization of the same type, has its name whole in the
+/// string, on other tokens than the candidate's (two organizations of one
+/// kind named side by side: "University of Michigan and Brown University").
+pub const COMPETITOR_APART: usize = 48;
+
+/// Two candidates whose scores differ by less than this are named about
+/// as well; when both names stand whole in the string, neither is preferred
+/// by the name alone ("University of Michigan and Brown University").
+pub const NEAR_TIE: f32 = 0.05;
 
 /// Words that open the name of a unit inside an organization: a part that
 /// starts with one is a department, rarely the affiliation itself.
@@ -143,7 +167,8 @@ pub struct View {
     pub types: u16,
     /// Not active.
     pub inactive: bool,
-    /// Country indices of the record.
+    /// Country indices of the record (the same index for the countries of
+    /// one region, see [`super::countries::region`]).
     pub countries: Vec<u16>,
     /// The record prior (`Registry::prior`: higher is more often the
     /// affiliation; a property of the record's content).
@@ -172,6 +197,22 @@ fn org_part(p: &Parsed, part: usize, place_tok: &[bool]) -> bool {
         .iter()
         .enumerate()
         .any(|(k, t)| !t.digits && !t.optional && !place_tok[p.parts[part].start + k])
+}
+
+/// Whether token `k` opens the name of a unit ("Department", "Lab.", …).
+fn unit_word(p: &Parsed, k: usize) -> bool {
+    p.toks.get(k).is_some_and(|t| {
+        UNIT_WORDS.binary_search(&t.text.as_str()).is_ok()
+            || t.text.starts_with("dep")
+            || t.text.starts_with("lab")
+    })
+}
+
+/// Whether a unit part (a department chain) comes before part `part`.
+fn unit_chain(p: &Parsed, part: usize) -> bool {
+    p.parts[..part.min(p.parts.len())]
+        .iter()
+        .any(|r| !r.is_empty() && unit_word(p, r.start))
 }
 
 /// Features of the leading candidates `views` (best score first, at most
@@ -204,6 +245,7 @@ pub fn extract(
             // neither related nor explained by this one's match.
             let mut competitor = others.first().map_or(0.0, |o| o.0);
             let mut competitor_exact = false;
+            let mut competitor_apart = false;
             // The best prior among the competitors named as well as the
             // nearest one (candidates after the leading ones included).
             let mut competitor_prior: Option<u8> = None;
@@ -212,8 +254,13 @@ pub fn extract(
                     competitor_prior = competitor_prior.max(Some(pr));
                 }
             }
-            let placed = |o: &View| o.country > 0 || o.city;
+            // The text places a record by its country, or by its city when
+            // it names no other country ("Sydney, Australia" does not place
+            // a Sydney in Canada).
+            let placed = |o: &View| o.country > 0 || (o.city && o.country == 0);
             let mut rival_elsewhere = false;
+            let chain = unit_chain(p, v.parts.start);
+            let mut leads_ties = chain && others.iter().all(|o| o.0 < v.score - NEAR_TIE);
             let mut nearest_related = false;
             let mut nearest: Option<f32> = None;
             let mut parent = false;
@@ -233,7 +280,15 @@ pub fn extract(
                 let named = o.score >= v.score - 0.25;
                 parent |= named && rel.parent_of(i, j);
                 child |= named && rel.parent_of(j, i);
+                // A string with two affiliations names the one it is about
+                // first, after its department chain: that one may be chosen,
+                // the one named after it may not.
+                let leads = chain && v.parts.end <= o.parts.start;
+                if !related && !rel.explained_by(j, i) && o.score >= v.score - NEAR_TIE {
+                    leads_ties &= leads;
+                }
                 rival_elsewhere |= !related
+                    && !leads
                     && placed(v)
                     && placed(o)
                     && o.score >= 0.9
@@ -245,6 +300,9 @@ pub fn extract(
                     if o.score > competitor {
                         competitor = o.score;
                         competitor_exact = o.exact || o.phrase;
+                        competitor_apart = competitor_exact
+                            && o.types & v.types != 0
+                            && !o.matched.iter().any(|t| v.matched.contains(t));
                     }
                     competitor_prior = competitor_prior.max(Some(o.prior));
                 }
@@ -267,11 +325,7 @@ pub fn extract(
                     .filter(|&k| !p.toks[k].optional && !p.toks[k].digits && !place_tok[k])
                     .count()
             });
-            let unit = p.toks.get(v.toks.start).is_some_and(|t| {
-                UNIT_WORDS.binary_search(&t.text.as_str()).is_ok()
-                    || t.text.starts_with("dep")
-                    || t.text.starts_with("lab")
-            });
+            let unit = unit_word(p, v.toks.start);
             let margin = (v.score - competitor).clamp(-1.0, 1.0);
             // Best of the candidates matched on the same substring.
             let best_here = views[..i].iter().all(|o| o.parts != v.parts);
@@ -337,6 +391,8 @@ pub fn extract(
                 competitor_prior.map_or(1.9, |c| {
                     ((f32::from(v.prior) - f32::from(c)) / 32.0).clamp(-1.9, 1.9)
                 }),
+                flag(leads_ties),
+                flag(competitor_apart),
             ]
         })
         .collect()
@@ -355,5 +411,9 @@ mod tests {
         assert_eq!(NAMES[22], "margin");
         assert_eq!(NAMES[RIVAL_ELSEWHERE], "rival_elsewhere");
         assert_eq!(NAMES[PRIOR_LEAD], "prior_lead");
+        assert_eq!(NAMES[LEADS_TIES], "leads_ties");
+        assert_eq!(NAMES[EXACT], "exact");
+        assert_eq!(NAMES[PHRASE], "phrase");
+        assert_eq!(NAMES[COMPETITOR_APART], "competitor_apart");
     }
 }

@@ -30,19 +30,25 @@
 //!    agreement, name type, organization type, the lead over the nearest
 //!    unrelated competitor and whether the nearest one is a parent, child or
 //!    successor, generic-name and unit-part flags, the record prior's lead
-//!    over that competitor's.
+//!    over that competitor's, whether it is named first after a department
+//!    chain.
 //! 7. **Choice** ([`model`]): boosted trees fitted offline by `registry
 //!    fit-affiliation` (weights: [`model_weights`], generated) score each
 //!    leading visible candidate; the best is `chosen` when its score reaches
 //!    the fitted threshold (set for precision 0.96 on the dev set). Never
-//!    chosen, whatever the trees say: a score below [`model::MIN_SCORE`], an
-//!    exact tie with an unrelated record ("Ministry of Health" without a
-//!    country) unless the record prior of one leads by 3 nats
-//!    ("Northwestern University": the one in Evanston, not in the
-//!    Philippines; never for acronyms), or one of two organizations the
-//!    text places in different countries. The chosen item is moved first; it may be ranked below a
-//!    better-scored one ("Central Institute of Mental Health, Heidelberg
-//!    University" → the university).
+//!    chosen, whatever the trees say: a score below [`model::MIN_SCORE`]; a
+//!    tie with an unrelated record (exact, or within
+//!    [`features::NEAR_TIE`] when both names stand whole, apart:
+//!    "Ministry of Health" without a country, "University of Michigan and
+//!    Brown University") unless the string prefers one — its record prior
+//!    leads by 2 nats ("Northwestern University": the one in Evanston, not
+//!    in the Philippines; never for acronyms) or it is named first, after a
+//!    department chain; or one of two organizations the text places in
+//!    different countries, unless it is the one named first after a
+//!    department chain ("Department of Physics, Newcastle University, UK;
+//!    ETH, Zurich, Switzerland" → Newcastle). The chosen item is moved
+//!    first; it may be ranked below a better-scored one ("Central Institute
+//!    of Mental Health, Heidelberg University" → the university).
 //!
 //! Filters narrow the candidates *before* the choice, except status:
 //! records the filters hide stay in the ranking as competitors (an inactive
@@ -633,7 +639,23 @@ impl Engine {
                     place_only: x.ev.factor < 1.0,
                     types: ix.type_bits(x.record),
                     inactive: ix.status(x.record) != 0,
-                    countries: ix.record_countries(x.record).to_vec(),
+                    // By region: Hong Kong is not elsewhere than China.
+                    countries: ix
+                        .record_countries(x.record)
+                        .iter()
+                        .map(|&c| {
+                            let Some(country) = ix.countries().get(usize::from(c)) else {
+                                return c;
+                            };
+                            let code = country.code.to_ascii_uppercase();
+                            let region = countries::region(&code);
+                            if region == code {
+                                c
+                            } else {
+                                ix.country_by_code(region).unwrap_or(c)
+                            }
+                        })
+                        .collect(),
                     prior: self.org_prior(x.record),
                 }
             })

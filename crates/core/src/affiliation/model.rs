@@ -13,7 +13,9 @@
 
 use std::borrow::Cow;
 
-use super::features::{COUNT, PRIOR_LEAD, RIVAL_ELSEWHERE};
+use super::features::{
+    COMPETITOR_APART, COUNT, EXACT, LEADS_TIES, NEAR_TIE, PHRASE, PRIOR_LEAD, RIVAL_ELSEWHERE,
+};
 
 /// Least (evidence-adjusted) score of a chosen candidate.
 pub const MIN_SCORE: f32 = 0.65;
@@ -25,10 +27,11 @@ const ACRONYM: usize = 7;
 const ACRONYM_NAME: usize = 11;
 /// Index of the margin feature.
 const MARGIN: usize = 22;
-/// Least [`PRIOR_LEAD`] feature that lets a candidate tied exactly with an
-/// unrelated competitor be chosen: the record prior of one is this many
-/// × 32 units (4 nats per unit of the feature) above the other's.
-pub const TIE_PRIOR_LEAD: f32 = 0.75;
+/// Least [`PRIOR_LEAD`] feature that lets a candidate tied (see [`tied`])
+/// with an unrelated competitor be chosen: the record prior of one is this
+/// many × 32 units (4 nats per unit of the feature, so 2 nats) above the
+/// other's.
+pub const TIE_PRIOR_LEAD: f32 = 0.5;
 
 /// Depth of every tree.
 pub const DEPTH: usize = 3;
@@ -46,8 +49,29 @@ pub const SPLIT_SCALE: f32 = 16384.0;
 pub const MAX_SPLITS: usize = 255;
 /// A [`Tree::node`] that does not split (every value goes left).
 pub const NO_SPLIT: u8 = u8::MAX;
-/// Scale of [`Tree::leaf`]: a leaf value `v` is stored as `v · LEAF_SCALE`.
+/// Scale of [`LEAF_VALUES`]: a leaf value `v` is `LEAF_VALUES[code] / LEAF_SCALE`.
 pub const LEAF_SCALE: f32 = 64.0;
+/// The values a leaf can take (× [`LEAF_SCALE`]), by 4-bit code: finer near
+/// zero, where most leaves of a boosted ensemble are (the fit rounds each
+/// leaf to the nearest and later trees correct the rounding). Sorted.
+pub const LEAF_VALUES: [i8; 16] = [-20, -13, -9, -6, -4, -2, -1, 0, 1, 2, 4, 6, 9, 13, 20, 32];
+
+/// The 4-bit code of the leaf value nearest `v` (log-odds).
+pub fn leaf_code(v: f64) -> u8 {
+    let x = v * f64::from(LEAF_SCALE);
+    let mut best = 0;
+    for (k, &c) in LEAF_VALUES.iter().enumerate() {
+        if (f64::from(c) - x).abs() < (f64::from(LEAF_VALUES[best]) - x).abs() {
+            best = k;
+        }
+    }
+    best as u8
+}
+
+/// The leaf value (log-odds) of a 4-bit code.
+pub fn leaf_value(code: u8) -> f32 {
+    f32::from(LEAF_VALUES[usize::from(code & 15)]) / LEAF_SCALE
+}
 
 /// One test of a model's trees: is feature `feature` at least `value`
 /// (fixed point, see [`SPLIT_SCALE`])? The trees share one table of them, so
@@ -60,14 +84,15 @@ pub struct Split {
     pub value: u16,
 }
 
-/// One decision tree, 15 bytes: at inner node `k`, a candidate passing split
+/// One decision tree, 11 bytes: at inner node `k`, a candidate passing split
 /// `node[k]` of the model's table goes right, else left.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tree {
     /// Index in [`Model::splits`] per inner node ([`NO_SPLIT`]: go left).
     pub node: [u8; INNER],
-    /// Leaf values, log-odds (see [`LEAF_SCALE`]).
-    pub leaf: [i8; LEAVES],
+    /// Leaf codes (see [`LEAF_VALUES`]), two a byte: leaf `2k` in the low
+    /// four bits of byte `k`, leaf `2k + 1` in the high four.
+    pub leaf: [u8; LEAVES / 2],
 }
 
 /// The value a stored split stands for.
@@ -83,7 +108,18 @@ impl Tree {
         for _ in 0..DEPTH {
             k = 2 * k + 1 + usize::from(right[usize::from(self.node[k])]);
         }
-        f32::from(self.leaf[k - INNER]) / LEAF_SCALE
+        self.leaf_at(k - INNER)
+    }
+
+    /// The value of leaf `l`.
+    pub fn leaf_at(&self, l: usize) -> f32 {
+        let byte = self.leaf[(l / 2) % (LEAVES / 2)];
+        leaf_value(byte >> (4 * (l % 2)))
+    }
+
+    /// Leaf codes packed two a byte (see [`Tree::leaf`]).
+    pub fn pack(codes: &[u8; LEAVES]) -> [u8; LEAVES / 2] {
+        std::array::from_fn(|k| (codes[2 * k] & 15) | ((codes[2 * k + 1] & 15) << 4))
     }
 }
 
@@ -100,6 +136,13 @@ pub struct Model {
     pub threshold: f32,
 }
 
+/// An exact tie with the nearest unrelated competitor, or a near tie
+/// ([`NEAR_TIE`]) when both names stand whole in the string, apart.
+pub fn tied(x: &[f32; COUNT]) -> bool {
+    let whole = x[EXACT] > 0.0 || x[PHRASE] > 0.0;
+    x[MARGIN].abs() < 1e-6 || (x[MARGIN].abs() < NEAR_TIE && whole && x[COMPETITOR_APART] > 0.0)
+}
+
 impl Model {
     /// Score (log-odds) of one candidate.
     pub fn score(&self, x: &[f32; COUNT]) -> f32 {
@@ -112,19 +155,23 @@ impl Model {
 
     /// The eligible candidate with the highest score and that score; `None`
     /// when none is eligible. Ties go to the earlier (better ranked)
-    /// candidate. Eligible: a name score of at least [`MIN_SCORE`] and no
-    /// exact tie with an unrelated competitor, whatever the trees say — two
-    /// organizations named equally well ("Ministry of Health" without a
-    /// country) are never a confident match unless the record prior of one
-    /// leads the other's by [`TIE_PRIOR_LEAD`] (not for acronyms: "UCL"
-    /// alone stays unanswered), nor is one of two
-    /// organizations the text places in different countries. (A candidate ranked below
+    /// candidate. Eligible, whatever the trees say: a name score of at
+    /// least [`MIN_SCORE`]; no [tie](tied) with an unrelated competitor —
+    /// two organizations named equally well ("Ministry of Health" without a
+    /// country, "University of Michigan and Brown University") are never a
+    /// confident match unless the string prefers one: its record prior leads
+    /// the other's by [`TIE_PRIOR_LEAD`] (not for acronyms: "UCL" alone
+    /// stays unanswered), or it is named first after a department chain
+    /// ([`LEADS_TIES`]); and not one of two organizations the text places in
+    /// different countries, unless it is the one named first after a
+    /// department chain ([`RIVAL_ELSEWHERE`]). (A candidate ranked below
     /// another, with a negative margin, may be chosen: that is how a
     /// department's exact name loses to the university named after it.)
     pub fn best(&self, cands: &[[f32; COUNT]]) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         for (i, x) in cands.iter().enumerate() {
-            let tied = x[MARGIN].abs() < 1e-6
+            let tied = tied(x)
+                && x[LEADS_TIES] <= 0.0
                 && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[ACRONYM] > 0.0 || x[ACRONYM_NAME] > 0.0);
             if x[SCORE] < MIN_SCORE || tied || x[RIVAL_ELSEWHERE] > 0.0 {
                 continue;
@@ -150,10 +197,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn leaf_codes_round_to_the_nearest_value() {
+        assert!(LEAF_VALUES.windows(2).all(|w| w[0] < w[1]));
+        for (k, &v) in LEAF_VALUES.iter().enumerate() {
+            assert_eq!(leaf_code(f64::from(v) / 64.0), k as u8);
+        }
+        assert_eq!(leaf_value(leaf_code(0.001)), 0.0);
+        assert_eq!(leaf_value(leaf_code(-5.0)), -20.0 / 64.0);
+        assert_eq!(leaf_value(leaf_code(5.0)), 0.5);
+        assert_eq!(leaf_value(leaf_code(f64::NAN)), -20.0 / 64.0);
+        let codes = [0, 1, 2, 3, 12, 13, 14, 15];
+        let t = Tree {
+            node: [NO_SPLIT; INNER],
+            leaf: Tree::pack(&codes),
+        };
+        for (l, &c) in codes.iter().enumerate() {
+            assert_eq!(t.leaf_at(l), leaf_value(c));
+        }
+    }
+
+    #[test]
     fn trees_route_by_split() {
         let half = (2.5 * SPLIT_SCALE) as u16;
         let n = NO_SPLIT;
-        let l = (LEAF_SCALE / 2.0) as i8;
+        let c = |v: f64| {
+            let k = leaf_code(v);
+            assert_eq!(f64::from(leaf_value(k)), v);
+            k
+        };
         // Split 0: feature 0 >= 0.5; split 1: feature 1 >= 0.5.
         let splits = vec![
             Split {
@@ -167,25 +238,34 @@ mod tests {
         ];
         let t = Tree {
             node: [0, 1, 1, n, n, n, n],
-            leaf: [-l, 0, -2 * l, 0, l, 0, 2 * l, 0],
+            leaf: Tree::pack(&[
+                c(-20.0 / 64.0),
+                c(0.0),
+                c(-13.0 / 64.0),
+                c(0.0),
+                c(20.0 / 64.0),
+                c(0.0),
+                c(0.5),
+                c(0.0),
+            ]),
         };
         let m = Model {
             base: 0.0,
             splits: Cow::Owned(splits),
             trees: Cow::Owned(vec![t]),
-            threshold: 0.75,
+            threshold: 0.4,
         };
         let mut x = [0f32; COUNT];
-        assert_eq!(m.score(&x), -0.5);
+        assert_eq!(m.score(&x), -20.0 / 64.0);
         x[1] = 1.0;
-        assert_eq!(m.score(&x), -1.0);
+        assert_eq!(m.score(&x), -13.0 / 64.0);
         x[0] = 1.0;
-        assert_eq!(m.score(&x), 1.0);
+        assert_eq!(m.score(&x), 0.5);
         x[MARGIN] = 0.5;
         let mut y = [0f32; COUNT];
         y[0] = 1.0;
         y[MARGIN] = 0.5;
-        assert_eq!(m.best(&[x, y]), Some((0, 1.0)));
+        assert_eq!(m.best(&[x, y]), Some((0, 0.5)));
         assert_eq!(m.choose(&[y]), None);
         assert_eq!(m.choose(&[y, x]), Some(1));
         assert_eq!(m.choose(&[]), None);
