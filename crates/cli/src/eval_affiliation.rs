@@ -294,6 +294,19 @@ fn cross_source(
                 "  {}",
                 score(&model, &test_rows).line(&format!("fit {train} -> {test}"))
             );
+            // Recall at a fixed precision on the other source: the same
+            // fitted scores, the threshold set where they reach P 0.95
+            // there (with its labels: how well the ranking transfers, not
+            // what the shipped threshold gives).
+            let mut at = model.clone();
+            at.threshold =
+                fit_affiliation::threshold(fit_affiliation::best_scores(&model, &test_rows), 0.95);
+            if at.threshold.is_finite() {
+                println!(
+                    "  {}",
+                    score(&at, &test_rows).line(&format!("  at P 0.95 on {test}"))
+                );
+            }
         }
     }
     // Even rows against odd rows: same kinds of strings, unseen ones.

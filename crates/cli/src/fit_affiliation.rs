@@ -382,7 +382,7 @@ fn boost(rows: &[&Row], set: &Settings) -> Result<Model, String> {
 }
 
 /// Each row's best eligible score under `model` and whether it is gold.
-fn best_scores(model: &Model, rows: &[&Row]) -> Vec<(f32, bool)> {
+pub fn best_scores(model: &Model, rows: &[&Row]) -> Vec<(f32, bool)> {
     rows.iter()
         .filter_map(|r| {
             let shown: Vec<&Candidate> = r.cands.iter().filter(|c| c.visible).collect();
@@ -395,7 +395,7 @@ fn best_scores(model: &Model, rows: &[&Row]) -> Vec<(f32, bool)> {
 
 /// The lowest score threshold at which the scored answers `best` reach
 /// `precision` (empty-gold rows answered count as wrong).
-fn threshold(mut best: Vec<(f32, bool)>, precision: f64) -> f32 {
+pub fn threshold(mut best: Vec<(f32, bool)>, precision: f64) -> f32 {
     best.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut correct = 0usize;
     let mut t = f32::INFINITY;
