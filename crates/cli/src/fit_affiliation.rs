@@ -665,14 +665,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn fit_separates_and_meets_precision() {
-        let rows: Vec<Row> = (0..200)
+    /// 200 rows, three in four right, their scores well apart.
+    fn separable_rows() -> Vec<Row> {
+        (0..200)
             .map(|k| {
                 let good = k % 4 != 0;
                 row(good, if good { 0.9 } else { 0.4 } + (k % 7) as f32 * 0.01)
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn fit_separates_and_meets_precision() {
+        let rows = separable_rows();
         let refs: Vec<&Row> = rows.iter().collect();
         let m = fit(&refs, &DEFAULT).unwrap();
         let answers: Vec<bool> = rows.iter().filter_map(|r| answer(&m, r)).collect();
@@ -686,12 +691,7 @@ mod tests {
 
     #[test]
     fn out_of_fold_threshold_keeps_the_trees_and_separates() {
-        let rows: Vec<Row> = (0..200)
-            .map(|k| {
-                let good = k % 4 != 0;
-                row(good, if good { 0.9 } else { 0.4 } + (k % 7) as f32 * 0.01)
-            })
-            .collect();
+        let rows = separable_rows();
         let refs: Vec<&Row> = rows.iter().collect();
         let own = fit(&refs, &DEFAULT).unwrap();
         let set = Settings {
