@@ -60,6 +60,13 @@
 //!   term continues) stays one leaf even over the budget.
 //! * The budget is on raw (uncompressed) section bytes, estimated per
 //!   record, so piece files vary around it after compression.
+//! * A head proves first hits only for one-word queries, without
+//!   preferences or remembered picks, and only up to the word length its
+//!   exact words cover (three characters for a common first letter at
+//!   144k records): a longer word waits for a deeper head or its leaf.
+//! * A build before the `exact_words` section rejects a head that has it
+//!   (unknown section kind): a client of that build asks the whole data
+//!   for such queries instead, which is slower, never wrong.
 
 use crate::search::context::domain_of;
 use crate::search::{Engine, SuggestContext};
