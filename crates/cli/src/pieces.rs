@@ -97,13 +97,9 @@ pub fn build_pieces(
             built.info.build_time,
             &Zstd(level),
         )?;
-        let mut sections = KINDS.to_vec();
-        if s.exact_words.is_some() {
-            sections.push(SectionKind::ExactWords);
-        }
         files.push(OutFile {
             name: piece_name(built.info.build_id, &s.key, s.kind),
-            sections,
+            sections: s.sections(),
             bytes,
         });
     }

@@ -147,6 +147,18 @@ pub struct PieceSpec {
     pub exact_words: Option<ExactWords>,
 }
 
+impl PieceSpec {
+    /// The sections of its file ([`piece_file`]).
+    pub fn sections(&self) -> Vec<super::SectionKind> {
+        use super::SectionKind;
+        let mut kinds = vec![SectionKind::Summary, SectionKind::Names];
+        if self.exact_words.is_some() {
+            kinds.push(SectionKind::ExactWords);
+        }
+        kinds
+    }
+}
+
 /// What a head knows of the records it does not hold: the one-word names
 /// under its prefix that they carry (folded, longer than the prefix), up to
 /// a length. A query of one word `q` extending the head's prefix `p` ranks
@@ -291,13 +303,12 @@ pub fn piece_file(
     compressor: &dyn super::Compressor,
 ) -> Result<Vec<u8>, String> {
     use super::SectionKind;
-    let mut kinds = vec![SectionKind::Summary, SectionKind::Names];
-    let mut built = super::build_kinds(records, release, build_time, compressor, &kinds)?;
+    let data = [SectionKind::Summary, SectionKind::Names];
+    let mut built = super::build_kinds(records, release, build_time, compressor, &data)?;
     if let Some(words) = &spec.exact_words {
         built.push_section(SectionKind::ExactWords, &words.encode(), compressor);
-        kinds.push(SectionKind::ExactWords);
     }
-    Ok(built.file(&kinds))
+    Ok(built.file(&spec.sections()))
 }
 
 /// Estimated raw section bytes of each record (names with their per-name
@@ -647,8 +658,10 @@ pub enum Answer {
 pub struct PieceClient {
     dir: Directory,
     loaded: std::collections::HashMap<String, Engine>,
-    /// The exact words of the loaded heads, by prefix.
-    exact: std::collections::HashMap<String, ExactWords>,
+    /// For each loaded head with exact words, by prefix: those words and
+    /// the ranking key of its last record for its own prefix (what a
+    /// longer query's hits must rank above to be proven).
+    bounds: std::collections::HashMap<String, (ExactWords, crate::search::suggest::Key)>,
     /// Id pieces by key (their keys could equal a term prefix).
     ids: std::collections::HashMap<String, Engine>,
     /// Whether the build has id pieces (manifest `id_chars`).
@@ -696,11 +709,19 @@ impl PieceClient {
             Some(i) => Some(ExactWords::decode(&file.sections.swap_remove(i).1)?),
             None => None,
         };
-        let registry = crate::Registry::from_read_file(file)?;
-        self.loaded.insert(key.to_string(), Engine::new(registry));
+        let engine = Engine::new(crate::Registry::from_read_file(file)?);
         if let Some(words) = words {
-            self.exact.insert(key.to_string(), words);
+            let own = engine.suggest_keyed(
+                key,
+                &crate::search::Filters::default(),
+                engine.registry().len(),
+                &SuggestContext::default(),
+            );
+            if let Some(bound) = own.last().and_then(|(k, _)| *k) {
+                self.bounds.insert(key.to_string(), (words, bound));
+            }
         }
+        self.loaded.insert(key.to_string(), engine);
         Ok(())
     }
 
@@ -840,22 +861,13 @@ impl PieceClient {
             .rev()
         {
             let p = &q[..i];
-            let (Some(engine), Some(words)) = (self.loaded.get(p), self.exact.get(p)) else {
+            let (Some(engine), Some((words, bound))) = (self.loaded.get(p), self.bounds.get(p))
+            else {
                 continue;
             };
             if !words.rules_out(q) {
                 continue;
             }
-            let none = crate::search::Filters::default();
-            let own = engine.suggest_keyed(
-                p,
-                &none,
-                engine.registry().len(),
-                &SuggestContext::default(),
-            );
-            let Some(bound) = own.last().and_then(|(key, _)| *key) else {
-                continue;
-            };
             let filters = crate::search::Filters::parse_in_part(
                 filter,
                 crate::search::Version::V2,
@@ -864,7 +876,7 @@ impl PieceClient {
             let hits: Vec<crate::search::Suggestion> = engine
                 .suggest_keyed(text, &filters, k, ctx)
                 .into_iter()
-                .take_while(|(key, _)| key.is_some_and(|key| key < bound))
+                .take_while(|(key, _)| key.is_some_and(|key| key < *bound))
                 .map(|(_, h)| h)
                 .collect();
             if !hits.is_empty() {
