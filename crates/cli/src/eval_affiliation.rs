@@ -80,7 +80,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         &[
             "--data", "--eval", "--errors", "--limit", "--trees", "--rate", "--folds",
         ],
-        &["--all-status"],
+        &["--all-status", "--augment"],
     )?;
     a.exactly(&[])?;
     let data = a.opt("--data").unwrap_or(DEFAULT_DATA);
@@ -260,6 +260,11 @@ fn cross_source(
     set: &fit_affiliation::Settings,
 ) -> Result<(), String> {
     let rows = fit_affiliation::collect(engine, lines, filters);
+    let copies = if set.augment {
+        fit_affiliation::augment(engine, &rows, filters)
+    } else {
+        Vec::new()
+    };
     let mut sources: Vec<&str> = rows.iter().map(|r| r.source.as_str()).collect();
     sources.sort_unstable();
     sources.dedup();
@@ -286,7 +291,7 @@ fn cross_source(
         "cross-source check (fitted in memory on one source, threshold for P >= {p} there, reported on the other):"
     );
     for &train in &sources {
-        let fit_rows: Vec<&Row> = rows.iter().filter(|r| r.source == train).collect();
+        let fit_rows = fit_affiliation::with_copies(&rows, &copies, |_, r| r.source == train);
         let model = fit_affiliation::fit(&fit_rows, set)?;
         for &test in sources.iter().filter(|&&t| t != train) {
             let test_rows: Vec<&Row> = rows.iter().filter(|r| r.source == test).collect();
@@ -310,12 +315,15 @@ fn cross_source(
         }
     }
     // Even rows against odd rows: same kinds of strings, unseen ones.
-    let even: Vec<&Row> = rows.iter().step_by(2).collect();
     let odd: Vec<&Row> = rows.iter().skip(1).step_by(2).collect();
+    let even = fit_affiliation::with_copies(&rows, &copies, |i, _| i % 2 == 0);
     let model = fit_affiliation::fit(&even, set)?;
     println!("  {}", score(&model, &odd).line("fit half A -> half B"));
     let all: Vec<&Row> = rows.iter().collect();
-    let model = fit_affiliation::fit(&all, set)?;
+    let model = fit_affiliation::fit(
+        &fit_affiliation::with_copies(&rows, &copies, |_, _| true),
+        set,
+    )?;
     println!("  {}", score(&model, &all).line("fit all -> all"));
     Ok(())
 }

@@ -39,6 +39,9 @@ pub struct Row {
     pub has_gold: bool,
     /// Leading candidates, best score first.
     pub cands: Vec<Candidate>,
+    /// A copy of a gold row made for training only (see [`augment`]): the
+    /// trees fit on it, the threshold and every reported figure do not.
+    pub augmented: bool,
 }
 
 /// One gold line: affiliation text, gold ids, source.
@@ -96,8 +99,85 @@ pub fn collect(engine: &Engine, lines: &[GoldLine], filters: &Filters) -> Vec<Ro
                 .collect(),
             has_gold: !l.gold.is_empty(),
             cands: engine.affiliation_candidates(&l.text, filters),
+            augmented: false,
         })
         .collect()
+}
+
+/// Folded city and country names of the registry's records: what a
+/// trailing address part of an affiliation string consists of.
+fn place_names(engine: &Engine) -> std::collections::HashSet<String> {
+    let reg = engine.registry();
+    let mut out = std::collections::HashSet::new();
+    for i in 0..reg.len() {
+        for p in reg.places(i) {
+            out.insert(registry_core::text::fold(p.city));
+            out.insert(registry_core::text::fold(p.country_name));
+        }
+    }
+    out
+}
+
+/// `text` without its trailing address parts ("…, Fisciano, SA, Italy" →
+/// "…"), if it has any and something is left.
+pub fn without_address(places: &std::collections::HashSet<String>, text: &str) -> Option<String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    let mut end = parts.len();
+    while end > 1 {
+        let folded = registry_core::text::fold(parts[end - 1]);
+        let words: Vec<&str> = folded
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_ascii_digit()))
+            .collect();
+        let address = words.is_empty()
+            || places.contains(&words.join(" "))
+            || (words.len() == 1 && words[0].len() <= 3);
+        if !address {
+            break;
+        }
+        end -= 1;
+    }
+    (end < parts.len()).then(|| parts[..end].join(","))
+}
+
+/// Training copies of the rows whose text ends in an address, the address
+/// removed, one per row (`None` without an address). Most strings of some
+/// sources (crossref) carry no address while others' (springer) nearly
+/// always do: a model fitted on the latter alone would never see one
+/// without and trust the address-less kind as much.
+pub fn augment(engine: &Engine, rows: &[Row], filters: &Filters) -> Vec<Option<Row>> {
+    let places = place_names(engine);
+    rows.iter()
+        .map(|r| {
+            let text = without_address(&places, &r.text)?;
+            Some(Row {
+                cands: engine.affiliation_candidates(&text, filters),
+                text,
+                source: r.source.clone(),
+                gold: r.gold.clone(),
+                has_gold: r.has_gold,
+                augmented: true,
+            })
+        })
+        .collect()
+}
+
+/// The rows `keep` selects by index, each followed by its training copy.
+pub fn with_copies<'a>(
+    rows: &'a [Row],
+    copies: &'a [Option<Row>],
+    keep: impl Fn(usize, &Row) -> bool,
+) -> Vec<&'a Row> {
+    let mut out = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        if keep(i, r) {
+            out.push(r);
+            if let Some(c) = copies.get(i).and_then(Option::as_ref) {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// What a model answers on one row: `Some(correct)` when it chooses.
@@ -126,10 +206,16 @@ pub struct Settings {
     /// the other folds), so it does not trust the training rows' own,
     /// optimistic scores; with 0, on the training rows' scores.
     pub folds: usize,
+    /// Also fit on a copy of each row whose text ends in an address, the
+    /// address removed ([`augment`]), and require the target precision on
+    /// those copies too.
+    pub augment: bool,
 }
 
-/// `--rate` and `--trees` (shared with `eval-affiliation`'s in-memory fits).
+/// `--rate`, `--trees`, `--folds` and `--augment` (shared with
+/// `eval-affiliation`'s in-memory fits).
 pub fn tree_options(a: &crate::args::Args, set: &mut Settings) -> Result<(), String> {
+    set.augment = a.flag("--augment");
     if let Some(r) = a.opt("--rate") {
         set.rate = r
             .parse()
@@ -162,6 +248,7 @@ pub const DEFAULT: Settings = Settings {
     min_child: 3.0,
     precision: 0.96,
     folds: 0,
+    augment: false,
 };
 
 /// Most candidate split values per feature.
@@ -410,28 +497,45 @@ pub fn threshold(mut best: Vec<(f32, bool)>, precision: f64) -> f32 {
     t
 }
 
-/// Fits a model with its threshold on `rows`.
+/// Fits a model with its threshold on `rows` (training copies, see
+/// [`augment`], follow their originals).
 pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     let precision = set.precision;
     let mut m = boost(rows, set)?;
+    let originals: Vec<&Row> = rows.iter().copied().filter(|r| !r.augmented).collect();
     let scores = if set.folds >= 2 {
+        // A copy stays in its original's fold.
+        let mut fold = Vec::with_capacity(rows.len());
+        let mut n = 0usize;
+        for r in rows {
+            n += usize::from(!r.augmented);
+            fold.push(n % set.folds);
+        }
         let mut out = Vec::new();
         for f in 0..set.folds {
-            let train: Vec<&Row> = (0..rows.len())
-                .filter(|k| k % set.folds != f)
-                .map(|k| rows[k])
-                .collect();
-            let held: Vec<&Row> = (0..rows.len())
-                .filter(|k| k % set.folds == f)
-                .map(|k| rows[k])
-                .collect();
-            out.extend(best_scores(&boost(&train, set)?, &held));
+            let part = |held: bool| -> Vec<&Row> {
+                rows.iter()
+                    .zip(&fold)
+                    .filter(|&(_, &k)| (k == f) == held)
+                    .map(|(r, _)| *r)
+                    .collect()
+            };
+            let held: Vec<&Row> = part(true).into_iter().filter(|r| !r.augmented).collect();
+            out.extend(best_scores(&boost(&part(false), set)?, &held));
         }
         out
     } else {
-        best_scores(&m, rows)
+        best_scores(&m, &originals)
     };
     m.threshold = threshold(scores, precision);
+    let copies: Vec<&Row> = rows.iter().copied().filter(|r| r.augmented).collect();
+    if !copies.is_empty() {
+        // The target precision must hold on the address-less copies too: a
+        // kind of string the training rows may lack.
+        m.threshold = m
+            .threshold
+            .max(threshold(best_scores(&m, &copies), precision));
+    }
     if !m.threshold.is_finite() {
         return Err(format!(
             "no threshold reaches precision {precision} on the training rows"
@@ -547,7 +651,7 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             "--examples",
             "--folds",
         ],
-        &["--dry-run", "--analyze"],
+        &["--dry-run", "--analyze", "--augment"],
     )?;
     a.exactly(&[])?;
     let data = a
@@ -577,7 +681,15 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
     if train.is_empty() {
         return Err(format!("no rows to fit on (source {source:?})"));
     }
-    let model = fit(&train, &set)?;
+    let copies = if set.augment {
+        augment(&engine, &rows, &Filters::default())
+    } else {
+        Vec::new()
+    };
+    let model = fit(
+        &with_copies(&rows, &copies, |_, r| source.is_none_or(|s| r.source == s)),
+        &set,
+    )?;
     let answered: Vec<bool> = train.iter().filter_map(|r| answer(&model, r)).collect();
     let correct = answered.iter().filter(|&&x| x).count();
     let with_gold = train.iter().filter(|r| r.has_gold).count();
@@ -657,6 +769,7 @@ mod tests {
             source: "t".into(),
             gold: if gold { vec![1] } else { vec![2] },
             has_gold: true,
+            augmented: false,
             cands: vec![Candidate {
                 record: 1,
                 visible: true,
@@ -706,6 +819,73 @@ mod tests {
         assert!(answers.iter().all(|&x| x));
         // A fold without both classes to fit on is an error, not a panic.
         assert!(fit(&refs[..3], &set).is_err());
+    }
+
+    #[test]
+    fn address_parts_are_removed_from_the_end_only() {
+        let places: std::collections::HashSet<String> =
+            ["italy", "fisciano", "new york"].map(String::from).into();
+        assert_eq!(
+            without_address(
+                &places,
+                "Department of Economics, University of Salerno, Fisciano, SA, 84084, Italy"
+            )
+            .as_deref(),
+            Some("Department of Economics, University of Salerno")
+        );
+        assert_eq!(
+            without_address(&places, "New York University, New York, NY 10003, USA").as_deref(),
+            Some("New York University")
+        );
+        // Nothing to remove, or nothing left: no copy.
+        assert_eq!(without_address(&places, "University of Salerno"), None);
+        assert_eq!(without_address(&places, "Italy"), None);
+        assert_eq!(
+            without_address(&places, "Fisciano, Italy").as_deref(),
+            Some("Fisciano")
+        );
+    }
+
+    #[test]
+    fn the_threshold_must_hold_on_the_copies_too() {
+        // The originals separate at any threshold; their copies (the same
+        // features) are right only from score 0.93 up.
+        let rows = separable_rows();
+        let copies: Vec<Option<Row>> = rows
+            .iter()
+            .map(|r| {
+                let score = r.cands[0].features[0];
+                (score > 0.8).then(|| Row {
+                    augmented: true,
+                    ..row(score >= 0.93, score)
+                })
+            })
+            .collect();
+        let mixed = with_copies(&rows, &copies, |_, _| true);
+        assert_eq!(mixed.len(), 350);
+        let m = fit(&mixed, &DEFAULT).unwrap();
+        let answers: Vec<bool> = rows.iter().filter_map(|r| answer(&m, r)).collect();
+        let high = rows
+            .iter()
+            .filter(|r| r.cands[0].features[0] >= 0.93)
+            .count();
+        assert!(answers.iter().all(|&x| x));
+        assert_eq!(answers.len(), high);
+        assert!(high < 150);
+        // Without the copies every right original is answered.
+        let plain = fit(&with_copies(&rows, &[], |_, _| true), &DEFAULT).unwrap();
+        assert_eq!(rows.iter().filter_map(|r| answer(&plain, r)).count(), 150);
+        // Copies that never reach the precision leave no threshold: an error.
+        let wrong: Vec<Option<Row>> = rows
+            .iter()
+            .map(|r| {
+                Some(Row {
+                    augmented: true,
+                    ..row(false, r.cands[0].features[0])
+                })
+            })
+            .collect();
+        assert!(fit(&with_copies(&rows, &wrong, |_, _| true), &DEFAULT).is_err());
     }
 
     #[test]
