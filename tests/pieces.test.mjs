@@ -77,6 +77,53 @@ test("pieces answer every keystroke like the whole registry, fetching a few kilo
   assert.deepEqual(errors, []);
 });
 
+test("a keystroke waiting for a piece asks the wasm once per piece added, and callers get their own arrays", async () => {
+  const out = await page.evaluate(async () => {
+    const { startPieces } = await import("./registry-pieces.js");
+    const real = await import("./pkg/registry_wasm.js");
+    await real.default({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", location.href) });
+    // The real wasm Pieces, its suggest calls and additions counted.
+    let calls = 0;
+    let adds = 0;
+    const counted = new Set(["add", "addMissing", "addId", "addMissingId", "addDirectory"]);
+    const Pieces = function (...args) {
+      const p = new real.Pieces(...args);
+      return new Proxy(p, {
+        get(t, k) {
+          const v = t[k];
+          if (typeof v !== "function") return v;
+          if (k === "suggest") return (...x) => (calls++, v.apply(t, x));
+          if (counted.has(k)) return (...x) => (adds++, v.apply(t, x));
+          return v.bind(t);
+        },
+      });
+    };
+    const pieces = startPieces({ dataUrl: "./data/", wasm: Promise.resolve({ ...real, Pieces }) });
+    await pieces.ready;
+    const q = "Kilimani Univ";
+    const o = { limit: 5 };
+    const now = pieces.suggestNow(q, o);
+    const partial = pieces.partialNow(q, o);
+    const asked = calls;
+    const hits = await pieces.suggest(q, o);
+    const fetched = { calls: calls - asked, adds };
+    const first = hits[0].summary.name;
+    hits.length = 0; // the caller's own array
+    const again = pieces.suggestNow(q, o);
+    return { now, partial, asked, fetched, first, again: again?.[0]?.summary.name, calls };
+  });
+  assert.equal(out.now, null);
+  assert.equal(out.partial, null);
+  assert.equal(out.asked, 1, "suggestNow and partialNow share one answer");
+  assert.ok(out.fetched.adds >= 1, "the query needed a piece");
+  // suggest's first round reuses that answer; each later one follows an addition.
+  assert.equal(out.fetched.calls, out.fetched.adds);
+  assert.equal(out.first, "Kilimani University of Agriculture");
+  assert.equal(out.again, out.first);
+  assert.equal(out.calls, 1 + out.fetched.calls, "the complete answer is kept too");
+  assert.deepEqual(errors, []);
+});
+
 test("a loaded head shows the first hits it proves while a longer prefix's piece is on its way", async () => {
   // The demo split like a large registry (600-byte leaves, 12-record heads):
   // "a" is a full head in the first-keystroke pack, "ae" a leaf.

@@ -131,18 +131,32 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     return warming;
   }
 
+  // A keystroke that needs a piece asks the same question up to three
+  // times (suggestNow, partialNow, suggest's first round): the last answer
+  // is kept until a piece or directory part is added.
+  let last = null; // { text, opts, answer } of the pieces as they are
+  function answer(text, options) {
+    const opts = JSON.stringify(options ?? {});
+    if (last?.text !== text || last.opts !== opts) last = { text, opts, answer: pieces.suggest(text, options) };
+    return last.answer;
+  }
+
   const added = new Set();
   async function loadPart(first) {
     const keys = await partFile(first);
     if (keys === null) throw new Error(`the directory part of '${first}' is missing (HTTP 404)`);
     await ready;
-    if (!added.has("d:" + first)) pieces.addDirectory(first, keys), added.add("d:" + first);
+    if (added.has("d:" + first)) return;
+    last = null;
+    pieces.addDirectory(first, keys);
+    added.add("d:" + first);
   }
   async function loadPiece(key, kind) {
     const body = await pieceFile(key, kind);
     await ready;
     const id = kind === "i" ? "i:" + key : key;
     if (added.has(id)) return;
+    last = null;
     if (kind === "i") body === null ? pieces.addMissingId(key) : pieces.addId(key, body);
     else body === null ? pieces.addMissing(key) : pieces.add(key, body);
     added.add(id);
@@ -157,8 +171,8 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     bytes: () => bytes,
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {
-      const a = pieces?.suggest(text, options);
-      return a && !a.partial ? (a.hits ?? null) : null;
+      const a = pieces && answer(text, options);
+      return a && !a.partial ? (a.hits?.slice() ?? null) : null;
     },
     /**
      * The first hits of `text`'s answer when the pieces at hand prove them
@@ -166,16 +180,16 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
      * while `suggest` fetches the rest.
      */
     partialNow(text, options) {
-      const a = pieces?.suggest(text, options);
-      return a?.partial ? a.hits : null;
+      const a = pieces && answer(text, options);
+      return a?.partial ? a.hits.slice() : null;
     },
     /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
     async suggest(text, options) {
       await ready;
       // A route needs at most an id piece, a directory part, then one piece.
       for (let step = 0; step < 5; step++) {
-        const a = pieces.suggest(text, options);
-        if (a.hits && !a.partial) return a.hits;
+        const a = answer(text, options);
+        if (a.hits && !a.partial) return a.hits.slice(); // the kept answer stays as it was
         if (a.whole) return null;
         if (a.needDirectory !== undefined) await loadPart(a.needDirectory);
         else await loadPiece(a.need, a.kind);
@@ -190,7 +204,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     prefetch(text) {
       const quiet = (p) => p.catch(() => {});
       if (pieces) {
-        const a = pieces.suggest(text, {});
+        const a = answer(text, {});
         if (a.needDirectory !== undefined) quiet(loadPart(a.needDirectory).then(() => this.prefetch(text)));
         else if (a.need !== undefined) quiet(loadPiece(a.need, a.kind));
         return;
