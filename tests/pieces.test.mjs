@@ -124,15 +124,26 @@ test("a keystroke waiting for a piece asks the wasm once per piece added, and ca
   assert.deepEqual(errors, []);
 });
 
-test("a loaded head shows the first hits it proves while a longer prefix's piece is on its way", async () => {
-  // The demo split like a large registry (600-byte leaves, 12-record heads):
-  // "a" is a full head in the first-keystroke pack, "ae" a leaf.
+// The demo split like a large registry (600-byte leaves, 12-record heads):
+// "a" is a full head in the first-keystroke pack, "ae" a leaf.
+async function splitSite() {
   const app = path.resolve("target/site");
   const registry = path.resolve("target/release/registry");
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-split-"));
   const dir = path.join(tmp, "site");
   execFileSync(registry, ["site", "data/demo/registry-demo.json", "-o", dir, "--app", app, "--level", "3", "--piece-bytes", "600", "--head", "12", "-q"]);
-  const split = await serve(dir, PREFIX);
+  const server = await serve(dir, PREFIX);
+  return {
+    url: server.url,
+    async close() {
+      await server.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+test("a loaded head shows the first hits it proves while a longer prefix's piece is on its way", async () => {
+  const split = await splitSite();
   const context = await browser.newContext();
   try {
     const p = await context.newPage();
@@ -183,6 +194,5 @@ test("a loaded head shows the first hits it proves while a longer prefix's piece
   } finally {
     await context.close();
     await split.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
