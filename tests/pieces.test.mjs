@@ -196,3 +196,36 @@ test("a loaded head shows the first hits it proves while a longer prefix's piece
     await split.close();
   }
 });
+
+test("the app's search box suggests from the pieces while its whole data is on its way", async () => {
+  // The Worker's whole data (the section files) is held back by the server.
+  let release;
+  const held = new Promise((r) => (release = r));
+  const asked = [];
+  const slow = await serve(SITE, PREFIX, {
+    hold: (rel) => (/^data\/(summary|names|records|registry)\.[0-9a-f]+\.shard$/.test(rel) ? (asked.push(rel), held) : null),
+  });
+  const context = await browser.newContext();
+  try {
+    const p = await context.newPage();
+    p.setDefaultTimeout(30_000);
+    const errs = [];
+    watchErrors(p, errs);
+    await p.goto(slow.url + "index.html");
+    await p.locator("#q-input").fill("Kilimani");
+    await p.waitForFunction(() => [...document.querySelectorAll("#q-list [role=option]")].some((o) => /Kilimani University of Agriculture/.test(o.textContent)));
+    assert.ok(asked.length > 0, "the Worker asked for its data");
+    assert.doesNotMatch(await p.locator("#release").textContent(), /records/, "the whole data is not in yet");
+    release();
+    await p.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""));
+    // Then the rest of the app works as before: Enter lists the results.
+    await p.keyboard.press("Escape");
+    await p.locator("#q-input").press("Enter");
+    await p.waitForFunction(() => /Kilimani University of Agriculture/.test(document.querySelector(".results-col")?.textContent ?? ""));
+    assert.deepEqual(errs, []);
+  } finally {
+    release();
+    await context.close();
+    await slow.close();
+  }
+});

@@ -21,8 +21,11 @@ const TYPES = {
 /**
  * Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves
  * to {url, close}. `cors`: answer every origin (a CDN serving the widget).
+ * `hold(path)`: a promise to wait for before answering that path (relative
+ * to `root`), or null; it holds requests of Workers too, which a page's
+ * routes do not see.
  */
-export async function serve(root, prefix = "/", { cors = false } = {}) {
+export async function serve(root, prefix = "/", { cors = false, hold = null } = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     if (!url.pathname.startsWith(prefix)) {
@@ -36,6 +39,7 @@ export async function serve(root, prefix = "/", { cors = false } = {}) {
       res.writeHead(403).end();
       return;
     }
+    await hold?.(rel);
     try {
       const body = await fs.readFile(file);
       const type = TYPES[path.extname(file)] ?? "application/octet-stream";

@@ -51,6 +51,12 @@ function idle(timeout) {
 
 // One registry wasm instance per page for main-thread suggestions.
 let mainModule = null;
+function mainWasm(wasmUrl) {
+  return (mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
+    const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
+    return { module: m, RegistryBuilder: m.RegistryBuilder, memory: exports.memory };
+  }));
+}
 let firstReady = null;
 let firstReadySet = null;
 /** `{buildMs, cpuMs, longestTaskMs, …}` once some client of this page answers suggestions on the main thread. */
@@ -206,16 +212,12 @@ export class RegistryClient {
    * building a suggest-only instance from the files the Worker loaded, when
    * the page is idle.
    */
-  startMainThreadSuggest({ dataUrl, manifest, wasmUrl }) {
+  startMainThreadSuggest({ dataUrl, manifest, wasmUrl, pieces = null }) {
     if (this.suggestOnMainThread) return this.suggestOnMainThread;
     this.#source = { dataUrl, manifest };
-    const wasm = () =>
-      (mainModule ??= import("./pkg/registry_wasm.js").then(async (m) => {
-        const exports = await m.default({ module_or_path: wasmUrl ?? new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
-        return { module: m, RegistryBuilder: m.RegistryBuilder, memory: exports.memory };
-      }));
+    const wasm = () => mainWasm(wasmUrl);
     const ready = manifest?.pieces?.split_first
-      ? this.#openPieces(dataUrl, manifest, wasm)
+      ? this.#openPieces(dataUrl, manifest, wasm, pieces)
       : this.#buildInstance(dataUrl, manifest, wasm);
     this.suggestOnMainThread = ready
       .then((ready) => {
@@ -233,17 +235,17 @@ export class RegistryClient {
     return this.suggestOnMainThread;
   }
 
-  /** Main-thread suggestions from the typeahead pieces: ready as soon as the pieces client is. */
-  async #openPieces(dataUrl, manifest, wasm) {
-    const started = performance.now();
+  /** Main-thread suggestions from the typeahead pieces (`started`: ones already on their way): ready as soon as the pieces client is. */
+  async #openPieces(dataUrl, manifest, wasm, started = null) {
+    const t0 = performance.now();
     const { startPieces } = await import("./registry-pieces.js");
-    const pieces = startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
+    const pieces = started ?? startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
     await pieces.ready;
     if (this.#closed) return null;
     this.pieces = pieces;
     idle(3000).then(() => navigator.onLine !== false && pieces.warm());
     const { memory } = await wasm();
-    return { pieces: true, buildMs: performance.now() - started, cpuMs: 0, longestTaskMs: 0, slices: 0, memoryBytes: memory.buffer.byteLength, bytes: 0 };
+    return { pieces: true, buildMs: performance.now() - t0, cpuMs: 0, longestTaskMs: 0, slices: 0, memoryBytes: memory.buffer.byteLength, bytes: 0 };
   }
 
   /** Data without pieces: a suggest-only instance built from the Worker's files in idle slices. */
@@ -336,10 +338,27 @@ function startWorker(url) {
  * records only when a method needs them. `suggestOnMainThread: true`: see the
  * top of this file (everything works through the Worker until it is ready).
  */
-export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, suggestOnMainThread = false } = {}) {
+export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, suggestOnMainThread = false, pieces = null } = {}) {
   const worker = startWorker(new URL("./registry-worker.js", import.meta.url));
   const client = new RegistryClient(worker);
   client.info = await client.call("open", [{ dataUrl: String(dataUrl), mode, wasmUrl: wasmUrl && String(wasmUrl) }]);
-  if (suggestOnMainThread) client.startMainThreadSuggest({ dataUrl: String(dataUrl), manifest: client.info.manifest, wasmUrl });
+  if (suggestOnMainThread) client.startMainThreadSuggest({ dataUrl: String(dataUrl), manifest: client.info.manifest, wasmUrl, pieces });
   return client;
+}
+
+/**
+ * `openRegistry` for a page that wants suggestions before the whole data is
+ * in (its first visit on a slow network: the app's search box). Returns at
+ * once `{typeahead, whole}`: `typeahead` (a registry-pieces.js
+ * TypeaheadClient) answers from the data's typeahead pieces, a few kilobytes
+ * a query, and asks `whole` for the rest; `whole` is the promise of the
+ * `openRegistry` client, with main-thread suggestions from the same pieces.
+ * Data without pieces: `typeahead` answers once `whole` is open.
+ */
+export async function openRegistryEarly({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl } = {}) {
+  const { startPieces, TypeaheadClient } = await import("./registry-pieces.js");
+  const pieces = startPieces({ dataUrl: String(dataUrl), wasm: mainWasm(wasmUrl).then((w) => w.module) });
+  const whole = openRegistry({ dataUrl, mode, wasmUrl, suggestOnMainThread: true, pieces });
+  whole.catch(() => {}); // reported by whoever awaits it
+  return { typeahead: new TypeaheadClient(pieces, () => whole), whole };
 }

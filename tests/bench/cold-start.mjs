@@ -6,9 +6,10 @@
 //   widget      the registry's <registry-picker> (widget-demo.html of `registry site`)
 //   API         a page asking `registry serve` per keystroke (/v2/organizations?query=<words> <last>*)
 //   FlexSearch  a page importing a serialized FlexSearch index on load
+//   app         (only with --pages …,app) the registry browser's search box (index.html)
 //
 //   node tests/bench/cold-start.mjs [--data FILE] [--scale 1,4] [--profiles mobile,broadband]
-//                                   [--runs 3] [--key-delay 100] [--pages widget,api,flex]
+//                                   [--runs 3] [--key-delay 100] [--pages widget,api,flex[,app]]
 //
 // --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
 // Builds what it needs: scripts/build-web.sh (the app, into target/cold-app),
@@ -64,7 +65,7 @@ function parseArgs(argv) {
   }
   if (!o.scales.every((s) => Number.isInteger(s) && s >= 1 && s <= 64)) fail("--scale takes integers 1–64, e.g. 1,4");
   if (!o.profiles.every((p) => PROFILES[p])) fail(`--profiles: one or more of ${Object.keys(PROFILES).join(",")}`);
-  if (!o.pages.every((p) => PAGES.some((d) => d.key === p))) fail("--pages: one or more of widget,api,flex");
+  if (!o.pages.every((p) => PAGES.some((d) => d.key === p))) fail("--pages: one or more of widget,api,flex,app");
   if (!Number.isInteger(o.runs) || o.runs < 1) fail("--runs must be a positive integer");
   if (!(o.keyDelay >= 0)) fail("--key-delay must be ≥ 0 (ms between keystrokes)");
   if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
@@ -151,6 +152,8 @@ const PAGES = [
   { key: "widget", label: "widget (registry-picker)", url: "/site/widget-demo.html", input: "#affiliation input:not([type=hidden])", list: "#affiliation [role=listbox]" },
   { key: "api", label: "API per keystroke", url: "/cold/api.html", input: "#q", list: "#list" },
   { key: "flex", label: "FlexSearch (serialized)", url: "/cold/flex.html", input: "#q", list: "#list" },
+  // Not in the default set: the registry browser's search box (its first visit loads the whole data).
+  { key: "app", label: "app search box (index)", url: "/site/index.html", input: "#q-input", list: "#q-list" },
 ];
 
 /**

@@ -2,11 +2,13 @@
 //! API of `registry.js` (which runs the registry in a Web Worker), plus the
 //! typed shapes the UI reads. The UI wasm never contains the registry core.
 //!
-//! Typeahead is the exception to "everything in the Worker": once the page
-//! is idle after opening, `registry.js` builds a second, suggest-only
-//! instance on the main thread, and [`suggest_now`] answers synchronously
-//! inside the input handler, so suggestions paint in the frame after the
-//! keystroke instead of one frame later (a Worker round trip).
+//! Typeahead is the exception to "everything in the Worker": `registry.js`
+//! answers it on the main thread from the data's typeahead pieces (data
+//! without them: a suggest-only instance built once the page is idle), and
+//! [`suggest_now`] answers synchronously inside the input handler, so
+//! suggestions paint in the frame after the keystroke instead of one frame
+//! later (a Worker round trip). The app's pieces answer from its first
+//! keystroke, while the Worker still loads the whole data ([`open`]).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -18,9 +20,10 @@ use wasm_bindgen_futures::JsFuture;
 #[wasm_bindgen(raw_module = "../registry.js")]
 extern "C" {
     #[cfg(feature = "app")]
-    /// `openRegistry({dataUrl, mode})` → `Promise<RegistryClient>`.
-    #[wasm_bindgen(js_name = openRegistry)]
-    fn open_registry(options: &JsValue) -> js_sys::Promise;
+    /// `openRegistryEarly({dataUrl, mode})` → `Promise<{typeahead, whole}>`:
+    /// a typeahead client at once, the promise of the whole registry's.
+    #[wasm_bindgen(js_name = openRegistryEarly)]
+    fn open_registry_early(options: &JsValue) -> js_sys::Promise;
 
     /// The client object of `registry.js`.
     pub type RegistryClient;
@@ -98,17 +101,22 @@ pub fn set_client(client: JsValue) {
 
 #[cfg(feature = "app")]
 /// Opens the registry at `data_url` (`mode` "full" or "typeahead"), with
-/// main-thread suggestions once the page is idle.
+/// main-thread suggestions. Suggestions come from the data's typeahead
+/// pieces while the whole data is on its way (on a first visit over a slow
+/// network that is seconds); everything else waits for it.
 pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
     let options = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&options, &"dataUrl".into(), &data_url.into());
     let _ = js_sys::Reflect::set(&options, &"mode".into(), &mode.into());
-    let _ = js_sys::Reflect::set(&options, &"suggestOnMainThread".into(), &true.into());
-    let client: RegistryClient = JsFuture::from(open_registry(&options))
+    let early = JsFuture::from(open_registry_early(&options))
         .await
-        .map_err(error_of)?
-        .unchecked_into();
-    CLIENT.with(|c| *c.borrow_mut() = Some(client));
+        .map_err(error_of)?;
+    let field = |k: &str| js_sys::Reflect::get(&early, &k.into()).map_err(error_of);
+    set_client(field("typeahead")?);
+    let whole = JsFuture::from(js_sys::Promise::from(field("whole")?))
+        .await
+        .map_err(error_of)?;
+    set_client(whole);
     Ok(info())
 }
 
