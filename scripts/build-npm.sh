@@ -11,7 +11,8 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 license=$(sed -n 's/^license = "\(.*\)"/\1/p' Cargo.toml | head -1)
 out=target/npm/registry-picker
 rm -rf target/npm && mkdir -p "$out/ui" "$out/pkg"
-cp "$SITE/registry-picker.js" "$SITE/registry.js" "$SITE/registry-worker.js" "$SITE/registry-data.js" "$out/"
+# registry.js imports registry-pieces.js (main-thread suggestions, openRegistryEarly).
+cp "$SITE/registry-picker.js" "$SITE/registry.js" "$SITE/registry-pieces.js" "$SITE/registry-worker.js" "$SITE/registry-data.js" "$out/"
 cp "$SITE"/pkg/registry_wasm.js "$SITE"/pkg/registry_wasm_bg.wasm "$out/pkg/"
 # The ui/ files the loader names (widget UI, suggest-only registry, pieces client, CSS).
 for f in $(grep -o '"ui/[^"]*"' "$SITE/registry-picker.js" | tr -d '"'); do cp "$SITE/$f" "$out/ui/"; done
@@ -31,7 +32,7 @@ cat > "$out/package.json" <<JSON
     "./package.json": "./package.json"
   },
   "sideEffects": ["./registry-picker.js"],
-  "files": ["registry-picker.js", "registry.js", "registry-worker.js", "registry-data.js", "ui/", "pkg/", "index.d.ts", "README.md"],
+  "files": ["registry-picker.js", "registry.js", "registry-pieces.js", "registry-worker.js", "registry-data.js", "ui/", "pkg/", "index.d.ts", "README.md"],
   "keywords": ["organization", "affiliation", "autocomplete", "web-component", "wasm", "form"]
 }
 JSON

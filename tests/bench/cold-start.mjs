@@ -205,10 +205,12 @@ async function instrument(context, page, profile) {
     }
   });
   await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  // A Worker that does not answer within 10 s (busy, or gone) is left out, not waited for.
   const inWorker = (sessionId) => (method, params = {}) =>
     new Promise((resolve, reject) => {
       const id = nextId++;
-      waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
+      const timer = setTimeout(() => (waiting.delete(id), reject(new Error(`${method}: no answer from the worker`))), 10_000);
+      waiting.set(id, (m) => (clearTimeout(timer), m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
       cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method, params }) }).catch(reject);
     });
 

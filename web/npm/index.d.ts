@@ -97,6 +97,17 @@ export declare function openRegistry(options?: {
   suggestOnMainThread?: boolean;
 }): Promise<RegistryClient>;
 
+/**
+ * Opens the registry for a page that wants suggestions before the whole data is in:
+ * `typeahead` answers at once from the data's typeahead pieces, `whole` is `openRegistry`'s
+ * client (main-thread suggestions from the same pieces).
+ */
+export declare function openRegistryEarly(options?: {
+  dataUrl?: string | URL;
+  mode?: "full" | "typeahead";
+  wasmUrl?: string | URL;
+}): Promise<{ typeahead: TypeaheadClient; whole: Promise<RegistryClient> }>;
+
 /** registry-pieces.js: the typeahead from the pieces a query needs, the whole registry on demand. */
 export declare class TypeaheadClient {
   /** Whether the whole registry has been opened. */
