@@ -214,8 +214,9 @@ test("the app's search box suggests from the pieces while its whole data is on i
     await p.goto(slow.url + "index.html");
     await p.locator("#q-input").fill("Kilimani");
     await p.waitForFunction(() => [...document.querySelectorAll("#q-list [role=option]")].some((o) => /Kilimani University of Agriculture/.test(o.textContent)));
-    assert.ok(asked.length > 0, "the Worker asked for its data");
     assert.doesNotMatch(await p.locator("#release").textContent(), /records/, "the whole data is not in yet");
+    // (The suggestions may come before the Worker has even asked for its data.)
+    while (asked.length === 0) await new Promise((r) => setTimeout(r, 50));
     release();
     await p.waitForFunction(() => /records/.test(document.getElementById("release")?.textContent ?? ""));
     // Then the rest of the app works as before: Enter lists the results.

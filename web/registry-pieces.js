@@ -23,6 +23,9 @@
 
 const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
 
+/** Data built without typeahead pieces: not a failure for a client that can ask the whole registry. */
+const noPieces = (message) => Object.assign(new Error(message), { name: "NoPiecesError" });
+
 async function fetchOk(url, init) {
   const res = await fetch(url, init);
   if (!res.ok && res.status !== 404) throw new Error(`${url}: HTTP ${res.status}`);
@@ -35,7 +38,7 @@ export async function fetchPiecesManifest(base) {
   const res = await fetchOk(url, { cache: "no-cache" });
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
   const m = await res.json();
-  if (!m.pieces?.split_first) throw new Error(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
+  if (!m.pieces?.split_first) throw noPieces(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
   return m;
 }
 
@@ -63,7 +66,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
   let pieces = null; // the wasm Pieces, once manifest and wasm are here
   let bytes = 0;
   const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
-    if (!m.pieces?.split_first) throw new Error("this data has no typeahead pieces: rebuild it with `registry build`");
+    if (!m.pieces?.split_first) throw noPieces("this data has no typeahead pieces: rebuild it with `registry build`");
     pieces = new mod.Pieces(m.pieces.split_first, m.pieces.id_chars);
     return m;
   });
@@ -285,7 +288,7 @@ export class TypeaheadClient {
     } catch (e) {
       // A piece that cannot be fetched or read: the whole data answers (and
       // reports invalid filters the same way).
-      console.warn("registry: typeahead pieces failed, asking the whole registry:", e);
+      if (e?.name !== "NoPiecesError") console.warn("registry: typeahead pieces failed, asking the whole registry:", e);
     }
     if (n !== this.#latest) throw stale();
     if (hits === null) hits = await (await this.whole()).call("suggest", [text, { ...options }], "suggest");
