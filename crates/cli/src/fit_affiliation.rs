@@ -40,7 +40,8 @@ pub struct Row {
     /// Leading candidates, best score first.
     pub cands: Vec<Candidate>,
     /// A copy of a gold row made for training only (see [`augment`]): the
-    /// trees fit on it, the threshold and every reported figure do not.
+    /// trees fit on it and the threshold must hold on it too; no reported
+    /// figure counts it.
     pub augmented: bool,
 }
 
@@ -506,10 +507,10 @@ pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
     let scores = if set.folds >= 2 {
         // A copy stays in its original's fold.
         let mut fold = Vec::with_capacity(rows.len());
-        let mut n = 0usize;
+        let mut seen = 0usize; // originals so far
         for r in rows {
-            n += usize::from(!r.augmented);
-            fold.push(n % set.folds);
+            seen += usize::from(!r.augmented);
+            fold.push(seen.saturating_sub(1) % set.folds);
         }
         let mut out = Vec::new();
         for f in 0..set.folds {
