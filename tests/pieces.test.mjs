@@ -124,6 +124,15 @@ test("a keystroke waiting for a piece asks the wasm once per piece added, and ca
   assert.deepEqual(errors, []);
 });
 
+/** A new page of `context` with its errors collected. */
+async function watchedPage(context) {
+  const p = await context.newPage();
+  p.setDefaultTimeout(30_000);
+  const errs = [];
+  watchErrors(p, errs);
+  return { p, errs };
+}
+
 // The demo split like a large registry (600-byte leaves, 12-record heads):
 // "a" is a full head in the first-keystroke pack, "ae" a leaf.
 async function splitSite() {
@@ -146,10 +155,7 @@ test("a loaded head shows the first hits it proves while a longer prefix's piece
   const split = await splitSite();
   const context = await browser.newContext();
   try {
-    const p = await context.newPage();
-    p.setDefaultTimeout(30_000);
-    const errs = [];
-    watchErrors(p, errs);
+    const { p, errs } = await watchedPage(context);
     // Leaves are held back (heads end in .h.shard, id pieces start with i-).
     let release;
     const held = new Promise((r) => (release = r));
@@ -207,10 +213,7 @@ test("the app's search box suggests from the pieces while its whole data is on i
   });
   const context = await browser.newContext();
   try {
-    const p = await context.newPage();
-    p.setDefaultTimeout(30_000);
-    const errs = [];
-    watchErrors(p, errs);
+    const { p, errs } = await watchedPage(context);
     await p.goto(slow.url + "index.html");
     await p.locator("#q-input").fill("Kilimani");
     await p.waitForFunction(() => [...document.querySelectorAll("#q-list [role=option]")].some((o) => /Kilimani University of Agriculture/.test(o.textContent)));
