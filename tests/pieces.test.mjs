@@ -204,18 +204,26 @@ test("a loaded head shows the first hits it proves while a longer prefix's piece
 });
 
 test("the app's search box suggests from the pieces while its whole data is on its way", async () => {
-  // The Worker's whole data (the section files) is held back by the server.
-  let release;
+  // Held back by the server: the Worker's whole data (the section files),
+  // and the pieces client until something is typed, so that the first
+  // query is asked before the page has its registry client.
+  let release, typed;
   const held = new Promise((r) => (release = r));
+  const piecesHeld = new Promise((r) => (typed = r));
   const asked = [];
   const slow = await serve(SITE, PREFIX, {
-    hold: (rel) => (/^data\/(summary|names|records|registry)\.[0-9a-f]+\.shard$/.test(rel) ? (asked.push(rel), held) : null),
+    hold: (rel) =>
+      rel === "registry-pieces.js" ? piecesHeld
+      : /^data\/(summary|names|records|registry)\.[0-9a-f]+\.shard$/.test(rel) ? (asked.push(rel), held)
+      : null,
   });
   const context = await browser.newContext();
   try {
     const { p, errs } = await watchedPage(context);
     await p.goto(slow.url + "index.html");
     await p.locator("#q-input").fill("Kilimani");
+    await p.waitForTimeout(200); // the keystroke's query runs
+    typed();
     await p.waitForFunction(() => [...document.querySelectorAll("#q-list [role=option]")].some((o) => /Kilimani University of Agriculture/.test(o.textContent)));
     assert.doesNotMatch(await p.locator("#release").textContent(), /records/, "the whole data is not in yet");
     // (The suggestions may come before the Worker has even asked for its data.)
@@ -228,6 +236,7 @@ test("the app's search box suggests from the pieces while its whole data is on i
     await p.waitForFunction(() => /Kilimani University of Agriculture/.test(document.querySelector(".results-col")?.textContent ?? ""));
     assert.deepEqual(errs, []);
   } finally {
+    typed();
     release();
     await context.close();
     await slow.close();

@@ -61,6 +61,8 @@ extern "C" {
 
 thread_local! {
     static CLIENT: RefCell<Option<RegistryClient>> = const { RefCell::new(None) };
+    /// Resolvers of the suggestions asked for before any client was set.
+    static WAITING: RefCell<Vec<js_sys::Function>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Why a call produced nothing to show.
@@ -97,6 +99,17 @@ fn with_client<T>(f: impl FnOnce(&RegistryClient) -> T) -> Result<T, CallError> 
 /// Uses an already opened client (the widget script opens it itself).
 pub fn set_client(client: JsValue) {
     CLIENT.with(|c| *c.borrow_mut() = Some(client.unchecked_into()));
+    for resolve in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
+}
+
+/// Resolves once a client is set (at once if one is).
+fn client_set() -> js_sys::Promise {
+    if CLIENT.with(|c| c.borrow().is_some()) {
+        return js_sys::Promise::resolve(&JsValue::NULL);
+    }
+    js_sys::Promise::new(&mut |resolve, _| WAITING.with(|w| w.borrow_mut().push(resolve)))
 }
 
 #[cfg(feature = "app")]
@@ -194,15 +207,27 @@ fn suggest_options(filters: &[String], limit: usize, ctx: &SuggestContext) -> Js
 ///
 /// The message is posted to the Worker at once (not when the future is
 /// first polled), so a keystroke's query is on its way before the page does
-/// anything else with the keystroke.
+/// anything else with the keystroke. Typed before the page has a client
+/// (its first moments), the query is asked as soon as it has one.
 pub fn suggest(
     text: &str,
     filters: &[String],
     limit: usize,
     ctx: &SuggestContext,
 ) -> impl Future<Output = Result<Vec<Hit>, CallError>> + use<> {
-    let p = with_client(|c| c.suggest(text, &suggest_options(filters, limit, ctx)));
-    async move { from_js(&JsFuture::from(p?).await.map_err(error_of)?) }
+    let options = suggest_options(filters, limit, ctx);
+    let asked = with_client(|c| c.suggest(text, &options));
+    let text = text.to_string();
+    async move {
+        let p = match asked {
+            Ok(p) => p,
+            Err(_) => {
+                JsFuture::from(client_set()).await.map_err(error_of)?;
+                with_client(|c| c.suggest(&text, &options))?
+            }
+        };
+        from_js(&JsFuture::from(p).await.map_err(error_of)?)
+    }
 }
 
 /// Typeahead hits computed now, on the main thread; `None` while that
