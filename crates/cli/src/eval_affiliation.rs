@@ -261,7 +261,7 @@ fn cross_source(
 ) -> Result<(), String> {
     let rows = fit_affiliation::collect(engine, lines, filters);
     let copies = if set.augment {
-        fit_affiliation::augment(engine, &rows, filters)
+        fit_affiliation::augment(engine, &rows, filters, |_| true)
     } else {
         Vec::new()
     };

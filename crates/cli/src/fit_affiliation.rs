@@ -141,15 +141,23 @@ pub fn without_address(places: &std::collections::HashSet<String>, text: &str) -
     (end < parts.len()).then(|| parts[..end].join(","))
 }
 
-/// Training copies of the rows whose text ends in an address, the address
-/// removed, one per row (`None` without an address). Most strings of some
+/// Training copies of the rows `keep` selects whose text ends in an
+/// address, the address removed, one per row (`None` otherwise). Most strings of some
 /// sources (crossref) carry no address while others' (springer) nearly
 /// always do: a model fitted on the latter alone would never see one
 /// without and trust the address-less kind as much.
-pub fn augment(engine: &Engine, rows: &[Row], filters: &Filters) -> Vec<Option<Row>> {
+pub fn augment(
+    engine: &Engine,
+    rows: &[Row],
+    filters: &Filters,
+    keep: impl Fn(&Row) -> bool,
+) -> Vec<Option<Row>> {
     let places = place_names(engine);
     rows.iter()
         .map(|r| {
+            if !keep(r) {
+                return None;
+            }
             let text = without_address(&places, &r.text)?;
             Some(Row {
                 cands: engine.affiliation_candidates(&text, filters),
@@ -675,22 +683,17 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
     let engine = Engine::new(load::load(Path::new(data), true)?);
     let lines = read_gold(eval, usize::MAX)?;
     let rows = collect(&engine, &lines, &Filters::default());
-    let train: Vec<&Row> = rows
-        .iter()
-        .filter(|r| source.is_none_or(|s| r.source == s))
-        .collect();
+    let selected = |r: &Row| source.is_none_or(|s| r.source == s);
+    let train: Vec<&Row> = rows.iter().filter(|r| selected(r)).collect();
     if train.is_empty() {
         return Err(format!("no rows to fit on (source {source:?})"));
     }
     let copies = if set.augment {
-        augment(&engine, &rows, &Filters::default())
+        augment(&engine, &rows, &Filters::default(), selected)
     } else {
         Vec::new()
     };
-    let model = fit(
-        &with_copies(&rows, &copies, |_, r| source.is_none_or(|s| r.source == s)),
-        &set,
-    )?;
+    let model = fit(&with_copies(&rows, &copies, |_, r| selected(r)), &set)?;
     let answered: Vec<bool> = train.iter().filter_map(|r| answer(&model, r)).collect();
     let correct = answered.iter().filter(|&&x| x).count();
     let with_gold = train.iter().filter(|r| r.has_gold).count();
