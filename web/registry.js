@@ -235,11 +235,11 @@ export class RegistryClient {
     return this.suggestOnMainThread;
   }
 
-  /** Main-thread suggestions from the typeahead pieces (`started`: ones already on their way): ready as soon as the pieces client is. */
+  /** Main-thread suggestions from the typeahead pieces (`started`: a promise of ones already on their way): ready as soon as the pieces client is. */
   async #openPieces(dataUrl, manifest, wasm, started = null) {
     const t0 = performance.now();
     const { startPieces } = await import("./registry-pieces.js");
-    const pieces = started ?? startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
+    const pieces = (await started) ?? startPieces({ dataUrl, manifest, wasm: wasm().then((w) => w.module) });
     await pieces.ready;
     if (this.#closed) return null;
     this.pieces = pieces;
@@ -336,7 +336,9 @@ function startWorker(url) {
  * Starts the worker and loads the data named by `dataUrl`/manifest.json.
  * mode "full" loads one file; "typeahead" loads summary+names first and the
  * records only when a method needs them. `suggestOnMainThread: true`: see the
- * top of this file (everything works through the Worker until it is ready).
+ * top of this file (everything works through the Worker until it is ready);
+ * `pieces`: (a promise of) a registry-pieces.js client already started, for
+ * those suggestions (`openRegistryEarly`).
  */
 export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, suggestOnMainThread = false, pieces = null } = {}) {
   const worker = startWorker(new URL("./registry-worker.js", import.meta.url));
@@ -356,9 +358,11 @@ export async function openRegistry({ dataUrl = new URL("./data/", document.baseU
  * Data without pieces: `typeahead` answers once `whole` is open.
  */
 export async function openRegistryEarly({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl } = {}) {
-  const { startPieces, TypeaheadClient } = await import("./registry-pieces.js");
-  const pieces = startPieces({ dataUrl: String(dataUrl), wasm: mainWasm(wasmUrl).then((w) => w.module) });
-  const whole = openRegistry({ dataUrl, mode, wasmUrl, suggestOnMainThread: true, pieces });
+  // The Worker starts at once, not one module round trip later.
+  const piecesJs = import("./registry-pieces.js");
+  const started = piecesJs.then(({ startPieces }) => startPieces({ dataUrl: String(dataUrl), wasm: mainWasm(wasmUrl).then((w) => w.module) }));
+  const whole = openRegistry({ dataUrl, mode, wasmUrl, suggestOnMainThread: true, pieces: started });
   whole.catch(() => {}); // reported by whoever awaits it
-  return { typeahead: new TypeaheadClient(pieces, () => whole), whole };
+  const { TypeaheadClient } = await piecesJs;
+  return { typeahead: new TypeaheadClient(await started, () => whole), whole };
 }
