@@ -355,9 +355,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                     }
                     let priors = counts
                         .iter()
-                        .map(|&c| {
-                            registry_core::search::prior::quantize(((c as f32) / 0.01).ln_1p())
-                        })
+                        .map(|&c| registry_core::prior::quantize(((c as f32) / 0.01).ln_1p()))
                         .collect();
                     let oracle =
                         Engine::new(load::load(Path::new(data), true)?.with_priors(priors));

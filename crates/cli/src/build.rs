@@ -188,7 +188,7 @@ pub fn data_files(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
-    budget: &registry_core::shard::pieces::PieceBudget,
+    budget: &registry_core::pieces::PieceBudget,
 ) -> Result<(Vec<OutFile>, serde_json::Value), String> {
     let mut files = shard_files(built);
     let mut manifest = manifest(built, records, &files);

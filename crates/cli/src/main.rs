@@ -132,7 +132,7 @@ COMMANDS:
         --eval <jsonl>          Rows with a gold id list (default:
                                 ../shared/eval/affiliation-dev.jsonl)
         -o, --out <file>        Where to write (default:
-                                crates/core/src/search/prior_weights.rs)
+                                crates/core/src/prior/weights.rs)
         --dry-run               Print the source instead of writing it
     site <dump|shard> -o <dir>  Write a complete static site: the built app + data
         --app <dir>             The built app (default target/site, from scripts/build-web.sh)

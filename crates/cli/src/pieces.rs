@@ -1,4 +1,4 @@
-//! The partitioned typeahead index on disk ([`registry_core::shard::pieces`]):
+//! The partitioned typeahead index on disk ([`registry_core::pieces`]):
 //! `pieces/<build id>/<hex of the prefix>.shard` (leaves) and
 //! `….h.shard` (heads of split prefixes), plus one directory part per first
 //! character, `pieces/<build id>/d-<hex of the character>.json`, listing
@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
+use registry_core::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
 use registry_core::search::{Engine, SuggestContext};
-use registry_core::shard::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
 use registry_core::shard::{self, BuiltShard, SectionKind};
 use registry_core::{Record, RecordId, Registry};
 
@@ -115,7 +115,7 @@ pub fn build_pieces(
     // The first-keystroke pack: heads and parts of the commonest first
     // characters (those that begin ≥ 0.5 % of the display names).
     let split_first: Vec<&str> = parts.keys().copied().collect();
-    let firsts = pieces::pack::first_characters(&engine, &split_first, 0.005);
+    let firsts = pieces::pack_first_characters(&engine, &split_first, 0.005);
     let mut entries = Vec::new();
     for f in &firsts {
         let head = files

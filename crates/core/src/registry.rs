@@ -293,7 +293,7 @@ impl Registry {
     }
 
     /// The stored record prior of record `i` (higher is more likely to be
-    /// picked; [`crate::search::prior::NEUTRAL`] for format-1 shards).
+    /// picked; [`crate::prior::NEUTRAL`] for format-1 shards).
     pub fn prior(&self, i: usize) -> u8 {
         self.summary.prior[i]
     }
@@ -302,13 +302,13 @@ impl Registry {
     /// format-1 shard loads: for measuring what the prior changes.
     pub fn without_prior(self) -> Registry {
         let n = self.len();
-        self.with_priors(vec![crate::search::prior::NEUTRAL; n])
+        self.with_priors(vec![crate::prior::NEUTRAL; n])
     }
 
     /// The same registry with the given priors (one per record, by index;
     /// missing ones neutral): for measuring other priors.
     pub fn with_priors(mut self, mut priors: Vec<u8>) -> Registry {
-        priors.resize(self.len(), crate::search::prior::NEUTRAL);
+        priors.resize(self.len(), crate::prior::NEUTRAL);
         self.summary.prior = priors;
         self
     }

@@ -7,7 +7,7 @@
 //! and then assert here that it fails with `UnsupportedVersion`.
 
 use registry_core::import::{ImportOptions, import_dump};
-use registry_core::search::prior;
+use registry_core::prior;
 use registry_core::shard::{OLDEST_READABLE_VERSION, ShardError};
 use registry_core::{RecordV1, Registry};
 

@@ -10,10 +10,8 @@ mod search_support;
 
 use std::collections::HashMap;
 
+use registry_core::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind, Route};
 use registry_core::search::{Engine, Filters, SuggestContext, Suggestion, Version};
-use registry_core::shard::pieces::{
-    self, Answer, Directory, PieceBudget, PieceClient, PieceKind, Route,
-};
 use registry_core::shard::{self, SectionKind};
 use registry_core::{Record, RecordId};
 use search_support::{Data, demo, full};
@@ -853,7 +851,7 @@ fn first_keystroke_characters_are_common_split_firsts() {
         .collect();
     assert!(!split.is_empty());
     let refs: Vec<&str> = split.iter().map(String::as_str).collect();
-    let firsts = pieces::pack::first_characters(&d.engine, &refs, 0.005);
+    let firsts = pieces::pack_first_characters(&d.engine, &refs, 0.005);
     assert!(!firsts.is_empty());
     assert!(firsts.iter().all(|f| split.contains(f)));
     let reg = d.engine.registry();

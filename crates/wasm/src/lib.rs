@@ -118,12 +118,12 @@ pub(crate) fn hits_to_js(hits: &[registry_core::search::Suggestion]) -> Result<J
     to_js(&out)
 }
 
-/// The partitioned typeahead index ([`registry_core::shard::pieces`]): the
+/// The partitioned typeahead index ([`registry_core::pieces`]): the
 /// host fetches the directory and the pieces `suggest` asks for; answers
 /// are those of the whole registry.
 #[wasm_bindgen]
 pub struct Pieces {
-    client: registry_core::shard::pieces::PieceClient,
+    client: registry_core::pieces::PieceClient,
 }
 
 #[wasm_bindgen]
@@ -133,7 +133,7 @@ impl Pieces {
     /// without id pieces: ids are then answered by the whole data).
     #[wasm_bindgen(constructor)]
     pub fn new(split_first: JsValue, id_chars: Option<u32>) -> Result<Pieces, JsError> {
-        use registry_core::shard::pieces::{Directory, ID_KEY_CHARS, PieceClient};
+        use registry_core::pieces::{Directory, ID_KEY_CHARS, PieceClient};
         let firsts = params::strings(&split_first)?;
         let client = PieceClient::new(Directory::sharded(firsts));
         Ok(Pieces {
@@ -185,7 +185,7 @@ impl Pieces {
     /// `{need: key, kind: "l" | "h" | "i"}` (fetch that leaf, head or id piece; then ask again) or
     /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
-        use registry_core::shard::pieces::Answer;
+        use registry_core::pieces::Answer;
         let o: SuggestOptions = if options.is_undefined() {
             SuggestOptions::default()
         } else {

@@ -33,7 +33,7 @@ use super::eval::record_date;
 use super::fields::{Field, FieldKind, any_num, any_str};
 use super::{Clause, Node, Pattern, Predicate, Query, RangeBounds, Target, Term};
 use crate::model::Record;
-use crate::search::order::sort_by;
+use crate::order::sort_by;
 
 /// FxHash-style word hashing with a final avalanche: keys such as
 /// identifier URLs differ only in a few bytes, and plain FxHash leaves the

@@ -84,7 +84,7 @@ use serde::Serialize;
 
 use crate::index::{Index, name_flags};
 use crate::model::Record;
-use crate::search::order::sort_by;
+use crate::order::sort_by;
 use crate::search::{Engine, Filters, Version};
 use crate::shard::ShardError;
 use crate::text;

@@ -53,7 +53,7 @@ pub struct Meta {
 
 fn top(counts: Vec<(usize, String, String)>) -> Vec<FacetEntry> {
     let mut v: Vec<_> = counts.into_iter().filter(|c| c.0 > 0).collect();
-    super::order::sort_by(&mut v, |a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    crate::order::sort_by(&mut v, |a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     v.truncate(FACET_SIZE);
     v.into_iter()
         .map(|(count, id, title)| FacetEntry { count, id, title })

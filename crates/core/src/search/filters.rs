@@ -117,7 +117,7 @@ impl Filters {
     }
 
     /// [`Filters::parse`] against a part of the registry (a typeahead
-    /// piece, [`crate::shard::pieces`]): a country name that no record of
+    /// piece, [`crate::pieces`]): a country name that no record of
     /// the part has matches nothing instead of being an error, since the
     /// whole registry may well have it.
     pub fn parse_in_part(

@@ -26,9 +26,6 @@ pub mod advanced_exec;
 pub mod context;
 pub mod facets;
 pub mod filters;
-pub(crate) mod order;
-pub mod prior;
-pub mod prior_weights;
 pub mod query;
 pub mod suggest;
 

@@ -17,7 +17,7 @@
 //!      like the query, those whose display name it is come before those
 //!      where it is a label or an alias: "Institute of Philosophy");
 //!   2. active before inactive before withdrawn;
-//!   3. score, higher first: the record prior ([`super::prior`], how likely
+//!   3. score, higher first: the record prior ([`crate::prior`], how likely
 //!      people are to pick the record, 1/8 nat a unit) plus a bonus for how
 //!      the name matched — [`DISPLAY_PREFIX_BONUS`] when the query is a
 //!      prefix of the display name (words in order),
@@ -74,7 +74,7 @@ pub const DISPLAY_PREFIX_BONUS: u16 = 24;
 /// Score bonus of a match where the query is a prefix of another name.
 pub const NAME_PREFIX_BONUS: u16 = 16;
 /// Priors below this count as this: 6 nats above the median record (the
-/// fitted bias puts the median at [`super::prior::NEUTRAL`]), so the prior
+/// fitted bias puts the median at [`crate::prior::NEUTRAL`]), so the prior
 /// reorders only among the few records people pick far more often than the
 /// rest; among the others the name keys decide, as they do best for a
 /// record nobody in particular picks (measured by `registry bench-search`:
@@ -223,7 +223,7 @@ impl Engine {
     /// [`Engine::suggest_in`] with each hit's ranking key (`None` for the
     /// offers of empty text and id look-ups, which are not ranked by it):
     /// what lets a typeahead piece prove that its hits come first in the
-    /// whole registry ([`crate::shard::pieces`]).
+    /// whole registry ([`crate::pieces`]).
     pub(crate) fn suggest_keyed(
         &self,
         text: &str,

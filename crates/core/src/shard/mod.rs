@@ -23,7 +23,7 @@
 //! loading refuses to mix builds.
 //!
 //! Format 2 added the record prior at the end of the summary section (one
-//! byte per record, [`crate::search::prior`]), so a typeahead ranks by
+//! byte per record, [`crate::prior`]), so a typeahead ranks by
 //! likelihood, and the [`SectionKind::Domains`] section (the records'
 //! domains once more, ~150 KB for 36k records: a typeahead that offers the
 //! organisation of an e-mail address loads it instead of the records).

@@ -80,7 +80,7 @@ pub struct Summary {
     pub succ_start: Vec<u32>,
     /// Successor id numbers.
     pub successors: Vec<u32>,
-    /// The record prior of each record ([`crate::search::prior`]); format
+    /// The record prior of each record ([`crate::prior`]); format
     /// 1 shards have none and every record gets the neutral value.
     pub prior: Vec<u8>,
 }
@@ -282,7 +282,7 @@ fn encode_summary(order: &[(RecordId, &Record)]) -> Result<Vec<u8>, String> {
     }
     // Format 2: the record prior.
     for (_, r) in order {
-        w.u8(crate::search::prior::stored(r));
+        w.u8(crate::prior::stored(r));
     }
     Ok(w.buf)
 }
@@ -584,7 +584,7 @@ pub fn decode_summary(
     if format_version >= 2 {
         s.prior = r.bytes(n)?.to_vec();
     } else {
-        s.prior = vec![crate::search::prior::NEUTRAL; n];
+        s.prior = vec![crate::prior::NEUTRAL; n];
     }
     if !r.at_end() {
         return Err(r.malformed("unexpected bytes at the end"));

@@ -9,7 +9,7 @@
 //! `registry fit-prior` on the gold records of an affiliation set (one
 //! observation per row, so popular records weigh as often as they are
 //! written) as a softmax over every record of the registry. The fitted
-//! weights are [`super::prior_weights`]; a new data release is re-fitted
+//! weights are [`weights`]; a new data release is re-fitted
 //! with the same command.
 //!
 //! The score is computed when a shard is built and stored quantized
@@ -20,7 +20,9 @@
 
 use crate::model::{ACRONYM, ALIAS, DISPLAY, LABEL, Record};
 
-use super::prior_weights::{BIAS, WEIGHTS};
+pub mod weights;
+
+use weights::{BIAS, WEIGHTS};
 
 /// Number of features.
 pub const FEATURE_COUNT: usize = FEATURE_NAMES.len();
