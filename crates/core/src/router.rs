@@ -31,8 +31,7 @@ use crate::search::facets::{self, Meta};
 use crate::search::{Engine, Filters, Hits, Version};
 use crate::v1::RecordV1;
 
-/// Items per page.
-pub const PAGE_SIZE: usize = 20;
+pub use crate::search::PAGE_SIZE;
 /// Deepest page.
 pub const MAX_PAGE: usize = 500;
 

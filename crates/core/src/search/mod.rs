@@ -40,6 +40,8 @@ pub use filters::{Filters, Version};
 pub use query::{Clause, ClauseKind, Occur, ParsedQuery};
 pub use suggest::{MatchedName, Suggestion};
 
+/// Items per page of a result list.
+pub const PAGE_SIZE: usize = 20;
 /// Score of an external-id match.
 pub const EXTERNAL_ID_SCORE: f32 = 2000.0;
 /// Boost of an exact display-name or label match.
@@ -123,6 +125,19 @@ fn default_clock() -> f64 {
     0.0
 }
 
+/// The statistics E2's BM25 reads from the whole registry, for an engine
+/// over a part of it (a piece, [`crate::pieces`]): with them its scores
+/// are the whole registry's for every record it holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GlobalStats {
+    /// Names (index entries) of the whole registry.
+    pub entries: usize,
+    /// Their average length in words.
+    pub avg_len: f32,
+    /// Entries holding each folded term, for the terms a query needs.
+    pub df: std::collections::HashMap<String, usize>,
+}
+
 /// Ranked E2 matches, before paging.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Hits {
@@ -202,6 +217,18 @@ impl Engine {
     /// E2: runs `query` (raw text, URL-decoded) under `filters`. `Err` is a
     /// 400 message (syntax, length).
     pub fn search(&self, query: &str, filters: &Filters) -> Result<Hits, String> {
+        self.search_with(query, filters, None)
+    }
+
+    /// [`Engine::search`], scored with the whole registry's statistics when
+    /// this engine holds only part of it (`stats`; a query term missing
+    /// from `stats.df` is counted here).
+    pub fn search_with(
+        &self,
+        query: &str,
+        filters: &Filters,
+        stats: Option<&GlobalStats>,
+    ) -> Result<Hits, String> {
         let n_chars = query.chars().count();
         if n_chars > MAX_QUERY_CHARS {
             return Err(format!(
@@ -228,7 +255,7 @@ impl Engine {
             return Ok(Hits { records, scores });
         }
         let parsed = query::parse(query)?;
-        let mut scored = self.score(query, &parsed)?;
+        let mut scored = self.score(query, &parsed, stats)?;
         scored.retain(|&(_, r)| filters.matches(&self.index, r, false));
         // Equal scores (records named alike): the one people pick more
         // often first, then id order, so the order stays total.
@@ -254,15 +281,13 @@ impl Engine {
         self.index.external(&self.registry).exact(id)
     }
 
-    fn bm25_norm(&self, e: u32) -> f32 {
-        let len = self.index.entry_terms(e).len().max(1) as f32;
-        (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / self.index.avg_len()))
+    fn bm25_norm(&self, e: u32, stats: Option<&GlobalStats>) -> f32 {
+        let len = self.index.entry_terms(e).len();
+        bm25_norm(len, stats.map_or(self.index.avg_len(), |s| s.avg_len))
     }
 
-    fn idf(&self, df: usize) -> f32 {
-        let n = self.index.entries() as f32;
-        let df = (df as f32).min(n);
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    fn idf(&self, df: usize, stats: Option<&GlobalStats>) -> f32 {
+        idf(stats.map_or(self.index.entries(), |s| s.entries), df)
     }
 
     /// Term ids a query token stands for.
@@ -306,7 +331,19 @@ impl Engine {
     }
 
     /// Scores every record the parsed query matches (unfiltered).
-    fn score(&self, raw: &str, q: &ParsedQuery) -> Result<Vec<(f32, u32)>, String> {
+    fn score(
+        &self,
+        raw: &str,
+        q: &ParsedQuery,
+        stats: Option<&GlobalStats>,
+    ) -> Result<Vec<(f32, u32)>, String> {
+        // A term's document frequency: the whole registry's when known.
+        let df_of = |t: u32| -> usize {
+            stats
+                .and_then(|s| s.df.get(self.index.term(t)))
+                .copied()
+                .unwrap_or_else(|| self.index.postings(t).len())
+        };
         let ix = &self.index;
         let n_entries = ix.entries();
         let n_records = ix.records();
@@ -380,7 +417,7 @@ impl Engine {
                         .iter()
                         .min_by_key(|&&t| ix.postings(t).len())
                         .unwrap_or(&ids[0]);
-                    let idf_sum: f32 = ids.iter().map(|&t| self.idf(ix.postings(t).len())).sum();
+                    let idf_sum: f32 = ids.iter().map(|&t| self.idf(df_of(t), stats)).sum();
                     for &e in ix.postings(rarest) {
                         if contains_seq(ix.entry_terms(e), &ids) {
                             matched.push(e);
@@ -393,8 +430,17 @@ impl Engine {
                 let last = toks.len().saturating_sub(1);
                 for (k, t) in toks.iter().enumerate() {
                     let ranges = self.token_terms(&t.text, prefix && k == last, fuzzy);
-                    let df: usize = ranges.iter().map(|r| ix.range_postings(r)).sum();
-                    let idf = self.idf(df);
+                    let df: usize = ranges
+                        .iter()
+                        .map(|r| {
+                            if r.len() == 1 {
+                                df_of(r.start)
+                            } else {
+                                ix.range_postings(r)
+                            }
+                        })
+                        .sum();
+                    let idf = self.idf(df, stats);
                     let mut matched = Vec::new();
                     stamp_no += 1;
                     for r in ranges {
@@ -434,7 +480,7 @@ impl Engine {
                             if entry_score[e as usize] == 0.0 {
                                 touched.push(e);
                             }
-                            entry_score[e as usize] += idf * self.bm25_norm(e) + 1e-6;
+                            entry_score[e as usize] += idf * self.bm25_norm(e, stats) + 1e-6;
                         }
                     }
                     ext_hits.extend_from_slice(&ext);
@@ -526,6 +572,19 @@ impl Engine {
             .collect();
         Ok(out)
     }
+}
+
+/// BM25's length normalisation of a name of `len` words (at least one).
+pub fn bm25_norm(len: usize, avg_len: f32) -> f32 {
+    let len = len.max(1) as f32;
+    (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / avg_len))
+}
+
+/// BM25's inverse document frequency of a term in `df` of `n` names.
+pub fn idf(n: usize, df: usize) -> f32 {
+    let n = n as f32;
+    let df = (df as f32).min(n);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// True when `hay` contains `needle` contiguously.
