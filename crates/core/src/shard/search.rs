@@ -7,7 +7,7 @@
 //!   statistics), the country table (code, facet title, every spelling the
 //!   data uses: what a `country.country_name` filter is checked against),
 //!   and the *common terms*: terms too frequent for a piece of their own,
-//!   with their document frequency, shortest name and record count.
+//!   with their document frequency, record count and rank chunks.
 //! * [`TermMembers`] (section `term_members`, one file a common term): every
 //!   record with the term, by index in the whole registry, with the columns
 //!   filters and facets read (status, types, continents, countries).
@@ -39,10 +39,13 @@ pub struct CommonTerm {
     pub term: String,
     /// Names (index entries) holding it: its document frequency.
     pub df: u64,
-    /// Words in the shortest name holding it (BM25's best normalisation).
-    pub min_len: u32,
     /// Records holding it.
     pub records: u64,
+    /// Its *rank chunks*: its records in order of their shortest name
+    /// holding it (words other than `and`), cut into pieces; for each
+    /// chunk, that length of its first record. A record outside the first
+    /// `k` chunks has no name holding the term shorter than `chunks[k]`.
+    pub chunks: Vec<u32>,
 }
 
 /// What E2 over pieces reads of the whole registry (see the module docs).
@@ -80,8 +83,11 @@ impl SearchStats {
         for t in &self.common {
             w.str(&t.term);
             w.varint(t.df);
-            w.varint(u64::from(t.min_len));
             w.varint(t.records);
+            w.usize(t.chunks.len());
+            for &c in &t.chunks {
+                w.varint(u64::from(c));
+            }
         }
         w.buf
     }
@@ -112,19 +118,27 @@ impl SearchStats {
         for _ in 0..n {
             let term = r.str()?.to_string();
             let df = r.varint()?;
-            let min_len = u32::try_from(r.varint()?).map_err(|_| r.malformed("name length"))?;
             let records = r.varint()?;
+            let k = r.count("rank chunks")?;
+            let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+            for _ in 0..k {
+                let c = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+                if chunks.last().is_some_and(|&p| p > c) {
+                    return Err(r.malformed("rank chunks out of order"));
+                }
+                chunks.push(c);
+            }
             if common.last().is_some_and(|p| p.term >= term) {
                 return Err(r.malformed("common terms out of order"));
             }
-            if df == 0 || df > entries || records > df || min_len == 0 {
+            if df == 0 || df > entries || records > df || chunks.first().is_some_and(|&c| c == 0) {
                 return Err(r.malformed("common term counts"));
             }
             common.push(CommonTerm {
                 term,
                 df,
-                min_len,
                 records,
+                chunks,
             });
         }
         if !r.at_end() {

@@ -2,6 +2,8 @@
 //! reuses: a piece per split term, the member files of common terms and
 //! the statistics (see the parent module's docs).
 
+use std::collections::HashMap;
+
 use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
@@ -16,6 +18,9 @@ pub struct SearchPieces {
     pub terms: Vec<PieceSpec>,
     /// One member file per common term (too many records for a piece).
     pub members: Vec<TermMembers>,
+    /// The rank chunks of each common term, in order: (term, chunk number,
+    /// piece of its records; written as `r-<hex>-<n>.shard`).
+    pub chunks: Vec<(String, u32, PieceSpec)>,
     /// The statistics file.
     pub stats: SearchStats,
 }
@@ -41,7 +46,9 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         .collect();
     let mut terms = Vec::new();
     let mut members = Vec::new();
+    let mut chunks = Vec::new();
     let mut common = Vec::new();
+    let and = ix.term_id("and");
     for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
         let Some(t) = ix.term_id(&spec.key) else {
             continue; // a prefix no record has as a whole term
@@ -57,17 +64,51 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             });
             continue;
         }
-        let min_len = ix
-            .postings(t)
-            .iter()
-            .map(|&e| ix.entry_terms(e).len().max(1))
-            .min()
-            .unwrap_or(1);
+        // Records by their shortest name holding the term (words besides
+        // `and`: what bounds both BM25 and the exact-name boost), cut into
+        // pieces of the leaf budget.
+        let mut shortest: HashMap<u32, u32> = HashMap::new();
+        for &e in ix.postings(t) {
+            let len = ix
+                .entry_terms(e)
+                .iter()
+                .filter(|&&x| Some(x) != and)
+                .count()
+                .max(1) as u32;
+            let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
+            *slot = (*slot).min(len);
+        }
+        let mut order: Vec<(u32, u32)> = records.iter().map(|&r| (shortest[&r], r)).collect();
+        order.sort_unstable();
+        let mut firsts = Vec::new();
+        let mut chunk: Vec<u32> = Vec::new();
+        let mut bytes = 0usize;
+        for (i, &(len, r)) in order.iter().enumerate() {
+            if chunk.is_empty() {
+                firsts.push(len);
+            }
+            chunk.push(r);
+            bytes += sizes[r as usize];
+            if bytes > budget.raw_bytes || i + 1 == order.len() {
+                chunk.sort_unstable();
+                chunks.push((
+                    spec.key.clone(),
+                    firsts.len() as u32 - 1,
+                    PieceSpec {
+                        key: spec.key.clone(),
+                        kind: PieceKind::Leaf,
+                        records: std::mem::take(&mut chunk),
+                        exact_words: None,
+                    },
+                ));
+                bytes = 0;
+            }
+        }
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
-            min_len: min_len as u32,
             records: records.len() as u64,
+            chunks: firsts,
         });
         members.push(TermMembers {
             term: spec.key.clone(),
@@ -104,6 +145,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     SearchPieces {
         terms,
         members,
+        chunks,
         stats,
     }
 }

@@ -61,6 +61,10 @@ use crate::{RecordId, Registry};
 
 use super::route::Directory;
 
+/// Most rank chunks one answer loads before it leaves the page to the
+/// whole registry (each is a leaf's size: ~15–20 KB compressed).
+pub const MAX_RANK_CHUNKS: u32 = 6;
+
 /// A file the answer needs; the host fetches it and hands it to
 /// [`SearchClient::add`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,6 +79,8 @@ pub enum Need {
     Term(String),
     /// The member file of a common term.
     Members(String),
+    /// Rank chunk `n` of a common term.
+    Rank(String, u32),
     /// A typeahead id piece, by key.
     Id(String),
 }
@@ -210,7 +216,7 @@ impl SearchClient {
                 self.members.insert(term.clone(), m);
                 Ok(())
             }
-            Need::Leaf(_) | Need::Term(_) | Need::Id(_) => {
+            Need::Leaf(_) | Need::Term(_) | Need::Id(_) | Need::Rank(..) => {
                 let registry = match bytes {
                     Some(b) => Registry::from_bytes(b)?,
                     None => Registry::empty(),
@@ -229,6 +235,15 @@ impl SearchClient {
             Need::Members(t) => self.members.contains_key(t),
             _ => self.engines.contains_key(need),
         }
+    }
+
+    /// How many of common term `t`'s rank chunks are loaded (from the first).
+    fn rank_chunks(&self, t: &str) -> u32 {
+        let mut n = 0;
+        while self.engines.contains_key(&Need::Rank(t.to_string(), n)) {
+            n += 1;
+        }
+        n
     }
 
     /// Where the records of query token `t` are (a [`Need`] when not loaded).
@@ -365,6 +380,12 @@ impl SearchClient {
                     }
                     Ok(Source::Common(c)) => {
                         global.df.insert(t.text.clone(), c.df as usize);
+                        for n in 0..self.rank_chunks(&c.term) {
+                            let e = &self.engines[&Need::Rank(c.term.clone(), n)];
+                            if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+                                engines.push(e);
+                            }
+                        }
                     }
                     Ok(Source::Nothing) => {
                         global.df.insert(t.text.clone(), 0);
@@ -403,6 +424,8 @@ impl SearchClient {
         });
         let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
         let mut bound = 0f32;
+        let mut next_chunk = None;
+        let mut loaded_chunks = 0u32;
         if !rare_must {
             let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&str> {
                 let mut v: Vec<&str> = clauses
@@ -496,21 +519,30 @@ impl SearchClient {
                     }
                 }
             }
-            // What a record no piece holds can score at most.
-            // Per unit, as E2 adds them (a word twice counts twice).
+            // What a record no loaded piece holds can score at most: per
+            // unit, as E2 adds them (a word twice counts twice), its term's
+            // IDF at the shortest name of its first unloaded rank chunk.
             let units: usize = clauses.iter().map(|(_, _, t)| t.len()).sum();
-            bound = clauses
+            let unit_terms: Vec<&str> = clauses
                 .iter()
                 .filter(|(o, p, _)| *o != Occur::MustNot && !p)
                 .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
                 .filter(|t| is_common(t))
-                .map(|t| {
-                    let c = stats.common(t).expect("a common term");
+                .collect();
+            let frontier = |t: &str| {
+                let c = stats.common(t).expect("a common term");
+                c.chunks.get(self.rank_chunks(t) as usize).copied()
+            };
+            let bound_of = |t: &str| {
+                let c = stats.common(t).expect("a common term");
+                frontier(t).map_or(0.0, |len| {
                     crate::search::idf(global.entries, c.df as usize)
-                        * crate::search::bm25_norm(c.min_len as usize, global.avg_len)
+                        * crate::search::bm25_norm(len as usize, global.avg_len)
                 })
-                .sum::<f32>()
-                + 1e-6 * units as f32;
+            };
+            bound = unit_terms.iter().map(|t| bound_of(t)).sum::<f32>() + 1e-6 * units as f32;
+            // The exact-name boost, when the query's words are all common
+            // and each may still be a whole name of an unloaded record.
             let exact: Vec<&str> = clauses
                 .iter()
                 .filter(|(o, _, _)| *o != Occur::MustNot)
@@ -518,9 +550,20 @@ impl SearchClient {
                 .filter(|t| t.kind != TokenKind::Bigram && t.text != "and")
                 .map(|t| t.text.as_str())
                 .collect();
-            if !exact.is_empty() && exact.iter().all(|t| is_common(t)) {
+            if !exact.is_empty()
+                && exact
+                    .iter()
+                    .all(|t| is_common(t) && frontier(t).is_some_and(|l| l as usize <= exact.len()))
+            {
                 bound += crate::search::EXACT_NAME_BOOST;
             }
+            // The next chunk to load: the term that leaves the most room.
+            next_chunk = unit_terms
+                .iter()
+                .filter(|t| frontier(t).is_some())
+                .max_by(|a, b| bound_of(a).total_cmp(&bound_of(b)))
+                .map(|t| Need::Rank(t.to_string(), self.rank_chunks(t)));
+            loaded_chunks = unit_terms.iter().map(|t| self.rank_chunks(t)).sum::<u32>();
         }
         let total = scored.len() as i64 + outside;
         let Ok(total) = usize::try_from(total) else {
@@ -532,7 +575,10 @@ impl SearchClient {
             // The page must lie within the pieces' records and outscore the bound.
             let proven = to <= scored.len() && scored[to - 1].0 > bound * (1.0 + 1e-4) + 1e-4;
             if !proven {
-                return SearchAnswer::Whole("common words rank records no piece holds");
+                return match next_chunk {
+                    Some(n) if loaded_chunks < MAX_RANK_CHUNKS => SearchAnswer::Need(vec![n]),
+                    _ => SearchAnswer::Whole("common words rank records no piece holds"),
+                };
             }
         }
         facets.merge(&outside_facets, 1);
