@@ -295,7 +295,7 @@ fn check(d: &Data, q: &ListQuery, a: &SearchAnswer) {
             SearchAnswer::Invalid(errors) => {
                 let (status, v) = answer;
                 assert_eq!(status, 400, "{q:?}");
-                assert_eq!(serde_json::to_value(&errors).unwrap(), v["errors"], "{q:?}");
+                assert_eq!(serde_json::to_value(errors).unwrap(), v["errors"], "{q:?}");
             }
             SearchAnswer::Whole(_) => {}
             SearchAnswer::Need(_) => unreachable!(),
