@@ -195,5 +195,6 @@ pub fn data_files(
     let pieces = crate::pieces::build_pieces(built, records, level, budget)?;
     manifest["pieces"] = pieces.manifest;
     files.extend(pieces.files);
+    files.extend(pieces.search);
     Ok((files, manifest))
 }

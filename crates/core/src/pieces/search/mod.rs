@@ -85,6 +85,24 @@ pub enum Need {
     Id(String),
 }
 
+impl Need {
+    /// The file's name in the pieces folder (`pieces.path` of the
+    /// manifest): what the host fetches. Prefixes and terms are written in
+    /// hex (any script, no escaping); a 404 means the file has no records.
+    pub fn file_name(&self) -> String {
+        let hex = |s: &str| -> String { s.bytes().map(|b| format!("{b:02x}")).collect() };
+        match self {
+            Need::Stats => "search.stats".to_string(),
+            Need::Directory(first) => format!("d-{}.json", hex(first)),
+            Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
+            Need::Term(term) => format!("t-{}.shard", hex(term)),
+            Need::Members(term) => format!("c-{}.shard", hex(term)),
+            Need::Rank(term, n) => format!("r-{}-{n}.shard", hex(term)),
+            Need::Id(key) => format!("i-{key}.shard"),
+        }
+    }
+}
+
 /// A `query` request: what the router reads from the query string.
 #[derive(Clone, Debug)]
 pub struct ListQuery {
