@@ -19,7 +19,7 @@ pub struct SearchPieces {
     /// One member file per common term (too many records for a piece).
     pub members: Vec<TermMembers>,
     /// The rank chunks of each common term, in order: (term, chunk number,
-    /// piece of its records; written as `r-<hex>-<n>.shard`).
+    /// piece of its records; written as `k-<hex>-<n>.shard`).
     pub chunks: Vec<(String, u32, PieceSpec)>,
     /// The statistics file.
     pub stats: SearchStats,

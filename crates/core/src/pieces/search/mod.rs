@@ -97,7 +97,7 @@ impl Need {
             Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
             Need::Term(term) => format!("t-{}.shard", hex(term)),
             Need::Members(term) => format!("c-{}.shard", hex(term)),
-            Need::Rank(term, n) => format!("r-{}-{n}.shard", hex(term)),
+            Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::Id(key) => format!("i-{key}.shard"),
         }
     }
