@@ -14,6 +14,7 @@ mod gzip;
 mod load;
 mod picks;
 mod pieces;
+mod progress;
 mod serve;
 mod site;
 mod stats;
@@ -342,7 +343,7 @@ fn main() -> ExitCode {
         find_command(name).and_then(|command| {
             // `--help` anywhere asks for help, as with common parsers (an
             // option's value never starts with '-' here).
-            if command.name != "help" && rest.iter().any(|a| a == "--help" || a == "-h") {
+            if rest.iter().any(|a| a == "--help" || a == "-h") {
                 print!("{}", command_help(command));
                 return Ok(());
             }
@@ -403,10 +404,10 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     };
     let imported = build::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
-    let built = build::build_shard(&imported.records, &release, level)?;
+    let built = build::build_shard_with_progress(&imported.records, &release, level, quiet)?;
     let budget = pieces::budget_arg(&a)?;
-    let (files, manifest) = build::data_files(&built, &imported.records, level, &budget)?;
-    build::write_output(Path::new(out), &files, &manifest)?;
+    let (files, manifest) = build::data_files(&built, &imported.records, level, &budget, quiet)?;
+    build::write_output(Path::new(out), &files, &manifest, quiet)?;
     if !quiet {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
         eprintln!(
