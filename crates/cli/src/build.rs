@@ -269,7 +269,6 @@ pub fn build_shard_with_progress(
         done: Cell::new(0),
     };
     let built = shard::build(records, release, build_time(), &counted)?;
-    drop(counted);
     step.done(format!("{} sections", SectionKind::ALL.len()));
     Ok(built)
 }

@@ -57,7 +57,7 @@ fn seconds(a: &Args, key: &str, default: f64) -> Result<Duration, String> {
 /// Raises the open-file limit to its hard maximum (each connection is a
 /// file descriptor; the soft default is often 1024) and returns it.
 #[cfg(unix)]
-fn raise_file_limit() -> Option<u64> {
+fn raise_file_limit() -> Option<libc::rlim_t> {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -77,12 +77,22 @@ fn raise_file_limit() -> Option<u64> {
             }
         }
     }
-    Some(lim.rlim_cur as u64)
+    Some(lim.rlim_cur)
 }
 
 #[cfg(not(unix))]
 fn raise_file_limit() -> Option<u64> {
     None
+}
+
+/// A listening socket on 127.0.0.1 with room for connection bursts: the
+/// default backlog (128) drops the SYNs of 200 clients connecting at once,
+/// and each dropped one costs its client a second (the SYN retransmit).
+fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], port)))?;
+    socket.listen(1024)
 }
 
 pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
@@ -157,15 +167,6 @@ pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
             t.elapsed().as_secs_f64() * 1000.0
         );
     }
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let addr = listener
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|_| format!("127.0.0.1:{port}"));
     let engine = Arc::new(engine);
     {
         // Build the external-id maps now, off the request path.
@@ -195,8 +196,11 @@ pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener)
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let listener =
+            listen(port).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+        let addr = listener
+            .local_addr()
+            .map_or_else(|_| format!("127.0.0.1:{port}"), |a| a.to_string());
         println!("listening on http://{addr}");
         std::io::stdout().flush().ok();
         server::run(listener, app, limits, quiet).await;
