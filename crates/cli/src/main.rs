@@ -420,7 +420,8 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
         );
         for f in files
             .iter()
-            .filter(|f| !f.sections.is_empty() && f.sections.len() != 2)
+            // The shard files, not the thousands of pieces under pieces/.
+            .filter(|f| !f.sections.is_empty() && !f.name.contains('/'))
         {
             eprintln!(
                 "  {:>10} bytes  {}",

@@ -245,6 +245,11 @@ fn builds_show_progress_unless_quiet() {
         ] {
             assert!(err.contains(step), "{what}: no '{step}' in:\n{err}");
         }
+        // The shard files are listed, not each typeahead piece.
+        assert!(
+            !err.contains("pieces/") || !err.contains(".h.shard"),
+            "{err}"
+        );
     }
     for (what, out) in [("site -q", site(true)), ("build --quiet", build(true))] {
         assert!(out.status.success());
