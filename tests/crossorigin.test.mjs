@@ -95,21 +95,30 @@ after(async () => {
   if (dir) fs.rmSync(path.dirname(dir), { recursive: true, force: true }); // dir is <tmp>/project
 });
 
+/**
+ * On a loaded form page: picks an organisation from the typeahead (pieces,
+ * main thread) and has the e-mail picker offer its domain's organisation
+ * (only the whole registry's Worker has domains). Returns the first input.
+ */
+async function pickAndOfferByDomain(p) {
+  const input = p.locator("#aff-picker-input");
+  await input.waitFor();
+  await input.fill("northfield univ");
+  await p.locator("#aff-picker-list [role=option]").first().waitFor();
+  await input.press("ArrowDown");
+  await input.press("Enter");
+  assert.match(await p.locator("#f input[name=affiliation_id]").inputValue(), /^https:\/\/ror\.org\/0/);
+  await p.locator("#mail-picker-input").focus();
+  await p.locator("#mail-picker-list [role=option]").first().waitFor();
+  assert.equal(await p.locator("#mail-picker-list [role=option] .cb-name").first().innerText(), "Northfield University");
+  assert.equal(await p.evaluate(async () => (await customElements.get("registry-picker").registry).wholeOpened), true);
+  return input;
+}
+
 test("a picker loaded from another origin: keyboard pick, free text, and the whole registry's Worker", async () => {
   assert.notEqual(new URL(cdn.url).origin, new URL(form.url).origin);
   await page.goto(form.url);
-  const input = page.locator("#aff-picker-input");
-  await input.waitFor();
-  await input.fill("northfield univ");
-  await page.locator("#aff-picker-list [role=option]").first().waitFor();
-  await input.press("ArrowDown");
-  await input.press("Enter");
-  assert.match(await page.locator("#f input[name=affiliation_id]").inputValue(), /^https:\/\/ror\.org\/0/);
-  // The e-mail domain's organisations: only the whole registry has them.
-  await page.locator("#mail-picker-input").focus();
-  await page.locator("#mail-picker-list [role=option]").first().waitFor();
-  assert.equal(await page.locator("#mail-picker-list [role=option] .cb-name").first().innerText(), "Northfield University");
-  assert.equal(await page.evaluate(async () => (await customElements.get("registry-picker").registry).wholeOpened), true);
+  const input = await pickAndOfferByDomain(page);
   // The page's data requests (the manifest, pieces) went to data-url, not to
   // data/ next to the script.
   const entries = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
@@ -155,17 +164,7 @@ test("registry serve --root hosts the picker for a form on another origin", asyn
   const encodings = [];
   p.on("response", (r) => { if (r.url().startsWith(served.url)) encodings.push(r.headers()["content-encoding"] ?? ""); });
   await p.goto(servedForm.url);
-  const input = p.locator("#aff-picker-input");
-  await input.waitFor();
-  assert.equal(await p.evaluate(() => Boolean(customElements.get("registry-picker"))), true);
-  await input.fill("northfield univ");
-  await p.locator("#aff-picker-list [role=option]").first().waitFor();
-  await input.press("ArrowDown");
-  await input.press("Enter");
-  assert.match(await p.locator("#f input[name=affiliation_id]").inputValue(), /^https:\/\/ror\.org\/0/);
-  await p.locator("#mail-picker-input").focus();
-  await p.locator("#mail-picker-list [role=option]").first().waitFor();
-  assert.equal(await p.locator("#mail-picker-list [role=option] .cb-name").first().innerText(), "Northfield University");
+  await pickAndOfferByDomain(p);
   // The widget's code came compressed (Chromium asks for br).
   assert.ok(encodings.includes("br"), `content encodings seen: ${encodings}`);
   assert.deepEqual(errs, []);

@@ -26,7 +26,8 @@ const HOSTING: &str = "\
 # Hosting this folder
 
 Upload the folder as it is to any static host, at the root or under a sub-path
-(`https://host/some/path/`): every URL in the app is relative.
+(`https://host/some/path/`): every URL in the app is relative. `registry serve --root
+<this folder> --data <this folder>/data` serves it as asked below (and the API besides).
 
 * Serve `.wasm` as `application/wasm` and `.webmanifest` as `application/manifest+json`.
 * Files whose names contain a 16-hex-digit content hash (`data/*.<hash>.shard`,

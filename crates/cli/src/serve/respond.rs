@@ -37,9 +37,9 @@ pub fn is_api(path: &str) -> bool {
         .any(|p| path == *p || path.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
 }
 
-fn json_error(status: StatusCode, message: &str) -> Response<Body> {
-    let body = serde_json::json!({ "errors": [message] }).to_string();
-    let mut r = Response::new(Full::new(Bytes::from(body)));
+/// JSON readable by any origin: every API answer and every error.
+fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
     let h = r.headers_mut();
     h.insert(
@@ -51,6 +51,13 @@ fn json_error(status: StatusCode, message: &str) -> Response<Body> {
         HeaderValue::from_static("*"),
     );
     r
+}
+
+fn json_error(status: StatusCode, message: &str) -> Response<Body> {
+    json(
+        status,
+        serde_json::json!({ "errors": [message] }).to_string(),
+    )
 }
 
 fn pool_error(e: PoolError) -> Response<Body> {
@@ -166,17 +173,9 @@ async fn api(app: &App, target: String, accept: Encoding) -> Response<Body> {
         Ok(answer) => answer,
         Err(e) => return pool_error(e),
     };
-    let mut r = Response::new(Full::new(Bytes::from(body)));
-    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut r = json(status, body);
     let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
     h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
     if let Some(coding) = used.header() {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
