@@ -73,12 +73,14 @@ pub fn budget_arg(a: &Args) -> Result<PieceBudget, String> {
     })
 }
 
-/// Cuts `records` (the records `built` was made from) into pieces.
+/// Cuts `records` (the records `built` was made from) into pieces;
+/// `progress(done, total)` after each piece.
 pub fn build_pieces(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
     budget: &PieceBudget,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Written, String> {
     let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
     let engine = Engine::new(registry);
@@ -106,6 +108,7 @@ pub fn build_pieces(
             sections: s.sections(),
             bytes,
         });
+        progress(files.len(), specs.len());
     }
     // The directory in parts by first character, so a client fetches only
     // the part its query starts with; the manifest lists the parts.
@@ -279,7 +282,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let built = shard::build(&records, "bench", 0, &Zstd(level))?;
     let typeahead: usize = built.file(&KINDS).len();
     let t = Instant::now();
-    let w = build_pieces(&built, &records, level, &budget)?;
+    let w = build_pieces(&built, &records, level, &budget, &mut |_, _| {})?;
     let secs = t.elapsed().as_secs_f64();
     let (piece_files, rest) = w.files.split_at(w.specs.len());
     let (pack_file, part_files) = rest.split_last().ok_or("no first-keystroke pack")?;
