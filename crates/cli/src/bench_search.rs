@@ -181,7 +181,7 @@ impl Typing {
 
 /// The name with its rarest word (fewest postings) moved to the front:
 /// what a user who knows the distinctive word types.
-fn rarest_first(engine: &Engine, name: &str) -> String {
+pub(crate) fn rarest_first(engine: &Engine, name: &str) -> String {
     let ix = engine.index();
     let words: Vec<&str> = name.split_whitespace().collect();
     if words.len() < 2 {
@@ -255,17 +255,38 @@ fn realistic_targets(
     ))
 }
 
-fn is_non_latin(s: &str) -> bool {
+pub(crate) fn is_non_latin(s: &str) -> bool {
     s.chars()
         .filter(|c| c.is_alphabetic())
         .any(|c| !(c as u32 <= 0x024F || (0x1E00..=0x1EFF).contains(&(c as u32))))
+}
+
+/// The name with its accented Latin letters folded to ASCII
+/// (`Universite de Montreal`), other characters kept.
+pub(crate) fn accent_stripped(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                let f = text::fold(&c.to_string());
+                if f.is_ascii() { f } else { c.to_string() }
+            }
+        })
+        .collect()
 }
 
 pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
         &["--targets", "--builds", "--eval"],
-        &["--latency", "--relevance", "--realistic", "--oracle"],
+        &[
+            "--latency",
+            "--relevance",
+            "--realistic",
+            "--oracle",
+            "--page",
+        ],
     )?;
     let builds: usize = a
         .opt("--builds")
@@ -326,6 +347,20 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let reg = engine.registry();
     let step = (n / want_targets.max(1)).max(1);
     let targets: Vec<usize> = (0..n).step_by(step).collect();
+    let realistic_t = realistic_targets(&engine, eval, want_targets)?;
+    let page_queries = || {
+        if realistic_t.is_none() {
+            println!(
+                "\n(realistic targets skipped: {} not found)",
+                eval.display()
+            );
+        }
+        crate::bench_page::queries(&engine, &targets, realistic_t.as_deref().unwrap_or(&[]))
+    };
+    if a.flag("--page") {
+        crate::bench_page::print(&engine, &page_queries());
+        return Ok(());
+    }
 
     if !only_lat {
         // What the record prior changes: the same data at the neutral prior
@@ -335,11 +370,11 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             "\nrealistic targets (gold record of every n-th row of {}), k = 5:",
             eval.display()
         );
-        match realistic_targets(&engine, eval, want_targets)? {
+        match &realistic_t {
             None => println!("  skipped: {} not found", eval.display()),
             Some(t) => {
-                realistic(&engine, &t, "prior");
-                realistic(&baseline, &t, "no prior");
+                realistic(&engine, t, "prior");
+                realistic(&baseline, t, "no prior");
                 if a.flag("--oracle") {
                     // Priors from the picks themselves: what a perfect
                     // content model could reach (not shippable).
@@ -361,7 +396,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                         .collect();
                     let oracle =
                         Engine::new(load::load(Path::new(data), true)?.with_priors(priors));
-                    realistic(&oracle, &t, "oracle");
+                    realistic(&oracle, t, "oracle");
                 }
             }
         }
@@ -439,17 +474,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                 eacr5 += usize::from(r.is_some());
             }
             if !name.is_ascii() && !is_non_latin(&name) {
-                let stripped: String = name
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii() {
-                            c.to_string()
-                        } else {
-                            let f = text::fold(&c.to_string());
-                            if f.is_ascii() { f } else { c.to_string() }
-                        }
-                    })
-                    .collect();
+                let stripped = accent_stripped(&name);
                 accent.run(&engine, &stripped, i, &mut suggest_lat);
                 let r = e2_rank(&stripped, i);
                 ea_n += 1;
@@ -511,6 +536,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                 f(r5, n)
             );
         }
+        crate::bench_page::print(&engine, &page_queries());
     } else {
         for &i in &targets {
             let name = reg.display_name(i).to_string();
@@ -558,6 +584,29 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             e2_lat.push(t.elapsed().as_secs_f64() * 1000.0);
             bad += usize::from(r.status != 200);
         }
+        // The search page's reading of the same queries, and of what a
+        // person submits half typed (the typeahead's whole ranking of a
+        // short prefix is the costly case).
+        let mut typed_lat: Vec<f64> = Vec::new();
+        let typed_paths = paths
+            .iter()
+            .filter(|p| p.contains("query="))
+            .map(|p| format!("{p}&mode=typed"))
+            .chain(
+                ["u", "a", "univ", "uni", "s", "inst", "university of"]
+                    .map(|q| format!("/v2/organizations?query={}&mode=typed", encode_component(q))),
+            );
+        let mut slowest_typed: Vec<(f64, String)> = Vec::new();
+        for p in typed_paths {
+            let t = Instant::now();
+            let r = engine.handle(&p);
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            typed_lat.push(ms);
+            bad += usize::from(r.status != 200);
+            slowest_typed.push((ms, p));
+        }
+        slowest_typed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        slowest_typed.truncate(5);
         let mut s = suggest_lat.clone();
         let mut e = e2_lat.clone();
         println!(
@@ -582,6 +631,19 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             percentile(&mut e, 0.99),
             e.last().copied().unwrap_or(0.0)
         );
+        let mut t = typed_lat;
+        println!(
+            "  mode=typed (the search page) {} requests via handle(): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms",
+            t.len(),
+            percentile(&mut t, 0.5),
+            percentile(&mut t, 0.99),
+            t.last().copied().unwrap_or(0.0)
+        );
+        let list: Vec<String> = slowest_typed
+            .iter()
+            .map(|(ms, p)| format!("{p} {ms:.2} ms"))
+            .collect();
+        println!("  slowest mode=typed requests: {}", list.join(", "));
     }
     Ok(())
 }

@@ -4,6 +4,7 @@ mod alloc;
 mod args;
 mod bench;
 mod bench_advanced;
+mod bench_page;
 mod bench_search;
 mod build;
 mod eval_affiliation;
@@ -81,6 +82,9 @@ COMMANDS:
                                 without the record prior
         --oracle                Also rank with priors taken from the picks themselves (the
                                 bound any content-based prior could reach)
+        --page                  Only the search page against the typeahead: the share of
+                                the query set typed in full whose first result (plain E2;
+                                mode=typed) is the typeahead's first suggestion
     bench-advanced [<data>]   query.advanced latency (p50/p99/max per query type and overall)
                               through the API router, plus the one-time build time and heap
                               of the advanced columns (default data:

@@ -44,10 +44,10 @@ fn names(v: &Value) -> Vec<String> {
 }
 
 /// The typeahead's first suggestion as the app's search box asks for it (no
-/// filters), when it is a record the results list shows by default (active).
+/// filters).
 fn first_suggestion(e: &Engine, text: &str) -> Option<String> {
     let s = e.suggest(text, &Filters::default(), 8).into_iter().next()?;
-    (s.summary.status == "active").then_some(s.summary.name)
+    Some(s.summary.name)
 }
 
 fn first_typed(e: &Engine, text: &str) -> Option<String> {
@@ -85,9 +85,9 @@ fn a_part_typed_last_word_lists_its_matches() {
     }
 }
 
-/// Every display name, its rarest-word-first form and acronym of the demo,
-/// typed keystroke by keystroke: whenever the typeahead's first suggestion is
-/// a record the list shows (active), the list's first result is that record.
+/// Every display name, its words in reverse order and its acronyms, typed
+/// keystroke by keystroke: the list's first result is the typeahead's first
+/// suggestion, whatever its status.
 #[test]
 fn the_first_result_is_the_typeaheads_first_suggestion_at_every_keystroke() {
     let d = demo();
@@ -181,6 +181,8 @@ fn constructed() -> &'static Data {
             org(9, "Marlow Rowing Club", &[], "active"),
             org(10, "Tidal Energy Board", &[], "active"),
             org(11, "Harvest Institute", &[], "inactive"),
+            org(12, "Harvey Foundation", &[], "active"),
+            org(13, "Quillon Foundation", &[], "withdrawn"),
         ];
         let syl = ["bel", "mor", "tan", "vik", "sol", "dar", "quen", "lis"];
         let mut n = 100;
@@ -230,10 +232,43 @@ fn every_word_covered_comes_before_some() {
         "/v2/organizations?query=marlow+tidal+zephyr",
     ));
     assert_eq!(e2[0], "Zephyr", "E2's order differs: {e2:?}");
-    // Inactive records stay out of the default list (the spec's rule), as in E2.
-    assert_eq!(ok(&d.engine, &typed_path("harv"))["number_of_results"], 0);
+}
+
+#[test]
+fn what_the_typeahead_shows_first_is_listed_whatever_its_status() {
+    let d = constructed();
+    // Inactive and withdrawn records stay out of the default list (the
+    // spec's rule, as in E2) once an active match comes before them...
+    let v = ok(&d.engine, &typed_path("harv"));
+    assert_eq!(names(&v), ["Harvey Foundation"]);
     let v = ok(&d.engine, &format!("{}&all_status", typed_path("harv")));
-    assert_eq!(names(&v), ["Harvest Institute"]);
+    assert_eq!(names(&v), ["Harvey Foundation", "Harvest Institute"]);
+    // ... but one named exactly as typed comes first, as in the typeahead.
+    for q in ["Harvest Institute", "harvest institute"] {
+        let v = ok(&d.engine, &typed_path(q));
+        assert_eq!(names(&v)[0], "Harvest Institute", "{q}");
+        assert_eq!(
+            first_suggestion(&d.engine, q).as_deref(),
+            Some("Harvest Institute")
+        );
+        assert_eq!(v["meta"]["statuses"][0]["id"], "inactive", "{v}");
+    }
+    // So does the typeahead's only match.
+    let v = ok(&d.engine, &typed_path("quill"));
+    assert_eq!(names(&v), ["Quillon Foundation"]);
+    // A status filter still decides.
+    let v = ok(
+        &d.engine,
+        &format!("{}&filter=status:active", typed_path("harvest institute")),
+    );
+    assert!(!names(&v).contains(&"Harvest Institute".to_string()), "{v}");
+    assert_eq!(
+        ok(
+            &d.engine,
+            &format!("{}&filter=status:active", typed_path("quill"))
+        )["number_of_results"],
+        0
+    );
 }
 
 /// Counts per facet value over records (types and statuses: the facets whose
@@ -273,6 +308,8 @@ fn number_of_results_and_facets_count_the_listed_matches() {
         typed_path("univ northf"),
         typed_path("institute mari"),
         typed_path("u"),
+        typed_path("University of Northfield"),
+        typed_path("kilimani agricultural"),
         format!("{}&all_status", typed_path("northfield univ")),
         format!("{}&filter=types:facility", typed_path("north")),
         format!("/v1/organizations?query={}&mode=typed", enc("inst")),

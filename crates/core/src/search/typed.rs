@@ -15,8 +15,14 @@
 //!   (`northf` finds Northfield, as `northf*` would), plus every record the
 //!   typeahead lists for the query's words (every word by prefix in one name,
 //!   any order; an external id in any usual form) that the query's required
-//!   and excluded clauses allow. The same filters apply as for E2 (active
-//!   records only unless `all_status` or a `status` filter).
+//!   and excluded clauses allow. The same filters apply as for E2: active
+//!   records only unless `all_status` or a `status` filter says otherwise —
+//!   except the typeahead's matches that it ranks before its first active
+//!   one (it ranks status after the match band): an inactive or withdrawn
+//!   record named exactly as typed, or every match when no active record
+//!   matches the words. Those are listed whatever their status, as a record
+//!   id is (the page shows their status and successor): what the typeahead
+//!   showed first is never hidden by Enter.
 //! * **Order**: first the typeahead's matches in the typeahead's order
 //!   ([`super::suggest`]: exact names, then the record prior plus the match
 //!   bonus, status, shorter names), so the first result is the typeahead's
@@ -35,6 +41,9 @@
 use super::context::Resolved;
 use super::query::{ClauseKind, Occur, ParsedQuery};
 use super::{Engine, Filters, Hits, SuggestContext, check_length, query};
+
+/// [`crate::index::Index::status`] of an active record.
+const ACTIVE: u8 = 0;
 
 /// Version of this reading and ranking: a change of what `mode=typed`
 /// matches or of its order raises it (the router's root answer lists it).
@@ -57,17 +66,30 @@ impl Engine {
         }
         let scored = self.score(query, &parsed, last_bare_word(&parsed))?;
         let ix = self.index();
-        let listed = |r: u32| filters.matches(ix, r, false) && scored.allows(r);
 
-        // The typeahead's matches, in its order.
-        let mut first: Vec<u32> = self.external_any_form(&words);
-        if first.is_empty() {
+        // The typeahead's matches, in its order (its answer to an external
+        // id, or its ranking of every match of the words). Those it ranks
+        // before its first active match are listed whatever their status,
+        // as a record id is: what the typeahead showed first is never hidden.
+        let mut ordered: Vec<u32> = self.external_any_form(&words);
+        if ordered.is_empty() {
             let ctx = Resolved::new(self, &SuggestContext::default());
             if let Some((_, ranked)) = self.ranked_matches(&words, filters, usize::MAX, &ctx) {
-                first = ranked.iter().map(|&(_, e, _)| ix.entry_record(e)).collect();
+                ordered = ranked.iter().map(|&(_, e, _)| ix.entry_record(e)).collect();
             }
         }
-        first.retain(|&r| listed(r));
+        let mut leading = true;
+        let mut first: Vec<u32> = Vec::with_capacity(ordered.len());
+        for r in ordered {
+            // Only what the typeahead would list under these filters counts.
+            if !scored.allows(r) || !filters.matches(ix, r, true) {
+                continue;
+            }
+            leading &= ix.status(r) != ACTIVE;
+            if filters.matches(ix, r, leading) {
+                first.push(r);
+            }
+        }
         let mut score_of = vec![None::<f32>; ix.records()];
         for &(s, r, _) in &scored.hits {
             score_of[r as usize] = Some(s);
