@@ -339,7 +339,7 @@ fn ids_in_the_search_box_and_the_mode_parameter() {
     for text in [rec.id.clone(), format!("ror.org/{bare}"), bare.to_string()] {
         let q = registry_core::search::query::escape(&text);
         let v = ok(&d.engine, &typed_path(&q));
-        assert_eq!(search_support::ids(&v), [rec.id.clone()], "{text}");
+        assert_eq!(search_support::ids(&v), [rec.id.as_str()], "{text}");
     }
     let typo = format!(
         "{}{}",

@@ -68,6 +68,9 @@ const MAX_WORDS: usize = 16;
 /// the matched name, display-name length, record.
 pub(crate) type Key = (u8, u8, u16, u16, u32, u32);
 
+/// A ranked match: its key, the entry (name) that matched best, its tier.
+pub(crate) type Ranked = (Key, u32, u8);
+
 /// Score bonus of a match where the query is a prefix of the display name,
 /// in prior units (1/8 nat): 24 = 3 nats, a 20× likelihood ratio.
 pub const DISPLAY_PREFIX_BONUS: u16 = 24;
@@ -333,7 +336,7 @@ impl Engine {
         filters: &Filters,
         k: usize,
         ctx: &Resolved,
-    ) -> Option<(Vec<Unit>, Vec<(Key, u32, u8)>)> {
+    ) -> Option<(Vec<Unit>, Vec<Ranked>)> {
         let ix = self.index();
         let visible = |r: u32| {
             filters

@@ -90,6 +90,7 @@ impl Engine {
                 first.push(r);
             }
         }
+        first.dedup(); // a record with one external id stored twice
         let mut score_of = vec![None::<f32>; ix.records()];
         for &(s, r, _) in &scored.hits {
             score_of[r as usize] = Some(s);
