@@ -276,6 +276,32 @@ pub(crate) fn accent_stripped(name: &str) -> String {
         .collect()
 }
 
+/// Milliseconds of each request through the router, the number of answers
+/// other than 200, and the five slowest requests.
+fn time_requests(engine: &Engine, paths: &[String]) -> (Vec<f64>, usize, Vec<(f64, String)>) {
+    let mut lat = Vec::with_capacity(paths.len());
+    let mut bad = 0;
+    for p in paths {
+        let t = Instant::now();
+        let r = engine.handle(p);
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        bad += usize::from(r.status != 200);
+    }
+    let mut slowest: Vec<(f64, String)> = lat.iter().copied().zip(paths.iter().cloned()).collect();
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    slowest.truncate(5);
+    (lat, bad, slowest)
+}
+
+/// "p50 … ms  p99 … ms  max … ms" of `lat` (sorted in place).
+fn summary(lat: &mut [f64]) -> String {
+    let (p50, p99) = (percentile(lat, 0.5), percentile(lat, 0.99));
+    format!(
+        "p50 {p50:.3} ms  p99 {p99:.3} ms  max {:.3} ms",
+        lat.last().copied().unwrap_or(0.0)
+    )
+}
+
 pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
@@ -547,7 +573,6 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     }
     if !only_rel {
         // E2 latency through the router (parsing, search, facets, 20 records, JSON).
-        let mut e2_lat: Vec<f64> = Vec::new();
         let mut paths: Vec<String> = Vec::new();
         for (k, q) in e2_queries.iter().enumerate() {
             let esc = encode_component(&query::escape(q));
@@ -577,44 +602,25 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
         }
         paths.push("/v2/organizations".to_string());
         paths.push("/v2/organizations?filter=types:education&page=3".to_string());
-        let mut bad = 0;
-        for p in &paths {
-            let t = Instant::now();
-            let r = engine.handle(p);
-            e2_lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            bad += usize::from(r.status != 200);
-        }
+        let (mut e, bad, _) = time_requests(&engine, &paths);
         // The search page's reading of the same queries, and of what a
         // person submits half typed (the typeahead's whole ranking of a
         // short prefix is the costly case).
-        let mut typed_lat: Vec<f64> = Vec::new();
-        let typed_paths = paths
+        let typed_paths: Vec<String> = paths
             .iter()
             .filter(|p| p.contains("query="))
             .map(|p| format!("{p}&mode=typed"))
             .chain(
                 ["u", "a", "univ", "uni", "s", "inst", "university of"]
                     .map(|q| format!("/v2/organizations?query={}&mode=typed", encode_component(q))),
-            );
-        let mut slowest_typed: Vec<(f64, String)> = Vec::new();
-        for p in typed_paths {
-            let t = Instant::now();
-            let r = engine.handle(&p);
-            let ms = t.elapsed().as_secs_f64() * 1000.0;
-            typed_lat.push(ms);
-            bad += usize::from(r.status != 200);
-            slowest_typed.push((ms, p));
-        }
-        slowest_typed.sort_by(|a, b| b.0.total_cmp(&a.0));
-        slowest_typed.truncate(5);
+            )
+            .collect();
+        let (mut t, typed_bad, slowest_typed) = time_requests(&engine, &typed_paths);
         let mut s = suggest_lat.clone();
-        let mut e = e2_lat.clone();
         println!(
-            "\nlatency (native, this build):\n  suggest  {} calls: p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms",
+            "\nlatency (native, this build):\n  suggest  {} calls: {}",
             s.len(),
-            percentile(&mut s, 0.5),
-            percentile(&mut s, 0.99),
-            s.last().copied().unwrap_or(0.0)
+            summary(&mut s)
         );
         SLOWEST.with(|s| {
             let s = s.borrow();
@@ -625,19 +631,14 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             println!("  slowest suggest calls: {}", list.join(", "));
         });
         println!(
-            "  E2+facets {} requests via handle(): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms ({bad} non-200)",
+            "  E2+facets {} requests via handle(): {} ({bad} non-200)",
             e.len(),
-            percentile(&mut e, 0.5),
-            percentile(&mut e, 0.99),
-            e.last().copied().unwrap_or(0.0)
+            summary(&mut e)
         );
-        let mut t = typed_lat;
         println!(
-            "  mode=typed (the search page) {} requests via handle(): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms",
+            "  mode=typed (the search page) {} requests via handle(): {} ({typed_bad} non-200)",
             t.len(),
-            percentile(&mut t, 0.5),
-            percentile(&mut t, 0.99),
-            t.last().copied().unwrap_or(0.0)
+            summary(&mut t)
         );
         let list: Vec<String> = slowest_typed
             .iter()

@@ -68,6 +68,16 @@ const MAX_WORDS: usize = 16;
 /// the matched name, display-name length, record.
 pub(crate) type Key = (u8, u8, u16, u16, u32, u32);
 
+/// Whether a typeahead lists record `r` under `filters`: only an explicit
+/// `status` filter hides a status (a typeahead should not hide inactive
+/// records silently), and every field filter applies.
+fn visible(filters: &Filters, ix: &crate::index::Index, r: u32) -> bool {
+    filters
+        .statuses
+        .is_none_or(|s| s & (1 << ix.status(r)) != 0)
+        && filters.matches_fields(ix, r)
+}
+
 /// A ranked match: its key, the entry (name) that matched best, its tier.
 pub(crate) type Ranked = (Key, u32, u8);
 
@@ -263,12 +273,7 @@ impl Engine {
             return Vec::new();
         }
         let ix = self.index();
-        let visible = |r: u32| {
-            filters
-                .statuses
-                .is_none_or(|s| s & (1 << ix.status(r)) != 0)
-                && filters.matches_fields(ix, r)
-        };
+        let visible = |r: u32| visible(filters, ix, r);
         if text.is_empty() {
             // Offers before anything is typed: the e-mail domain's records
             // (in the order `Resolved` keeps them), then the remembered ones
@@ -338,12 +343,7 @@ impl Engine {
         ctx: &Resolved,
     ) -> Option<(Vec<Unit>, Vec<Ranked>)> {
         let ix = self.index();
-        let visible = |r: u32| {
-            filters
-                .statuses
-                .is_none_or(|s| s & (1 << ix.status(r)) != 0)
-                && filters.matches_fields(ix, r)
-        };
+        let visible = |r: u32| visible(filters, ix, r);
         // Query units.
         let toks = text::tokens(text);
         let words: Vec<&text::Token> = toks.iter().filter(|t| t.kind == TokenKind::Word).collect();
