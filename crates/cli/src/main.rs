@@ -4,6 +4,7 @@ mod alloc;
 mod args;
 mod bench;
 mod bench_advanced;
+mod bench_page;
 mod bench_search;
 mod bench_serve;
 mod build;
@@ -147,6 +148,9 @@ const COMMANDS: &[Command] = &[
                                 without the record prior
         --oracle                Also rank with priors taken from the picks themselves (the
                                 bound any content-based prior could reach)
+        --page                  Only the search page against the typeahead: the share of
+                                the query set typed in full whose first result (plain E2;
+                                mode=typed) is the typeahead's first suggestion
 "#,
     },
     Command {

@@ -28,6 +28,7 @@ pub mod facets;
 pub mod filters;
 pub mod query;
 pub mod suggest;
+pub mod typed;
 
 use crate::id::{IdError, RecordId};
 use crate::index::{Index, name_flags};
@@ -229,34 +230,13 @@ impl Engine {
         filters: &Filters,
         stats: Option<&GlobalStats>,
     ) -> Result<Hits, String> {
-        let n_chars = query.chars().count();
-        if n_chars > MAX_QUERY_CHARS {
-            return Err(format!(
-                "query is too long ({n_chars} characters); the maximum is {MAX_QUERY_CHARS}"
-            ));
-        }
-        let parsed_id = RecordId::parse(query);
-        if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
-            && query.contains(crate::id::ID_HOST)
-        {
-            // Clearly meant as an identifier (it names the host): say why
-            // it is not one rather than searching for its text.
-            return Err(e.to_string());
-        }
-        if let Ok(id) = parsed_id {
-            let records: Vec<u32> = self
-                .registry
-                .index_of(id)
-                .map(|i| i as u32)
-                .filter(|&r| filters.matches(&self.index, r, true))
-                .into_iter()
-                .collect();
-            let scores = vec![EXTERNAL_ID_SCORE; records.len()];
-            return Ok(Hits { records, scores });
+        check_length(query)?;
+        if let Some(hits) = self.id_query(query, filters)? {
+            return Ok(hits);
         }
         let parsed = query::parse(query)?;
-        let mut scored = self.score(query, &parsed, stats)?;
-        scored.retain(|&(_, r)| filters.matches(&self.index, r, false));
+        let mut scored = self.score(query, &parsed, None, stats)?.hits;
+        scored.retain(|&(_, r, _)| filters.matches(&self.index, r, false));
         // Equal scores (records named alike): the one people pick more
         // often first, then id order, so the order stays total.
         let prior = self.registry.priors();
@@ -269,6 +249,32 @@ impl Engine {
             records: scored.iter().map(|s| s.1).collect(),
             scores: scored.iter().map(|s| s.0).collect(),
         })
+    }
+
+    /// A query that is a record id (any form): that record whatever its
+    /// status (filters still apply); `Err` for text that names the id host
+    /// but has wrong check digits (clearly meant as an identifier: say why
+    /// it is not one rather than searching for its text); `None` for any
+    /// other text.
+    fn id_query(&self, query: &str, filters: &Filters) -> Result<Option<Hits>, String> {
+        let parsed_id = RecordId::parse(query);
+        if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
+            && query.contains(crate::id::ID_HOST)
+        {
+            return Err(e.to_string());
+        }
+        let Ok(id) = parsed_id else {
+            return Ok(None);
+        };
+        let records: Vec<u32> = self
+            .registry
+            .index_of(id)
+            .map(|i| i as u32)
+            .filter(|&r| filters.matches(&self.index, r, true))
+            .into_iter()
+            .collect();
+        let scores = vec![EXTERNAL_ID_SCORE; records.len()];
+        Ok(Some(Hits { records, scores }))
     }
 
     /// Records with the external id `id` as stored. Every external id kind
@@ -330,13 +336,18 @@ impl Engine {
         out
     }
 
-    /// Scores every record the parsed query matches (unfiltered).
+    /// Scores every record the parsed query matches (unfiltered). With
+    /// `typed_last` (the search page's reading, [`typed`]), that clause's
+    /// last token also matches by prefix (it still counts as typed for the
+    /// exact-name boost), and each hit carries how many query units its
+    /// best-covered name matches.
     fn score(
         &self,
         raw: &str,
         q: &ParsedQuery,
+        typed_last: Option<usize>,
         stats: Option<&GlobalStats>,
-    ) -> Result<Vec<(f32, u32)>, String> {
+    ) -> Result<Scored, String> {
         // A term's document frequency: the whole registry's when known.
         let df_of = |t: u32| -> usize {
             stats
@@ -358,6 +369,11 @@ impl Engine {
         // Query phrase sequence for the exact-name boost.
         let mut exact_seq: Vec<String> = Vec::new();
         let mut n_terms = 0usize;
+        // Query units each name matches (typed reading only).
+        let mut entry_cov: Vec<u16> = Vec::new();
+        if typed_last.is_some() {
+            entry_cov.resize(n_entries, 0);
+        }
         let fuzzy_terms = q
             .clauses
             .iter()
@@ -375,7 +391,7 @@ impl Engine {
             }
         };
 
-        for clause in &q.clauses {
+        for (ci, clause) in q.clauses.iter().enumerate() {
             let (text, is_phrase, prefix, fuzzy, sloppy) = match &clause.kind {
                 ClauseKind::Term {
                     text,
@@ -428,8 +444,9 @@ impl Engine {
                 units.push(matched);
             } else {
                 let last = toks.len().saturating_sub(1);
+                let last_prefix = prefix || typed_last == Some(ci);
                 for (k, t) in toks.iter().enumerate() {
-                    let ranges = self.token_terms(&t.text, prefix && k == last, fuzzy);
+                    let ranges = self.token_terms(&t.text, last_prefix && k == last, fuzzy);
                     let df: usize = ranges
                         .iter()
                         .map(|r| {
@@ -481,6 +498,9 @@ impl Engine {
                                 touched.push(e);
                             }
                             entry_score[e as usize] += idf * self.bm25_norm(e, stats) + 1e-6;
+                            if let Some(c) = entry_cov.get_mut(e as usize) {
+                                *c += 1;
+                            }
                         }
                     }
                     ext_hits.extend_from_slice(&ext);
@@ -524,6 +544,7 @@ impl Engine {
         };
         let and_id = ix.term_id("and");
         let mut rec_score = vec![0f32; n_records];
+        let mut rec_cov: Vec<u16> = vec![0; if entry_cov.is_empty() { 0 } else { n_records }];
         let mut rec_touched: Vec<u32> = Vec::new();
         for &e in &touched {
             let mut s = entry_score[e as usize];
@@ -550,6 +571,9 @@ impl Engine {
             if s > rec_score[r] {
                 rec_score[r] = s;
             }
+            if let Some(c) = rec_cov.get_mut(r) {
+                *c = (*c).max(entry_cov[e as usize]);
+            }
         }
         for &r in &ext_hits {
             if rec_score[r as usize] == 0.0 {
@@ -562,16 +586,56 @@ impl Engine {
         } else {
             (1u64 << must_count) - 1
         };
-        let out = rec_touched
+        let mut scored = Scored {
+            hits: Vec::new(),
+            must_bits,
+            full_mask,
+            excluded,
+        };
+        scored.hits = rec_touched
             .into_iter()
-            .filter(|&r| {
-                (must_count == 0 || must_bits[r as usize] & full_mask == full_mask)
-                    && (excluded.is_empty() || !excluded[r as usize])
+            .filter(|&r| scored.allows(r))
+            .map(|r| {
+                let cov = rec_cov.get(r as usize).copied().unwrap_or(0);
+                (rec_score[r as usize], r, cov)
             })
-            .map(|r| (rec_score[r as usize], r))
             .collect();
-        Ok(out)
+        Ok(scored)
     }
+}
+
+/// What [`Engine::score`] found: the matches, and the query's required and
+/// excluded clauses (for records found another way, [`typed`]).
+struct Scored {
+    /// (score, record, query units its best-covered name matches — typed
+    /// reading only, else 0) of every match, unfiltered, in no order.
+    hits: Vec<(f32, u32, u16)>,
+    /// Per record, a bit per required unit it matches (empty: none required).
+    must_bits: Vec<u64>,
+    full_mask: u64,
+    /// Per record, matched by an excluded clause (empty: none).
+    excluded: Vec<bool>,
+}
+
+impl Scored {
+    /// Whether record `r` has every required unit and no excluded one.
+    fn allows(&self, r: u32) -> bool {
+        self.must_bits
+            .get(r as usize)
+            .is_none_or(|b| b & self.full_mask == self.full_mask)
+            && !self.excluded.get(r as usize).copied().unwrap_or(false)
+    }
+}
+
+/// The 400 message for a query longer than [`MAX_QUERY_CHARS`].
+fn check_length(query: &str) -> Result<(), String> {
+    let n_chars = query.chars().count();
+    if n_chars > MAX_QUERY_CHARS {
+        return Err(format!(
+            "query is too long ({n_chars} characters); the maximum is {MAX_QUERY_CHARS}"
+        ));
+    }
+    Ok(())
 }
 
 /// BM25's length normalisation of a name of `len` words (at least one).
