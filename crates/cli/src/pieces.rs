@@ -36,6 +36,11 @@ pub fn piece_name(build_id: u64, key: &str, kind: PieceKind) -> String {
     }
 }
 
+/// File name of the record piece of key `key` ([`shard::pieces::record_key`]).
+pub fn record_piece_name(build_id: u64, key: &str) -> String {
+    format!("pieces/{build_id:016x}/r-{key}.shard")
+}
+
 /// File name of the directory part of first character `first`.
 pub fn part_name(build_id: u64, first: &str) -> String {
     let hex: String = first.bytes().map(|b| format!("{b:02x}")).collect();
@@ -135,6 +140,8 @@ pub fn build_pieces(
         });
     }
     let pack = pieces::pack::encode(&entries);
+    let mut record_files = Vec::new();
+    let records_written = record_pieces(built, records, level, &mut record_files)?;
     let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
     let path = format!("pieces/{:016x}/", built.info.build_id);
     let manifest = serde_json::json!({
@@ -142,6 +149,8 @@ pub fn build_pieces(
         "split_first": parts.keys().collect::<Vec<_>>(),
         "head_records": budget.head_records,
         "id_chars": pieces::ID_KEY_CHARS,
+        "record_chars": shard::pieces::RECORD_KEY_CHARS,
+        "record_pieces": records_written,
         "first_pack": {"name": "first.pack", "bytes": pack.len(), "first": firsts},
         "pieces": specs.len(),
         "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
@@ -153,17 +162,51 @@ pub fn build_pieces(
             bytes: serde_json::to_vec(keys).unwrap_or_default(),
         });
     }
-    // Last, after the parts (bench-pieces reads them by position).
+    // After the parts, before the record pieces (bench-pieces reads them by position).
     files.push(OutFile {
         name: pack_name,
         sections: Vec::new(),
         bytes: pack,
     });
+    files.extend(record_files);
     Ok(Written {
         files,
         manifest,
         specs,
     })
+}
+
+/// The record pieces (`r-<key>.shard`, [`shard::pieces::record_piece_file`]):
+/// every record grouped by the first characters of its id, appended to
+/// `files`; returns how many were written. A record page fetches one.
+fn record_pieces(
+    built: &BuiltShard,
+    records: &[Record],
+    level: i32,
+    files: &mut Vec<OutFile>,
+) -> Result<usize, String> {
+    let mut groups: std::collections::BTreeMap<String, Vec<Record>> = Default::default();
+    for r in records {
+        let id = RecordId::parse(&r.id).map_err(|e| format!("record '{}': {e}", r.id))?;
+        groups
+            .entry(shard::pieces::record_key(id))
+            .or_default()
+            .push(r.clone());
+    }
+    for (key, group) in &groups {
+        let bytes = shard::pieces::record_piece_file(
+            group,
+            &built.info.release,
+            built.info.build_time,
+            &Zstd(level),
+        )?;
+        files.push(OutFile {
+            name: record_piece_name(built.info.build_id, key),
+            sections: vec![SectionKind::Summary, SectionKind::Names, SectionKind::Records],
+            bytes,
+        });
+    }
+    Ok(groups.len())
 }
 
 pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
@@ -192,7 +235,12 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let w = build_pieces(&built, &records, level, &budget)?;
     let secs = t.elapsed().as_secs_f64();
     let (piece_files, rest) = w.files.split_at(w.specs.len());
-    let (pack_file, part_files) = rest.split_last().ok_or("no first-keystroke pack")?;
+    let parts_end = rest
+        .iter()
+        .position(|f| f.name.ends_with("/first.pack"))
+        .ok_or("no first-keystroke pack")?;
+    let (part_files, rest) = rest.split_at(parts_end);
+    let (pack_file, record_files) = rest.split_first().ok_or("no first-keystroke pack")?;
     let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
     let firsts: Vec<String> = w.manifest["split_first"]
         .as_array()
@@ -236,6 +284,15 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut sizes, 0.5),
         percentile(&mut sizes, 0.95),
         sizes.last().copied().unwrap_or(0.0)
+    );
+    let mut record_sizes: Vec<f64> = record_files.iter().map(|f| f.bytes.len() as f64).collect();
+    println!(
+        "record pieces (a record page's data): {} files, {:.1} MB in all; bytes p50 {:.0}  p95 {:.0}  max {:.0}",
+        record_files.len(),
+        record_sizes.iter().sum::<f64>() / 1e6,
+        percentile(&mut record_sizes, 0.5),
+        percentile(&mut record_sizes, 0.95),
+        record_sizes.last().copied().unwrap_or(0.0)
     );
     // A cold client: directory + the one piece its query needs (or the
     // whole typeahead data), for the first 1–3 keystrokes of the relevance
