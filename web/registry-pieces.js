@@ -32,6 +32,82 @@ async function fetchOk(url, init) {
   return res;
 }
 
+/**
+ * The record piece key of an API path naming one record
+ * (`/v2/organizations/<id>`, `/v1/…`, `/organizations/…`; the id in any form
+ * the router accepts: bare, URL, upper case, `www.`), or null for any other
+ * path (the whole registry answers those). Only the key is guessed here: the
+ * router, over the piece, still parses the id and answers exactly.
+ */
+export function recordKey(pathAndQuery, chars = 4) {
+  const m = /^\/?(?:v[12]\/)?organizations\/([^?#]+)$/.exec(pathAndQuery);
+  if (!m) return null;
+  let id;
+  try {
+    id = decodeURIComponent(m[1]);
+  } catch {
+    return null;
+  }
+  const bare = id.trim().split("/").filter(Boolean).pop()?.toLowerCase() ?? "";
+  return /^0[0-9a-hjkmnp-tv-z]{6}[0-9]{2}$/.test(bare) ? bare.slice(0, chars) : null;
+}
+
+/**
+ * Answers the API paths that name one record from its *record piece*
+ * (`pieces/<build id>/r-<key>.shard`: every record whose id starts with
+ * `key`, a few kilobytes) with the full registry wasm's router, so the
+ * answer is the whole registry's. `answer(path)` → `{status, body}`, or null
+ * when the piece cannot answer (another path, data without record pieces,
+ * no piece under that key): then ask the whole registry. Shared by the app
+ * (through `startPieces`) and the service worker.
+ */
+export class RecordPieces {
+  #base;
+  #manifest;
+  #wasm;
+  #fetch;
+  #loaded = new Map(); // key → Promise<Registry | null>
+  /** Data bytes fetched so far. */
+  bytes = 0;
+
+  /** `manifest`, `wasm`: (promises of) the data's manifest and the initialised full registry-wasm module; `fetch`: how to fetch a piece's URL. */
+  constructor(base, manifest, wasm, fetchFn = (url) => fetch(url)) {
+    this.#base = base;
+    this.#manifest = Promise.resolve(manifest);
+    this.#wasm = Promise.resolve(wasm);
+    this.#fetch = fetchFn;
+  }
+
+  #registry(key) {
+    if (!this.#loaded.has(key)) {
+      const p = this.#manifest.then(async (m) => {
+        const url = new URL(`r-${key}.shard`, new URL(m.pieces.path, this.#base));
+        const [res, mod] = await Promise.all([this.#fetch(url), this.#wasm]);
+        if (res.status === 404) return null;
+        if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+        const body = new Uint8Array(await res.arrayBuffer());
+        this.bytes += body.length;
+        return new mod.Registry(body);
+      });
+      this.#loaded.set(key, p);
+      p.catch(() => this.#loaded.delete(key)); // a later call may retry
+    }
+    return this.#loaded.get(key);
+  }
+
+  /** `{status, body}` from the record's piece, or null (ask the whole registry). */
+  async answer(pathAndQuery) {
+    const m = await this.#manifest;
+    const chars = m?.pieces?.record_chars;
+    const key = chars ? recordKey(pathAndQuery, chars) : null;
+    if (key === null) return null;
+    const registry = await this.#registry(key);
+    if (!registry) return null;
+    const path = pathAndQuery.startsWith("/") ? pathAndQuery : "/" + pathAndQuery;
+    return registry.request(path);
+  }
+}
+
 /** Fetches and checks `manifest.json` (revalidated: the one mutable file of a data folder). */
 export async function fetchPiecesManifest(base) {
   const url = new URL("manifest.json", base);
@@ -52,9 +128,11 @@ const roughFirst = (text) => {
 /**
  * Pieces for the data at `dataUrl`, at once: `manifest` (object or promise;
  * fetched when absent) and `wasm` (a promise of the initialised
- * registry-wasm module, full or suggest-only; the full one when absent).
+ * registry-wasm module, full or suggest-only; the full one when absent);
+ * `fullWasm` (a promise of the full one, for record pages, when `wasm` is
+ * suggest-only).
  */
-export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null } = {}) {
+export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
   const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
   const wasmP =
@@ -165,13 +243,38 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     added.add(id);
   }
 
+  // Record pages (an API path naming one record) from record pieces, with
+  // the full registry wasm (`fullWasm`, else `wasm` when it is the full one).
+  const records = new RecordPieces(
+    base,
+    manifestP,
+    Promise.resolve(fullWasm ?? wasmP).then((mod) => {
+      if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
+      return mod;
+    }),
+    (url) => fetchOk(url),
+  );
+
   return {
     /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
     ready,
     /** Fetches the first-keystroke pack (once): afterwards a first keystroke of a common first character is answered without a round trip. */
     warm,
     /** Data bytes received so far (directory parts + pieces). */
-    bytes: () => bytes,
+    bytes: () => bytes + records.bytes,
+    /**
+     * `{status, body}` of an API path naming one record, from its record
+     * piece, exactly the whole registry's answer; null when only the whole
+     * registry answers it (another path, data without record pieces).
+     */
+    async record(pathAndQuery) {
+      try {
+        return await records.answer(pathAndQuery);
+      } catch (e) {
+        if (e?.name !== "NoPiecesError") console.warn("registry: record piece failed, asking the whole registry:", e);
+        return null;
+      }
+    },
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {
       const a = pieces && answer(text, options);
@@ -309,9 +412,10 @@ export class TypeaheadClient {
     return (await this.whole()).call(method, args);
   }
 
-  /** The API router of the whole registry. */
+  /** The API router: a record from its record piece, anything else from the whole registry. */
   async request(pathAndQuery) {
-    return (await this.whole()).request(pathAndQuery);
+    const fromPiece = await this.#pieces.record?.(pathAndQuery);
+    return fromPiece ?? (await this.whole()).request(pathAndQuery);
   }
 
   /** Starts fetching what `text` will need. */

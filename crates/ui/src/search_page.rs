@@ -279,6 +279,7 @@ pub fn App() -> impl IntoView {
                 if seq.get_value() != n {
                     return; // only the newest state's answer is ever shown
                 }
+                after_paint(registry_client::answered);
                 if typed {
                     // After the next paint, so the suggestions go first.
                     after_paint(move || {
