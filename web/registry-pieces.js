@@ -414,7 +414,8 @@ export class TypeaheadClient {
 
   /** The API router: a record from its record piece, anything else from the whole registry. */
   async request(pathAndQuery) {
-    const fromPiece = await this.#pieces.record?.(pathAndQuery);
+    // Offline, the whole registry's copy (the service worker's cache) answers.
+    const fromPiece = navigator.onLine !== false ? await this.#pieces.record?.(pathAndQuery) : null;
     return fromPiece ?? (await this.whole()).request(pathAndQuery);
   }
 

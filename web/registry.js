@@ -399,10 +399,12 @@ export async function openRegistryEarly({ dataUrl = new URL("./data/", document.
   whole.catch(() => {}); // reported by whoever awaits it
   const ready = started.then((p) => p.ready);
   // Data without pieces (or pieces that cannot load): only the whole data answers.
-  if (!deferWhole) start();
+  // (`start` returns `whole`, whose failure is reported by whoever awaits it.)
+  const quiet = () => void start().catch(() => {});
+  if (!deferWhole) quiet();
   else {
-    ready.catch(() => start());
-    whenAnswered().then(() => idle(2000)).then(start);
+    ready.catch(quiet);
+    whenAnswered().then(() => idle(2000)).then(quiet);
   }
   const info = ready.then(
     (m) => ({ release: m.release, recordCount: m.record_count }),
