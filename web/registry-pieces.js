@@ -70,11 +70,15 @@ export class RecordPieces {
   /** Data bytes fetched so far. */
   bytes = 0;
 
-  /** `manifest`, `wasm`: (promises of) the data's manifest and the initialised full registry-wasm module; `fetch`: how to fetch a piece's URL. */
+  /**
+   * `manifest`: (a promise of) the data's manifest; `wasm()`: a promise of
+   * the initialised full registry-wasm module, asked for on the first
+   * record; `fetch`: how to fetch a piece's URL.
+   */
   constructor(base, manifest, wasm, fetchFn = (url) => fetch(url)) {
     this.#base = base;
     this.#manifest = Promise.resolve(manifest);
-    this.#wasm = Promise.resolve(wasm);
+    this.#wasm = wasm;
     this.#fetch = fetchFn;
   }
 
@@ -82,7 +86,7 @@ export class RecordPieces {
     if (!this.#loaded.has(key)) {
       const p = this.#manifest.then(async (m) => {
         const url = new URL(`r-${key}.shard`, new URL(m.pieces.path, this.#base));
-        const [res, mod] = await Promise.all([this.#fetch(url), this.#wasm]);
+        const [res, mod] = await Promise.all([this.#fetch(url), this.#wasm()]);
         if (res.status === 404) return null;
         if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
         const body = new Uint8Array(await res.arrayBuffer());
@@ -248,10 +252,11 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   const records = new RecordPieces(
     base,
     manifestP,
-    Promise.resolve(fullWasm ?? wasmP).then((mod) => {
-      if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
-      return mod;
-    }),
+    () =>
+      Promise.resolve(fullWasm ?? wasmP).then((mod) => {
+        if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
+        return mod;
+      }),
     (url) => fetchOk(url),
   );
 

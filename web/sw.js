@@ -128,7 +128,7 @@ let piecesPromise = null;
 function serverPieces() {
   piecesPromise ??= (async () => {
     const manifest = await fetchManifest(DATA);
-    const wasm = init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) }).then(() => ({ Registry }));
+    const wasm = () => init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) }).then(() => ({ Registry }));
     return { manifest, records: new RecordPieces(DATA, manifest, wasm) };
   })();
   piecesPromise.catch(() => (piecesPromise = null));
