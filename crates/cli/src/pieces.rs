@@ -202,7 +202,11 @@ fn record_pieces(
         )?;
         files.push(OutFile {
             name: record_piece_name(built.info.build_id, key),
-            sections: vec![SectionKind::Summary, SectionKind::Names, SectionKind::Records],
+            sections: vec![
+                SectionKind::Summary,
+                SectionKind::Names,
+                SectionKind::Records,
+            ],
             bytes,
         });
     }

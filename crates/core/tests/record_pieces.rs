@@ -41,7 +41,12 @@ fn same_answers(d: &Data) {
         let id = RecordId::parse(&r.id).unwrap();
         let piece = &pieces[&record_key(id)];
         let bare = id.url().rsplit('/').next().unwrap().to_string();
-        for form in [bare.clone(), id.url(), bare.to_uppercase(), format!("{bare}/")] {
+        for form in [
+            bare.clone(),
+            id.url(),
+            bare.to_uppercase(),
+            format!("{bare}/"),
+        ] {
             for v in ["v1", "v2"] {
                 let path = format!("/{v}/organizations/{}", search_support::enc(&form));
                 let (a, b) = (piece.handle(&path), whole.handle(&path));
@@ -94,6 +99,10 @@ fn a_record_piece_holds_the_records_section() {
     let kinds: Vec<SectionKind> = read.sections.iter().map(|(k, _)| *k).collect();
     assert_eq!(
         kinds,
-        [SectionKind::Summary, SectionKind::Names, SectionKind::Records]
+        [
+            SectionKind::Summary,
+            SectionKind::Names,
+            SectionKind::Records
+        ]
     );
 }

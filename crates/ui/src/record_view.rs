@@ -184,7 +184,9 @@ pub fn RecordView(
         }
         record.set(Some(r));
         // After this frame's paint: the whole data may follow now.
-        request_animation_frame(|| set_timeout(registry_client::answered, std::time::Duration::ZERO));
+        request_animation_frame(|| {
+            set_timeout(registry_client::answered, std::time::Duration::ZERO)
+        });
         request_animation_frame(|| {
             if let Some(h) = document().get_element_by_id("record-title") {
                 let h: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(h);

@@ -214,7 +214,11 @@ pub fn record_piece_file(
     compressor: &dyn super::Compressor,
 ) -> Result<Vec<u8>, String> {
     use super::SectionKind;
-    let kinds = [SectionKind::Summary, SectionKind::Names, SectionKind::Records];
+    let kinds = [
+        SectionKind::Summary,
+        SectionKind::Names,
+        SectionKind::Records,
+    ];
     Ok(super::build_kinds(records, release, build_time, compressor, &kinds)?.file(&kinds))
 }
 
