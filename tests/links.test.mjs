@@ -121,6 +121,25 @@ test("?id= paints the record from its record piece, before any whole-data file i
   }
 });
 
+test("?id= paints the record's name before any wasm has arrived, then the full record under it", async () => {
+  const { context, page, errors } = await freshPage();
+  let wasm;
+  const wasmHeld = new Promise((r) => (wasm = r));
+  const slow = await serve(SITE, PREFIX, { hold: (rel) => (/\.wasm$/.test(rel) ? wasmHeld : null) });
+  try {
+    await page.goto(slow.url + `?id=${bare(NORTHFIELD.id)}`);
+    await page.waitForFunction(() => document.getElementById("record-title")?.textContent === "Northfield University");
+    wasm();
+    await page.waitForSelector("table.locations");
+    assert.match(await page.locator("#record-title").innerText(), /^Northfield University/);
+    assert.deepEqual(errors, []);
+  } finally {
+    wasm();
+    await context.close();
+    await slow.close();
+  }
+});
+
 test("the service worker answers record URLs from record pieces until its offline copy is complete, the same JSON after", async () => {
   const { context, page, errors } = await freshPage();
   holdWhole();

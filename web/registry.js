@@ -384,7 +384,12 @@ export function whenAnswered() {
  */
 export async function openRegistryEarly({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, deferWhole = false } = {}) {
   const piecesJs = import("./registry-pieces.js");
-  const started = piecesJs.then(({ startPieces }) => startPieces({ dataUrl: String(dataUrl), wasm: mainWasm(wasmUrl).then((w) => w.module) }));
+  // The page may have asked for the manifest already (index.html: `window.registryManifest`).
+  const early = globalThis.registryManifest;
+  const started = piecesJs.then(({ startPieces, fetchPiecesManifest }) => {
+    const manifest = early && Promise.resolve(early).then((m) => m ?? fetchPiecesManifest(new URL(dataUrl, document.baseURI)));
+    return startPieces({ dataUrl: String(dataUrl), manifest, wasm: mainWasm(wasmUrl).then((w) => w.module) });
+  });
   let start;
   const whole = new Promise((resolve, reject) => {
     let opened = false;

@@ -410,9 +410,10 @@ async function visitLink(context, server, def, name, profile, opt, { offline = f
     const mem = await tools.memory();
     const out = { answer, suggest: c.suggest, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, (u) => /\/data\//.test(u)), ...mem, errors };
     if (offline) {
-      await page.waitForFunction(offlineCopy, null, { polling: 500, timeout: 600_000 });
-      out.offlineAt = await page.evaluate(() => performance.now());
-      out.offlineBytes = await page.evaluate(offlineCopy);
+      // Polled here: waitForFunction takes the promise of an async predicate for a truthy answer.
+      for (const end = Date.now() + 600_000; out.offlineBytes == null && Date.now() < end; await sleep(250))
+        out.offlineBytes = await page.evaluate(offlineCopy);
+      out.offlineAt = out.offlineBytes == null ? NaN : await page.evaluate(() => performance.now());
       out.offlinePageBytes = await tools.bytesUntil(Date.now());
     }
     return out;
@@ -516,6 +517,7 @@ function report(opt, results, meta) {
     w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks) ---`);
     w(`widget code (registry-picker.js and the ui/ files it names: JS, wasm, CSS), brotli: ${info.widgetCode.toLocaleString("en")} B (target ≤ 220 KB)`);
     for (const [profile, pages] of Object.entries(byProfile)) {
+      if (!PAGES.some((d) => pages[d.key])) continue;
       w(`${profile} (${PROFILES[profile].label})`);
       w(`  ${pad("", 26)}${lpad("cold", 9)}${lpad("usable", 9)}${lpad("bytes", 10)}${lpad("warm", 9)}${lpad("bytes", 10)}${lpad("late", 9)}${lpad("JS heap", 10)}${lpad("workers", 10)}${lpad("wasm", 9)}${lpad("workers", 10)}`);
       for (const def of PAGES) {

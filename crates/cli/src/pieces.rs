@@ -41,6 +41,13 @@ pub fn record_piece_name(build_id: u64, key: &str) -> String {
     format!("pieces/{build_id:016x}/r-{key}.shard")
 }
 
+/// File name of the record card of key `key`: the summaries (the shape a
+/// suggestion's `summary` has) of the records of that record piece, as
+/// JSON, which a record page reads to paint the name before any wasm.
+pub fn record_card_name(build_id: u64, key: &str) -> String {
+    format!("pieces/{build_id:016x}/r-{key}.json")
+}
+
 /// File name of the directory part of first character `first`.
 pub fn part_name(build_id: u64, first: &str) -> String {
     let hex: String = first.bytes().map(|b| format!("{b:02x}")).collect();
@@ -151,6 +158,7 @@ pub fn build_pieces(
         "id_chars": pieces::ID_KEY_CHARS,
         "record_chars": shard::pieces::RECORD_KEY_CHARS,
         "record_pieces": records_written,
+        "record_cards": true,
         "first_pack": {"name": "first.pack", "bytes": pack.len(), "first": firsts},
         "pieces": specs.len(),
         "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
@@ -177,8 +185,9 @@ pub fn build_pieces(
 }
 
 /// The record pieces (`r-<key>.shard`, [`shard::pieces::record_piece_file`]):
-/// every record grouped by the first characters of its id, appended to
-/// `files`; returns how many were written. A record page fetches one.
+/// every record grouped by the first characters of its id, each with its
+/// record card (`r-<key>.json`), appended to `files`; returns how many
+/// pieces were written. A record page fetches one of each.
 fn record_pieces(
     built: &BuiltShard,
     records: &[Record],
@@ -200,6 +209,8 @@ fn record_pieces(
             built.info.build_time,
             &Zstd(level),
         )?;
+        let piece = Registry::from_bytes(&bytes).map_err(|e| format!("record piece {key}: {e}"))?;
+        let card: Vec<_> = (0..piece.len()).map(|i| piece.summary(i)).collect();
         files.push(OutFile {
             name: record_piece_name(built.info.build_id, key),
             sections: vec![
@@ -208,6 +219,11 @@ fn record_pieces(
                 SectionKind::Records,
             ],
             bytes,
+        });
+        files.push(OutFile {
+            name: record_card_name(built.info.build_id, key),
+            sections: Vec::new(),
+            bytes: serde_json::to_vec(&card).map_err(|e| e.to_string())?,
         });
     }
     Ok(groups.len())
@@ -289,15 +305,21 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut sizes, 0.95),
         sizes.last().copied().unwrap_or(0.0)
     );
-    let mut record_sizes: Vec<f64> = record_files.iter().map(|f| f.bytes.len() as f64).collect();
-    println!(
-        "record pieces (a record page's data): {} files, {:.1} MB in all; bytes p50 {:.0}  p95 {:.0}  max {:.0}",
-        record_files.len(),
-        record_sizes.iter().sum::<f64>() / 1e6,
-        percentile(&mut record_sizes, 0.5),
-        percentile(&mut record_sizes, 0.95),
-        record_sizes.last().copied().unwrap_or(0.0)
-    );
+    for (what, ext) in [("record pieces", ".shard"), ("record cards", ".json")] {
+        let mut sizes: Vec<f64> = record_files
+            .iter()
+            .filter(|f| f.name.ends_with(ext))
+            .map(|f| f.bytes.len() as f64)
+            .collect();
+        println!(
+            "{what} (a record page's data): {} files, {:.1} MB in all; bytes p50 {:.0}  p95 {:.0}  max {:.0}",
+            sizes.len(),
+            sizes.iter().sum::<f64>() / 1e6,
+            percentile(&mut sizes, 0.5),
+            percentile(&mut sizes, 0.95),
+            sizes.last().copied().unwrap_or(0.0)
+        );
+    }
     // A cold client: directory + the one piece its query needs (or the
     // whole typeahead data), for the first 1–3 keystrokes of the relevance
     // benchmark's texts (display names, and their rarest word first).
