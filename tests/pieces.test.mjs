@@ -203,6 +203,35 @@ test("a loaded head shows the first hits it proves while a longer prefix's piece
   }
 });
 
+test("the widget asks for the typed word's own piece while its wasm is still on its way", async () => {
+  const split = await splitSite();
+  const context = await browser.newContext();
+  let release;
+  const held = new Promise((r) => (release = r));
+  try {
+    const { p, errs } = await watchedPage(context);
+    await p.route(/\.wasm$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const pieces = [];
+    p.on("request", (r) => /\/pieces\//.test(r.url()) && pieces.push(new URL(r.url()).pathname.split("/").pop()));
+    await p.goto(split.url + "widget-demo.html");
+    // The element's plain input, before any wasm: "ae" is a leaf under the split "a".
+    await p.locator("registry-picker input").first().pressSequentially("ae", { delay: 80 });
+    await p.waitForFunction(() => performance.getEntriesByType("resource").some((e) => /\/pieces\/[0-9a-f]+\/6165\.shard$/.test(e.name)));
+    assert.ok(pieces.includes("d-61.json") && pieces.includes("61.h.shard"), pieces.join(" "));
+    release();
+    await p.waitForFunction(() => [...document.querySelectorAll("#affiliation-picker-list [role=option]")].some((o) => /Aegean/.test(o.textContent)));
+    assert.equal(pieces.filter((n) => n === "6165.shard").length, 1, "the prefetched leaf is the one the answer uses");
+    assert.deepEqual(errs, []);
+  } finally {
+    release();
+    await context.close();
+    await split.close();
+  }
+});
+
 test("the app's search box suggests from the pieces while its whole data is on its way", async () => {
   // Held back by the server: the Worker's whole data (the section files),
   // and the pieces client until something is typed, so that the first

@@ -123,10 +123,12 @@ export async function fetchPiecesManifest(base) {
 }
 
 // Lower case without accents: good enough to guess, before the wasm (which
-// folds exactly) is there, which first character's files a query needs.
-const roughFirst = (text) => {
-  const c = [...text.trim().normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()][0];
-  return c && /[\p{L}\p{N}]/u.test(c) ? c : null;
+// folds exactly) is there, which files a query needs: the characters of its
+// first word.
+const roughWord = (text) => {
+  const chars = [...(text.trim().normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().split(/\s+/)[0] ?? "")];
+  const end = chars.findIndex((c) => !/[\p{L}\p{N}]/u.test(c));
+  return end === -1 ? chars : chars.slice(0, end);
 };
 
 /**
@@ -296,6 +298,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
     },
     /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
     async suggest(text, options) {
+      if (!pieces) this.prefetch(text); // the query's piece on its way while the wasm compiles
       await ready;
       // A route needs at most an id piece, a directory part, then one piece.
       for (let step = 0; step < 5; step++) {
@@ -309,8 +312,11 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
     },
     /**
      * Starts fetching what `text` will need, without waiting. Before the
-     * wasm is in, a guess from its first character: that character's
-     * directory part and its head (or its leaf when it is not split).
+     * wasm is in, a guess from its first word (roughly folded) as a
+     * one-word query routes: its first character's head and directory
+     * part, then from that part the word's own piece — the leaf of its
+     * shortest prefix that is not split, or its head when the whole word
+     * is split — so that the piece is on its way while the code compiles.
      */
     prefetch(text) {
       const quiet = (p) => p.catch(() => {});
@@ -320,13 +326,18 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
         else if (a.need !== undefined) quiet(loadPiece(a.need, a.kind));
         return;
       }
-      const first = roughFirst(text);
-      if (!first) return;
+      const word = roughWord(text);
+      if (!word.length) return;
+      const first = word[0];
       quiet(
-        manifestP.then((m) => {
-          const split = m.pieces.split_first.includes(first);
-          if (split) partFile(first);
-          return pieceFile(first, split ? "h" : "l");
+        manifestP.then(async (m) => {
+          if (!m.pieces.split_first.includes(first)) return pieceFile(first, "l");
+          pieceFile(first, "h");
+          const split = new Set((await partFile(first)) ?? []);
+          let n = 1; // word[..n] is split
+          while (n < word.length && split.has(word.slice(0, n + 1).join(""))) n++;
+          if (n === 1 && word.length === 1) return; // the head above
+          return n === word.length ? pieceFile(word.join(""), "h") : pieceFile(word.slice(0, n + 1).join(""), "l");
         }),
       );
     },
