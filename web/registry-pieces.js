@@ -112,15 +112,26 @@ export class RecordPieces {
   }
 }
 
-/** Fetches and checks `manifest.json` (revalidated: the one mutable file of a data folder). */
-export async function fetchPiecesManifest(base) {
-  const url = new URL("manifest.json", base);
-  const res = await fetchOk(url, { cache: "no-cache" });
+/**
+ * Fetches and checks `manifest.json` of the data folder `dataUrl`
+ * (revalidated: the one mutable file of a data folder). The one manifest
+ * reader of the browser runtime (registry-data.js re-exports it for the
+ * Worker and the service worker). `pieces: true`: data without typeahead
+ * pieces is a `NoPiecesError` (a client that can ask the whole registry
+ * treats it as such, not as a failure).
+ */
+export async function fetchManifest(dataUrl, { pieces = false } = {}) {
+  const url = new URL("manifest.json", dataUrl);
+  const res = await fetch(url, { cache: "no-cache" });
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
   const m = await res.json();
-  if (!m.pieces?.split_first) throw noPieces(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
+  if (m?.format !== "registry-shard" || !Array.isArray(m.files)) throw new Error(`${url} is not a registry shard manifest`);
+  if (pieces && !m.pieces?.split_first) throw noPieces(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
   return m;
 }
+
+/** `fetchManifest` of data with typeahead pieces. */
+export const fetchPiecesManifest = (base) => fetchManifest(base, { pieces: true });
 
 // Lower case without accents: good enough to guess, before the wasm (which
 // folds exactly) is there, which files a query needs: the characters of its
