@@ -232,6 +232,36 @@ test("the widget asks for the typed word's own piece while its wasm is still on 
   }
 });
 
+test("pieces of a newer version than this reader are not used: the whole registry answers", async () => {
+  const context = await browser.newContext();
+  try {
+    const { p, errs } = await watchedPage(context);
+    await p.route(/\/data\/manifest\.json$/, async (route) => {
+      const res = await route.fetch();
+      const m = await res.json();
+      m.pieces.version = 99;
+      await route.fulfill({ response: res, json: m });
+    });
+    await p.goto(server.url + "api.html");
+    const got = await p.evaluate(async () => {
+      const { startPieces, TypeaheadClient } = await import("./registry-pieces.js");
+      const { openRegistry } = await import("./registry.js");
+      const pieces = startPieces({ dataUrl: new URL("./data/", location.href) });
+      const refused = await pieces.ready.then(() => null, (e) => ({ name: e.name, message: e.message }));
+      const client = new TypeaheadClient(pieces, () => openRegistry({ dataUrl: new URL("./data/", location.href), mode: "typeahead" }));
+      const hits = await client.suggest("northfield", { limit: 3 });
+      return { refused, names: hits.map((h) => h.summary.name), whole: client.wholeOpened, fetched: performance.getEntriesByType("resource").filter((e) => /\/pieces\//.test(e.name)).length };
+    });
+    assert.equal(got.refused?.name, "NoPiecesError");
+    assert.match(got.refused.message, /version 99, newer than this reader \(2\)/);
+    assert.ok(got.whole && got.names.length === 3 && got.names.every((n) => /Northfield/.test(n)), JSON.stringify(got));
+    assert.equal(got.fetched, 0, "no piece is fetched");
+    assert.deepEqual(errs, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test("the app's search box suggests from the pieces while its whole data is on its way", async () => {
   // Held back by the server: the Worker's whole data (the section files),
   // and the pieces client until something is typed, so that the first

@@ -102,7 +102,7 @@ export class RecordPieces {
   /** `{status, body}` from the record's piece, or null (ask the whole registry). */
   async answer(pathAndQuery) {
     const m = await this.#manifest;
-    const chars = m?.pieces?.record_chars;
+    const chars = !piecesUnusable(m) && m.pieces.record_chars;
     const key = chars ? recordKey(pathAndQuery, chars) : null;
     if (key === null) return null;
     const registry = await this.#registry(key);
@@ -110,6 +110,16 @@ export class RecordPieces {
     const path = pathAndQuery.startsWith("/") ? pathAndQuery : "/" + pathAndQuery;
     return registry.request(path);
   }
+}
+
+/** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
+export const PIECES_VERSION = 2;
+
+/** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
+function piecesUnusable(m) {
+  if (!m?.pieces?.split_first) return "this data has no typeahead pieces; rebuild it with `registry build`";
+  const v = m.pieces.version ?? 1;
+  return v > PIECES_VERSION ? `its pieces are version ${v}, newer than this reader (${PIECES_VERSION}): the whole registry answers` : null;
 }
 
 /**
@@ -126,7 +136,8 @@ export async function fetchManifest(dataUrl, { pieces = false } = {}) {
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
   const m = await res.json();
   if (m?.format !== "registry-shard" || !Array.isArray(m.files)) throw new Error(`${url} is not a registry shard manifest`);
-  if (pieces && !m.pieces?.split_first) throw noPieces(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
+  const why = pieces && piecesUnusable(m);
+  if (why) throw noPieces(`${url}: ${why}`);
   return m;
 }
 
@@ -161,7 +172,8 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   let pieces = null; // the wasm Pieces, once manifest and wasm are here
   let bytes = 0;
   const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
-    if (!m.pieces?.split_first) throw noPieces("this data has no typeahead pieces: rebuild it with `registry build`");
+    const why = piecesUnusable(m);
+    if (why) throw noPieces(why);
     pieces = new mod.Pieces(m.pieces.split_first, m.pieces.id_chars);
     return m;
   });

@@ -58,7 +58,7 @@ pub fn part_name(build_id: u64, first: &str) -> String {
 /// the manifest says.
 pub struct Written {
     pub files: Vec<OutFile>,
-    pub manifest: serde_json::Value,
+    pub manifest: registry_contract::Pieces,
     pub specs: Vec<pieces::PieceSpec>,
 }
 
@@ -151,18 +151,23 @@ pub fn build_pieces(
     let records_written = record_pieces(built, records, level, &mut record_files)?;
     let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
     let path = format!("pieces/{:016x}/", built.info.build_id);
-    let manifest = serde_json::json!({
-        "path": path,
-        "split_first": parts.keys().collect::<Vec<_>>(),
-        "head_records": budget.head_records,
-        "id_chars": pieces::ID_KEY_CHARS,
-        "record_chars": shard::pieces::RECORD_KEY_CHARS,
-        "record_pieces": records_written,
-        "record_cards": true,
-        "first_pack": {"name": "first.pack", "bytes": pack.len(), "first": firsts},
-        "pieces": specs.len(),
-        "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
-    });
+    let manifest = registry_contract::Pieces {
+        version: registry_contract::PIECES_VERSION,
+        path,
+        split_first: parts.keys().map(|k| k.to_string()).collect(),
+        head_records: budget.head_records,
+        id_chars: pieces::ID_KEY_CHARS,
+        record_chars: Some(shard::pieces::RECORD_KEY_CHARS),
+        record_pieces: records_written,
+        record_cards: true,
+        first_pack: registry_contract::FirstPack {
+            name: "first.pack".into(),
+            bytes: pack.len(),
+            first: firsts,
+        },
+        pieces: specs.len(),
+        piece_bytes: files.iter().map(|f| f.bytes.len()).sum::<usize>(),
+    };
     for (first, keys) in &parts {
         files.push(OutFile {
             name: part_name(built.info.build_id, first),
@@ -262,14 +267,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let (part_files, rest) = rest.split_at(parts_end);
     let (pack_file, record_files) = rest.split_first().ok_or("no first-keystroke pack")?;
     let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
-    let firsts: Vec<String> = w.manifest["split_first"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let firsts: Vec<String> = w.manifest.split_first.clone();
     let manifest_part = serde_json::to_vec(&w.manifest).map_or(0, |v| v.len());
     let mut part_sizes: Vec<f64> = part_files.iter().map(|f| f.bytes.len() as f64).collect();
     let count = |k: PieceKind| w.specs.iter().filter(|s| s.kind == k).count();
@@ -295,9 +293,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     println!(
         "first-keystroke pack (fetched when the page is idle): {} bytes, {} first characters",
         pack_file.bytes.len(),
-        w.manifest["first_pack"]["first"]
-            .as_array()
-            .map_or(0, Vec::len)
+        w.manifest.first_pack.first.len()
     );
     println!(
         "piece bytes: p50 {:.0}  p95 {:.0}  max {:.0}",
