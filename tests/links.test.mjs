@@ -12,7 +12,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, DEMO, bare, display } from "./ui-helpers.mjs";
+import { SITE, PREFIX, DEMO, bare, display, offlineReady } from "./ui-helpers.mjs";
 
 const NORTHFIELD = DEMO.find((r) => display(r) === "Northfield University");
 const WHOLE = /^data\/[^/]+\.shard$/; // the whole registry's files (not pieces)
@@ -55,23 +55,6 @@ async function freshPage() {
   const errors = [];
   watchErrors(page, errors);
   return { context, page, errors };
-}
-
-/** Resolves once the service worker's offline copy of the data is complete (its manifest, written last, is in its data cache). */
-async function offlineReady(page) {
-  const complete = () =>
-    page.evaluate(async () => {
-      if (!navigator.serviceWorker.controller) return false;
-      for (const key of await caches.keys())
-        if (key.startsWith("registry-data-") && (await (await caches.open(key)).match(new URL("data/manifest.json", document.baseURI).href)))
-          return true;
-      return false;
-    });
-  for (let i = 0; i < 240; i++) {
-    if (await complete()) return;
-    await page.waitForTimeout(250);
-  }
-  throw new Error("the offline copy was not complete after 60 s");
 }
 
 test("?id= paints the record from its record piece, before any whole-data file is asked for", async () => {
