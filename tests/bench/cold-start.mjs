@@ -352,12 +352,13 @@ const LINKS = [
 
 /** Runs in the page before its scripts: when the record's name, the first result row, the facet counts and the suggestion are painted. */
 function linkProbe(cfg) {
-  const C = (window.__link = { name: null, rows: null, facets: null, suggest: null, usable: null });
+  const C = (window.__link = { name: null, record: null, rows: null, facets: null, suggest: null, usable: null });
   const painted = (k) => requestAnimationFrame(() => setTimeout(() => (C[k] ??= performance.now()), 0));
   const seen = {};
   const once = (k, cond) => !seen[k] && cond() && ((seen[k] = true), painted(k));
   const check = () => {
     once("name", () => document.getElementById("record-title")?.textContent.trim().startsWith(cfg.name));
+    once("record", () => document.querySelector(".record table.locations") !== null);
     once("rows", () => document.querySelector(".result") !== null);
     once("facets", () => document.querySelector(".facets [data-facet] li, #facets li") !== null);
     once("suggest", () => [...document.querySelectorAll("#q-list [role=option] .cb-name")].some((n) => n.textContent.trim() === cfg.name));
@@ -390,7 +391,8 @@ async function visitLink(context, server, def, name, profile, opt, { offline = f
     await page.goto(server.url + def.url(), { waitUntil: "commit", timeout: 120_000 });
     const wait = (cond) => page.waitForFunction(cond, null, { polling: 10, timeout: 300_000 });
     let suggestBeforeEnter = null;
-    if (def.kind === "id") await wait(() => window.__link.name != null);
+    // (The app's full record follows its name: waited for too, and reported apart.)
+    if (def.kind === "id") await wait(() => window.__link.name != null && (!document.querySelector("#app") || window.__link.record != null));
     else if (def.kind === "q") await wait(() => window.__link.rows != null && window.__link.facets != null);
     else {
       await wait(() => window.__link.usable != null);
@@ -408,7 +410,7 @@ async function visitLink(context, server, def, name, profile, opt, { offline = f
     const bytes = await tools.bytesUntil(until);
     const data = await tools.bytesUntil(until, (u) => /\/data\//.test(u));
     const mem = await tools.memory();
-    const out = { answer, suggest: c.suggest, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, (u) => /\/data\//.test(u)), ...mem, errors };
+    const out = { answer, record: c.record, suggest: c.suggest, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, (u) => /\/data\//.test(u)), ...mem, errors };
     if (offline) {
       // Polled here: waitForFunction takes the promise of an async predicate for a truthy answer.
       for (const end = Date.now() + 600_000; out.offlineBytes == null && Date.now() < end; await sleep(250))
@@ -444,6 +446,7 @@ function summarizeLinks(runs) {
   const m = (f) => median(runs.map(f));
   return {
     cold: m((r) => r.cold.answer),
+    record: m((r) => r.cold.record ?? NaN),
     bytes: m((r) => r.cold.bytes),
     dataBytes: m((r) => r.cold.dataBytes),
     dataRequests: m((r) => r.cold.dataRequests),
@@ -474,6 +477,7 @@ function reportLinks(w, byProfile) {
     const [ia, ip, qa, qp, en] = ["id-app", "id-api", "q-app", "q-api", "enter-app"].map((k) => pages[k]);
     if (ia && ip) w(`  ?id= app / API: cold ${r(ia.cold, ip.cold)} (target ≤ 5×), warm ${r(ia.warm, ip.warm)} (≤ 1.5×)`);
     if (qa && qp) w(`  ?q= app / API: cold ${r(qa.cold, qp.cold)} (target ≤ 6×), warm ${r(qa.warm, qp.warm)} (≤ 1.5×)`);
+    if (ia && Number.isFinite(ia.record)) w(`  ?id= app: the full record (every field) painted at ${ms(ia.record)}`);
     if (en) w(`  app search box: "${ENTER.name}" suggested before Enter in ${en.suggested} of ${en.runs} cold visit(s) (painted at ${ms(en.suggest)}); results after Enter at ${ms(en.cold)}`);
   }
 }
