@@ -11,7 +11,8 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 license=$(sed -n 's/^license = "\(.*\)"/\1/p' Cargo.toml | head -1)
 out=target/npm/registry-picker
 rm -rf target/npm && mkdir -p "$out/ui" "$out/pkg"
-# registry.js imports registry-pieces.js (main-thread suggestions, openRegistryEarly).
+# registry.js imports registry-pieces.js (main-thread suggestions, openRegistryEarly), and so does
+# registry-data.js (the one manifest reader).
 cp "$SITE/registry-picker.js" "$SITE/registry.js" "$SITE/registry-pieces.js" "$SITE/registry-worker.js" "$SITE/registry-data.js" "$out/"
 cp "$SITE"/pkg/registry_wasm.js "$SITE"/pkg/registry_wasm_bg.wasm "$out/pkg/"
 # The ui/ files the loader names (widget UI, suggest-only registry, pieces client, CSS).

@@ -18,6 +18,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./server.mjs";
+import { offlineReady } from "./ui-helpers.mjs";
 
 const PREFIX = process.env.SITE_PREFIX ?? "/";
 const APP = path.resolve("target/site");
@@ -69,8 +70,7 @@ async function freshPage() {
 async function installed(page, release) {
   await page.goto(server.url);
   await page.waitForFunction((r) => new RegExp(`data: ${r}, \\d+ records`).test(document.getElementById("release")?.textContent ?? ""), release);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-  await page.waitForFunction(async () => (await caches.keys()).some((k) => k.startsWith("registry-data-")));
+  await offlineReady(page, 20_000);
 }
 
 const dataCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith("registry-data-")));

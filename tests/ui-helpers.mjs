@@ -105,3 +105,21 @@ export async function splitSite() {
   };
 }
 
+/**
+ * Resolves once the service worker's offline copy of the data is complete
+ * (its manifest, written last, is in its data cache): it is downloaded once
+ * the page has answered, while the worker already controls the page. Polled
+ * here: waitForFunction takes an async predicate's promise as truthy.
+ */
+export async function offlineReady(page, timeoutMs = 60_000) {
+  const complete = () =>
+    page.evaluate(async () => {
+      if (!navigator.serviceWorker.controller) return false;
+      for (const key of await caches.keys())
+        if (key.startsWith("registry-data-") && (await (await caches.open(key)).match(new URL("data/manifest.json", document.baseURI).href)))
+          return true;
+      return false;
+    });
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await page.waitForTimeout(100)) if (await complete()) return;
+  throw new Error(`the offline copy was not complete after ${timeoutMs / 1000} s`);
+}

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { start, appReady, api, bare, display, typeInOneTask, mainThreadSuggestReady, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
+import { start, appReady, api, bare, display, typeInOneTask, mainThreadSuggestReady, offlineReady, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
 
 let t;
 before(async () => {
@@ -355,10 +355,8 @@ test("offline after the first visit: reload, search, facets and records keep wor
   const { page, context } = t;
   await page.goto(t.url("?q=northfield"));
   await appReady(page);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   await page.waitForSelector(".result");
-  // Let the worker fetch the shard through the SW once, so it is cached as a data release.
-  await page.waitForFunction(async () => (await caches.keys()).some((k) => k.startsWith("registry-data-")));
+  await offlineReady(page);
   const online = await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id));
   await context.setOffline(true);
   try {

@@ -1,20 +1,12 @@
 // Fetching shard files named in a manifest, with SHA-256 verification.
-// Shared by the Worker and the service worker.
+// Shared by the Worker and the service worker. The manifest is read by the
+// one reader of the runtime (registry-pieces.js), re-exported here.
+import { fetchManifest } from "./registry-pieces.js";
+export { fetchManifest };
 
 async function sha256Hex(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Fetches and parses manifest.json (always revalidated: it is the one mutable file). */
-export async function fetchManifest(dataUrl) {
-  const url = new URL("manifest.json", dataUrl);
-  const res = await fetch(url, { cache: "no-cache" });
-  if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
-  const manifest = await res.json();
-  if (manifest.format !== "registry-shard" || !Array.isArray(manifest.files))
-    throw new Error(`${url} is not a registry shard manifest`);
-  return manifest;
 }
 
 /**

@@ -32,29 +32,135 @@ async function fetchOk(url, init) {
   return res;
 }
 
-/** Fetches and checks `manifest.json` (revalidated: the one mutable file of a data folder). */
-export async function fetchPiecesManifest(base) {
-  const url = new URL("manifest.json", base);
-  const res = await fetchOk(url, { cache: "no-cache" });
+/**
+ * The record piece key of an API path naming one record
+ * (`/v2/organizations/<id>`, `/v1/…`, `/organizations/…`; the id in any form
+ * the router accepts: bare, URL, upper case, `www.`), or null for any other
+ * path (the whole registry answers those). Only the key is guessed here: the
+ * router, over the piece, still parses the id and answers exactly.
+ */
+export function recordKey(pathAndQuery, chars = 4) {
+  const m = /^\/?(?:v[12]\/)?organizations\/([^?#]+)$/.exec(pathAndQuery);
+  if (!m) return null;
+  let id;
+  try {
+    id = decodeURIComponent(m[1]);
+  } catch {
+    return null;
+  }
+  const bare = id.trim().split("/").filter(Boolean).pop()?.toLowerCase() ?? "";
+  return /^0[0-9a-hjkmnp-tv-z]{6}[0-9]{2}$/.test(bare) ? bare.slice(0, chars) : null;
+}
+
+/**
+ * Answers the API paths that name one record from its *record piece*
+ * (`pieces/<build id>/r-<key>.shard`: every record whose id starts with
+ * `key`, a few kilobytes) with the full registry wasm's router, so the
+ * answer is the whole registry's. `answer(path)` → `{status, body}`, or null
+ * when the piece cannot answer (another path, data without record pieces,
+ * no piece under that key): then ask the whole registry. Shared by the app
+ * (through `startPieces`) and the service worker.
+ */
+export class RecordPieces {
+  #base;
+  #manifest;
+  #wasm;
+  #fetch;
+  #loaded = new Map(); // key → Promise<Registry | null>
+  /** Data bytes fetched so far. */
+  bytes = 0;
+
+  /**
+   * `manifest`: (a promise of) the data's manifest; `wasm()`: a promise of
+   * the initialised full registry-wasm module, asked for on the first
+   * record; `fetch`: how to fetch a piece's URL.
+   */
+  constructor(base, manifest, wasm, fetchFn = (url) => fetch(url)) {
+    this.#base = base;
+    this.#manifest = Promise.resolve(manifest);
+    this.#wasm = wasm;
+    this.#fetch = fetchFn;
+  }
+
+  #registry(key) {
+    if (!this.#loaded.has(key)) {
+      const p = this.#manifest.then(async (m) => {
+        const url = new URL(`r-${key}.shard`, new URL(m.pieces.path, this.#base));
+        const [res, mod] = await Promise.all([this.#fetch(url), this.#wasm()]);
+        if (res.status === 404) return null;
+        if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+        const body = new Uint8Array(await res.arrayBuffer());
+        this.bytes += body.length;
+        return new mod.Registry(body);
+      });
+      this.#loaded.set(key, p);
+      p.catch(() => this.#loaded.delete(key)); // a later call may retry
+    }
+    return this.#loaded.get(key);
+  }
+
+  /** `{status, body}` from the record's piece, or null (ask the whole registry). */
+  async answer(pathAndQuery) {
+    const m = await this.#manifest;
+    const chars = !piecesUnusable(m) && m.pieces.record_chars;
+    const key = chars ? recordKey(pathAndQuery, chars) : null;
+    if (key === null) return null;
+    const registry = await this.#registry(key);
+    if (!registry) return null;
+    const path = pathAndQuery.startsWith("/") ? pathAndQuery : "/" + pathAndQuery;
+    return registry.request(path);
+  }
+}
+
+/** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
+export const PIECES_VERSION = 2;
+
+/** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
+function piecesUnusable(m) {
+  if (!m?.pieces?.split_first) return "this data has no typeahead pieces; rebuild it with `registry build`";
+  const v = m.pieces.version ?? 1;
+  return v > PIECES_VERSION ? `its pieces are version ${v}, newer than this reader (${PIECES_VERSION}): the whole registry answers` : null;
+}
+
+/**
+ * Fetches and checks `manifest.json` of the data folder `dataUrl`
+ * (revalidated: the one mutable file of a data folder). The one manifest
+ * reader of the browser runtime (registry-data.js re-exports it for the
+ * Worker and the service worker). `pieces: true`: data without typeahead
+ * pieces is a `NoPiecesError` (a client that can ask the whole registry
+ * treats it as such, not as a failure).
+ */
+export async function fetchManifest(dataUrl, { pieces = false } = {}) {
+  const url = new URL("manifest.json", dataUrl);
+  const res = await fetch(url, { cache: "no-cache" });
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
   const m = await res.json();
-  if (!m.pieces?.split_first) throw noPieces(`${url}: this data has no typeahead pieces; rebuild it with \`registry build\``);
+  if (m?.format !== "registry-shard" || !Array.isArray(m.files)) throw new Error(`${url} is not a registry shard manifest`);
+  const why = pieces && piecesUnusable(m);
+  if (why) throw noPieces(`${url}: ${why}`);
   return m;
 }
 
+/** `fetchManifest` of data with typeahead pieces. */
+export const fetchPiecesManifest = (base) => fetchManifest(base, { pieces: true });
+
 // Lower case without accents: good enough to guess, before the wasm (which
-// folds exactly) is there, which first character's files a query needs.
-const roughFirst = (text) => {
-  const c = [...text.trim().normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()][0];
-  return c && /[\p{L}\p{N}]/u.test(c) ? c : null;
+// folds exactly) is there, which files a query needs: the characters of its
+// first word.
+const roughWord = (text) => {
+  const chars = [...(text.trim().normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().split(/\s+/)[0] ?? "")];
+  const end = chars.findIndex((c) => !/[\p{L}\p{N}]/u.test(c));
+  return end === -1 ? chars : chars.slice(0, end);
 };
 
 /**
  * Pieces for the data at `dataUrl`, at once: `manifest` (object or promise;
  * fetched when absent) and `wasm` (a promise of the initialised
- * registry-wasm module, full or suggest-only; the full one when absent).
+ * registry-wasm module, full or suggest-only; the full one when absent);
+ * `fullWasm` (a promise of the full one, for record pages, when `wasm` is
+ * suggest-only).
  */
-export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null } = {}) {
+export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
   const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
   const wasmP =
@@ -66,7 +172,8 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
   let pieces = null; // the wasm Pieces, once manifest and wasm are here
   let bytes = 0;
   const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
-    if (!m.pieces?.split_first) throw noPieces("this data has no typeahead pieces: rebuild it with `registry build`");
+    const why = piecesUnusable(m);
+    if (why) throw noPieces(why);
     pieces = new mod.Pieces(m.pieces.split_first, m.pieces.id_chars);
     return m;
   });
@@ -165,13 +272,39 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     added.add(id);
   }
 
+  // Record pages (an API path naming one record) from record pieces, with
+  // the full registry wasm (`fullWasm`, else `wasm` when it is the full one).
+  const records = new RecordPieces(
+    base,
+    manifestP,
+    () =>
+      Promise.resolve(fullWasm ?? wasmP).then((mod) => {
+        if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
+        return mod;
+      }),
+    (url) => fetchOk(url),
+  );
+
   return {
     /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
     ready,
     /** Fetches the first-keystroke pack (once): afterwards a first keystroke of a common first character is answered without a round trip. */
     warm,
     /** Data bytes received so far (directory parts + pieces). */
-    bytes: () => bytes,
+    bytes: () => bytes + records.bytes,
+    /**
+     * `{status, body}` of an API path naming one record, from its record
+     * piece, exactly the whole registry's answer; null when only the whole
+     * registry answers it (another path, data without record pieces).
+     */
+    async record(pathAndQuery) {
+      try {
+        return await records.answer(pathAndQuery);
+      } catch (e) {
+        if (e?.name !== "NoPiecesError") console.warn("registry: record piece failed, asking the whole registry:", e);
+        return null;
+      }
+    },
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {
       const a = pieces && answer(text, options);
@@ -188,6 +321,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     },
     /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
     async suggest(text, options) {
+      if (!pieces) this.prefetch(text); // the query's piece on its way while the wasm compiles
       await ready;
       // A route needs at most an id piece, a directory part, then one piece.
       for (let step = 0; step < 5; step++) {
@@ -201,8 +335,11 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
     },
     /**
      * Starts fetching what `text` will need, without waiting. Before the
-     * wasm is in, a guess from its first character: that character's
-     * directory part and its head (or its leaf when it is not split).
+     * wasm is in, a guess from its first word (roughly folded) as a
+     * one-word query routes: its first character's head and directory
+     * part, then from that part the word's own piece — the leaf of its
+     * shortest prefix that is not split, or its head when the whole word
+     * is split — so that the piece is on its way while the code compiles.
      */
     prefetch(text) {
       const quiet = (p) => p.catch(() => {});
@@ -212,13 +349,18 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null 
         else if (a.need !== undefined) quiet(loadPiece(a.need, a.kind));
         return;
       }
-      const first = roughFirst(text);
-      if (!first) return;
+      const word = roughWord(text);
+      if (!word.length) return;
+      const first = word[0];
       quiet(
-        manifestP.then((m) => {
-          const split = m.pieces.split_first.includes(first);
-          if (split) partFile(first);
-          return pieceFile(first, split ? "h" : "l");
+        manifestP.then(async (m) => {
+          if (!m.pieces.split_first.includes(first)) return pieceFile(first, "l");
+          pieceFile(first, "h");
+          const split = new Set((await partFile(first)) ?? []);
+          let n = 1; // word[..n] is split
+          while (n < word.length && split.has(word.slice(0, n + 1).join(""))) n++;
+          if (n === 1 && word.length === 1) return; // the head above
+          return n === word.length ? pieceFile(word.join(""), "h") : pieceFile(word.slice(0, n + 1).join(""), "l");
         }),
       );
     },
@@ -309,9 +451,11 @@ export class TypeaheadClient {
     return (await this.whole()).call(method, args);
   }
 
-  /** The API router of the whole registry. */
+  /** The API router: a record from its record piece, anything else from the whole registry. */
   async request(pathAndQuery) {
-    return (await this.whole()).request(pathAndQuery);
+    // Offline, the whole registry's copy (the service worker's cache) answers.
+    const fromPiece = navigator.onLine !== false ? await this.#pieces.record?.(pathAndQuery) : null;
+    return fromPiece ?? (await this.whole()).request(pathAndQuery);
   }
 
   /** Starts fetching what `text` will need. */

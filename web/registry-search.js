@@ -11,6 +11,8 @@
 // Files are fetched at most once each (a 404 means "no record under that
 // prefix"); the pieces folder is immutable (its build id is in the path).
 
+import { fetchPiecesManifest } from "./registry-pieces.js";
+
 async function fetchFile(url) {
   const res = await fetch(url);
   if (res.status === 404) return undefined;
@@ -25,13 +27,7 @@ async function fetchFile(url) {
  */
 export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
-  const manifestP = Promise.resolve(
-    manifest ??
-      fetch(new URL("manifest.json", base), { cache: "no-cache" }).then((r) => {
-        if (!r.ok) throw new Error(`cannot load the data manifest: HTTP ${r.status}`);
-        return r.json();
-      }),
-  );
+  const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
   const wasmP =
     wasm ??
     import("./pkg/registry_wasm.js").then(async (m) => {

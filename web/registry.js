@@ -348,21 +348,73 @@ export async function openRegistry({ dataUrl = new URL("./data/", document.baseU
   return client;
 }
 
+let answeredOnce = false;
 /**
- * `openRegistry` for a page that wants suggestions before the whole data is
- * in (its first visit on a slow network: the app's search box). Returns at
- * once `{typeahead, whole}`: `typeahead` (a registry-pieces.js
- * TypeaheadClient) answers from the data's typeahead pieces, a few kilobytes
- * a query, and asks `whole` for the rest; `whole` is the promise of the
- * `openRegistry` client, with main-thread suggestions from the same pieces.
- * Data without pieces: `typeahead` answers once `whole` is open.
+ * Tells the page's registry code that the page has shown its answer (a
+ * record, results, or an empty search page): what waits for that — the
+ * whole registry of `openRegistryEarly({deferWhole: true})`, the offline
+ * copy — starts once the browser is then idle. Fires the window event
+ * `registry-answered` once.
  */
-export async function openRegistryEarly({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl } = {}) {
-  // The Worker starts at once, not one module round trip later.
+export function answered() {
+  if (answeredOnce) return;
+  answeredOnce = true;
+  globalThis.dispatchEvent?.(new Event("registry-answered"));
+}
+
+/** Resolves once `answered()` has been called (at once if it has). */
+export function whenAnswered() {
+  if (answeredOnce) return Promise.resolve();
+  return new Promise((resolve) => globalThis.addEventListener("registry-answered", () => resolve(), { once: true }));
+}
+
+/**
+ * `openRegistry` for a page that wants to answer before the whole data is
+ * in (its first visit on a slow network: the app). Resolves, once the
+ * pieces' module is in, to `{typeahead, whole, info}`: `typeahead` (a registry-pieces.js
+ * TypeaheadClient) answers suggestions and record pages (`request` of
+ * `/v2/organizations/<id>`) from the data's pieces, a few kilobytes each,
+ * and asks `whole` for the rest; `whole` is the promise of the
+ * `openRegistry` client, with main-thread suggestions from the same pieces;
+ * `info`, the promise of `{release, recordCount}` from the manifest.
+ * `deferWhole: true`: the whole data is downloaded only once something
+ * needs it or the page has `answered()` and is idle, so that it never
+ * competes with the answer's bytes. Data without pieces: `whole` starts at
+ * once and answers everything.
+ */
+export async function openRegistryEarly({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, deferWhole = false } = {}) {
   const piecesJs = import("./registry-pieces.js");
-  const started = piecesJs.then(({ startPieces }) => startPieces({ dataUrl: String(dataUrl), wasm: mainWasm(wasmUrl).then((w) => w.module) }));
-  const whole = openRegistry({ dataUrl, mode, wasmUrl, suggestOnMainThread: true, pieces: started });
+  // The page may have asked for the manifest already (index.html: `window.registryManifest`).
+  const early = globalThis.registryManifest;
+  const started = piecesJs.then(({ startPieces, fetchPiecesManifest }) => {
+    const manifest = early && Promise.resolve(early).then((m) => m ?? fetchPiecesManifest(new URL(dataUrl, document.baseURI)));
+    return startPieces({ dataUrl: String(dataUrl), manifest, wasm: mainWasm(wasmUrl).then((w) => w.module) });
+  });
+  let start;
+  const whole = new Promise((resolve, reject) => {
+    let opened = false;
+    start = () => {
+      if (!opened) {
+        opened = true;
+        openRegistry({ dataUrl, mode, wasmUrl, suggestOnMainThread: true, pieces: started }).then(resolve, reject);
+      }
+      return whole;
+    };
+  });
   whole.catch(() => {}); // reported by whoever awaits it
+  const ready = started.then((p) => p.ready);
+  // Data without pieces (or pieces that cannot load): only the whole data answers.
+  // (`start` returns `whole`, whose failure is reported by whoever awaits it.)
+  const quiet = () => void start().catch(() => {});
+  if (!deferWhole) quiet();
+  else {
+    ready.catch(quiet);
+    whenAnswered().then(() => idle(2000)).then(quiet);
+  }
+  const info = ready.then(
+    (m) => ({ release: m.release, recordCount: m.record_count }),
+    () => whole.then((c) => c.info),
+  );
   const { TypeaheadClient } = await piecesJs;
-  return { typeahead: new TypeaheadClient(await started, () => whole), whole };
+  return { typeahead: new TypeaheadClient(await started, start), whole, info };
 }

@@ -4,7 +4,13 @@
 //
 // * GET <scope>v1/organizations…, v2/organizations…, organizations… are
 //   answered by the local registry (the same router, status codes and JSON as
-//   every other front end), online or offline.
+//   every other front end), online or offline. Until the offline copy of
+//   the data is complete, a URL naming one record is answered from its
+//   record piece (a few kilobytes, registry-pieces.js RecordPieces) instead
+//   of waiting for the whole data.
+// * The offline copy is downloaded at install, which the page asks for
+//   once it has shown its answer and is idle (index.html): it never
+//   competes with the answer's bytes.
 // * Data files are content-hashed and immutable; a data release lives in its
 //   own cache "registry-data-<build id>". An update downloads and verifies
 //   every file of the new release into a new cache and only then moves the
@@ -13,6 +19,7 @@
 // * App files: network first, cache fallback (offline after the first visit).
 import init, { Registry } from "./pkg/registry_wasm.js";
 import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
+import { RecordPieces } from "./registry-pieces.js";
 
 const ROOT = new URL("./", self.location.href);
 const DATA = new URL("data/", ROOT);
@@ -61,8 +68,14 @@ async function dropOldData(keep) {
 
 let staged = null; // a downloaded release waiting for the page's go-ahead
 
-/** Looks for a new release; downloads it in the background and tells the pages. */
-async function checkForUpdate() {
+/** Looks for a new release; downloads it in the background and tells the pages (one check at a time). */
+let checking = null;
+function checkForUpdate() {
+  checking ??= check().finally(() => (checking = null));
+  return checking;
+}
+
+async function check() {
   const manifest = await fetchManifest(DATA);
   const cur = await current();
   if (cur && cur.build_id === manifest.build_id) return { updateAvailable: false, release: cur.release };
@@ -108,19 +121,48 @@ async function loadRegistry() {
   return { registry: Registry.fromFiles(files), release: cur.release };
 }
 
+// Answers from the server's current release's pieces, for the time the
+// offline copy is not complete (a first visit): the record pieces now; the
+// place where answers to `?query=` from pieces will go too.
+let piecesPromise = null;
+function serverPieces() {
+  piecesPromise ??= (async () => {
+    const manifest = await fetchManifest(DATA);
+    const wasm = () => init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) }).then(() => ({ Registry }));
+    return { manifest, records: new RecordPieces(DATA, manifest, wasm) };
+  })();
+  piecesPromise.catch(() => (piecesPromise = null));
+  return piecesPromise;
+}
+
+/** `{status, body, release}` from pieces, or null when the whole registry must answer. */
+async function answerFromPieces(pathAndQuery) {
+  try {
+    const { manifest, records } = await serverPieces();
+    const answer = await records.answer(pathAndQuery);
+    return answer && { ...answer, release: manifest.release };
+  } catch {
+    return null; // offline, or data without pieces: the whole registry answers
+  }
+}
+
 async function answerApi(url) {
+  const rel = url.pathname.slice(ROOT.pathname.length);
+  const pathAndQuery = "/" + rel + url.search;
+  const json = (status, body, release) =>
+    new Response(body, { status, headers: { "content-type": "application/json; charset=utf-8", "x-registry-release": release } });
+  if (!registryPromise && !(await current())) {
+    const answer = await answerFromPieces(pathAndQuery);
+    if (answer) return json(answer.status, answer.body, answer.release);
+  }
   registryPromise ??= loadRegistry().catch((e) => {
     registryPromise = null;
     throw e;
   });
   try {
     const { registry, release } = await registryPromise;
-    const rel = url.pathname.slice(ROOT.pathname.length);
-    const { status, body } = registry.request("/" + rel + url.search);
-    return new Response(body, {
-      status,
-      headers: { "content-type": "application/json; charset=utf-8", "x-registry-release": release },
-    });
+    const { status, body } = registry.request(pathAndQuery);
+    return json(status, body, release);
   } catch (e) {
     const body = JSON.stringify({ errors: [`the local registry is unavailable: ${e.message}`] });
     return new Response(body, { status: 503, headers: { "content-type": "application/json; charset=utf-8" } });
@@ -153,7 +195,7 @@ async function dataFile(request) {
 }
 
 const PRECACHE = [
-  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./sw-control.js",
+  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
   "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
@@ -166,7 +208,10 @@ self.addEventListener("install", (event) => {
       extra = await (await fetch(new URL("app-files.json", ROOT), { cache: "no-cache" })).json();
     } catch {}
     await Promise.allSettled(extra.map((p) => cache.add(new URL(p, ROOT))));
-    await checkForUpdate().catch(() => {});
+    // The data is not downloaded here: a page asks for it ("check-update")
+    // once it controls the page, and meanwhile record URLs are answered
+    // from their pieces; an API URL that needs the whole data downloads it
+    // (loadRegistry).
     await self.skipWaiting();
   })());
 });

@@ -8,8 +8,18 @@
 //   FlexSearch  a page importing a serialized FlexSearch index on load
 //   app         (only with --pages …,app) the registry browser's search box (index.html)
 //
+// and shared links (issue #21; pages id-app,id-api,q-app,q-api,enter-app):
+//   id-*        `?id=<id>`: the record's name painted (the app: index.html;
+//               the API page: one /v2/organizations/<id> request)
+//   q-*         `?q=university of cambridge`: first result row and facet counts painted
+//   enter-app   the app's search box: type "cambridge" (80 ms a key), Enter, the first row;
+//               and whether "University of Cambridge" was suggested before Enter
+//   for the app's cold visit also: time and bytes until offline-ready (the
+//   service worker's copy of the whole data complete); warm = second visit.
+//
 //   node tests/bench/cold-start.mjs [--data FILE] [--scale 1,4] [--profiles mobile,broadband]
-//                                   [--runs 3] [--key-delay 100] [--pages widget,api,flex[,app]]
+//                                   [--runs 3] [--key-delay 80] [--pages widget,api,flex[,app]]
+//   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app
 //
 // --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
 // Builds what it needs: scripts/build-web.sh (the app, into target/cold-app),
@@ -48,7 +58,7 @@ const TARGETS = [
 const LATE_MS = 4000;
 
 function parseArgs(argv) {
-  const o = { data: path.resolve(ROOT, "../shared/data/registry-v2.json.gz"), scales: [1], profiles: ["mobile", "broadband"], runs: 3, keyDelay: 100, pages: ["widget", "api", "flex"] };
+  const o = { data: path.resolve(ROOT, "../shared/data/registry-v2.json.gz"), scales: [1], profiles: ["mobile", "broadband"], runs: 3, keyDelay: 80, pages: ["widget", "api", "flex"] };
   for (let i = 0; i < argv.length; i++) {
     const [k, inline] = argv[i].split(/=(.*)/s, 2);
     const val = () => inline ?? argv[++i];
@@ -65,7 +75,8 @@ function parseArgs(argv) {
   }
   if (!o.scales.every((s) => Number.isInteger(s) && s >= 1 && s <= 64)) fail("--scale takes integers 1–64, e.g. 1,4");
   if (!o.profiles.every((p) => PROFILES[p])) fail(`--profiles: one or more of ${Object.keys(PROFILES).join(",")}`);
-  if (!o.pages.every((p) => PAGES.some((d) => d.key === p))) fail("--pages: one or more of widget,api,flex,app");
+  if (!o.pages.every((p) => PAGES.some((d) => d.key === p) || LINKS.some((d) => d.key === p)))
+    fail(`--pages: one or more of ${[...PAGES, ...LINKS].map((d) => d.key).join(",")}`);
   if (!Number.isInteger(o.runs) || o.runs < 1) fail("--runs must be a positive integer");
   if (!(o.keyDelay >= 0)) fail("--key-delay must be ≥ 0 (ms between keystrokes)");
   if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
@@ -219,9 +230,10 @@ async function instrument(context, page, profile) {
    * encodedDataLength (compressed body + headers; 0 for a cache hit, the
    * headers for a 304), which Playwright splits into body + headers.
    */
-  async function bytesUntil(until) {
+  async function bytesUntil(until, only = () => true) {
     let n = 0;
     for (const { at, request } of done) {
+      if (!only(request.url())) continue;
       // The browser's own end time: Playwright's event can reach Node after the paint.
       const t = request.timing();
       if ((t.responseEnd >= 0 ? t.startTime + t.responseEnd : at) > until) continue;
@@ -253,7 +265,14 @@ async function instrument(context, page, profile) {
     }
     return { pageHeap: page.heap, pageWasm: page.wasm, workerHeap, workerWasm, workers: [...workers.values()].filter((w) => w.type === "worker").length };
   }
-  return { bytesUntil, memory };
+  /** Requests (whose URL passes `only`) that ended by `until`. */
+  function requestsUntil(until, only = () => true) {
+    return done.filter(({ at, request }) => {
+      const t = request.timing();
+      return only(request.url()) && (t.responseEnd >= 0 ? t.startTime + t.responseEnd : at) <= until;
+    }).length;
+  }
+  return { bytesUntil, requestsUntil, memory };
 }
 
 /**
@@ -319,6 +338,150 @@ async function measurePage(server, pageDef, target, profile, opt) {
   }
 }
 
+// ---------------------------------------------------------------- shared links
+const LINK_ID = "03vek6s52"; // a record page (Harvard University in the real data, as in the issue; ×4 keeps every real record)
+const LINK_Q = "university of cambridge";
+const ENTER = { query: "cambridge", name: "University of Cambridge" };
+const LINKS = [
+  { key: "id-app", label: "?id= app", kind: "id", url: () => `/site/index.html?id=${LINK_ID}`, app: true },
+  { key: "id-api", label: "?id= API page", kind: "id", url: () => `/cold/link.html?id=${LINK_ID}` },
+  { key: "q-app", label: "?q= app", kind: "q", url: () => `/site/index.html?q=${encodeURIComponent(LINK_Q)}`, app: true },
+  { key: "q-api", label: "?q= API page", kind: "q", url: () => `/cold/link.html?q=${encodeURIComponent(LINK_Q)}` },
+  { key: "enter-app", label: "app: cambridge + Enter", kind: "enter", url: () => "/site/index.html", app: true },
+];
+
+/** Runs in the page before its scripts: when the record's name, the first result row, the facet counts and the suggestion are painted. */
+function linkProbe(cfg) {
+  const C = (window.__link = { name: null, record: null, rows: null, facets: null, suggest: null, usable: null });
+  const painted = (k) => requestAnimationFrame(() => setTimeout(() => (C[k] ??= performance.now()), 0));
+  const seen = {};
+  const once = (k, cond) => !seen[k] && cond() && ((seen[k] = true), painted(k));
+  const check = () => {
+    once("name", () => document.getElementById("record-title")?.textContent.trim().startsWith(cfg.name));
+    once("record", () => document.querySelector(".record table.locations") !== null);
+    once("rows", () => document.querySelector(".result") !== null);
+    once("facets", () => document.querySelector(".facets [data-facet] li, #facets li") !== null);
+    once("suggest", () => [...document.querySelectorAll("#q-list [role=option] .cb-name")].some((n) => n.textContent.trim() === cfg.name));
+    if (C.usable === null && document.querySelector("#q-input:not([disabled])")) C.usable = performance.now();
+  };
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+}
+
+/** Whether the service worker's offline copy is complete (its data cache holds the manifest, written last), and its size in bytes. */
+async function offlineCopy() {
+  if (!navigator.serviceWorker?.controller) return null;
+  let complete = false;
+  let bytes = 0;
+  for (const key of await caches.keys()) {
+    const cache = await caches.open(key);
+    if (key.startsWith("registry-data-") && (await cache.match(new URL("data/manifest.json", document.baseURI).href))) complete = true;
+    for (const req of await cache.keys()) bytes += (await (await cache.match(req)).arrayBuffer()).byteLength;
+  }
+  return complete ? bytes : null;
+}
+
+/** One visit of a shared link: times of the answer's paint, bytes and data requests before it, memory; on `offline`, until the offline copy is complete. */
+async function visitLink(context, server, def, name, profile, opt, { offline = false } = {}) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  try {
+    const tools = await instrument(context, page, profile);
+    await page.addInitScript(linkProbe, { name });
+    await page.goto(server.url + def.url(), { waitUntil: "commit", timeout: 120_000 });
+    const wait = (cond) => page.waitForFunction(cond, null, { polling: 10, timeout: 300_000 });
+    let suggestBeforeEnter = null;
+    // (The app's full record follows its name: waited for too, and reported apart.)
+    if (def.kind === "id") await wait(() => window.__link.name != null && (!document.querySelector("#app") || window.__link.record != null));
+    else if (def.kind === "q") await wait(() => window.__link.rows != null && window.__link.facets != null);
+    else {
+      await wait(() => window.__link.usable != null);
+      await page.focus("#q-input");
+      await page.keyboard.type(ENTER.query, { delay: 80 });
+      // What is on screen when Enter is pressed, one key interval after the last key.
+      await sleep(80);
+      suggestBeforeEnter = await page.evaluate(() => window.__link.suggest != null);
+      await page.keyboard.press("Enter");
+      await wait(() => window.__link.rows != null);
+    }
+    const c = await page.evaluate(() => ({ ...window.__link, origin: performance.timeOrigin }));
+    const answer = def.kind === "id" ? c.name : def.kind === "q" ? Math.max(c.rows, c.facets) : c.rows;
+    const until = c.origin + answer;
+    const bytes = await tools.bytesUntil(until);
+    const data = await tools.bytesUntil(until, (u) => /\/data\//.test(u));
+    const mem = await tools.memory();
+    const out = { answer, record: c.record, suggest: c.suggest, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, (u) => /\/data\//.test(u)), ...mem, errors };
+    if (offline) {
+      // Polled here: waitForFunction takes the promise of an async predicate for a truthy answer.
+      for (const end = Date.now() + 600_000; out.offlineBytes == null && Date.now() < end; await sleep(250))
+        out.offlineBytes = await page.evaluate(offlineCopy);
+      out.offlineAt = out.offlineBytes == null ? NaN : await page.evaluate(() => performance.now());
+      out.offlinePageBytes = await tools.bytesUntil(Date.now());
+    }
+    return out;
+  } catch (e) {
+    errors.push(e.message.split("\n")[0]);
+    log(`  ${def.key} ${profile}: ${errors.at(-1)}`);
+    return { failed: true, errors };
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+/** Cold (fresh profile; the app's visit waits for offline-ready too) and warm (second visit, same profile). */
+async function measureLink(server, def, name, profile, opt) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "cold-link-"));
+  try {
+    const context = await launch(path.join(tmp, "a"));
+    const cold = await visitLink(context, server, def, name, profile, opt, { offline: def.app });
+    const warm = await visitLink(context, server, def, name, profile, opt);
+    await context.close();
+    return { cold, warm };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function summarizeLinks(runs) {
+  const m = (f) => median(runs.map(f));
+  return {
+    cold: m((r) => r.cold.answer),
+    record: m((r) => r.cold.record ?? NaN),
+    bytes: m((r) => r.cold.bytes),
+    dataBytes: m((r) => r.cold.dataBytes),
+    dataRequests: m((r) => r.cold.dataRequests),
+    warm: m((r) => r.warm.answer),
+    pageWasm: m((r) => r.cold.pageWasm),
+    workerWasm: m((r) => r.cold.workerWasm),
+    offlineAt: m((r) => r.cold.offlineAt),
+    offlineBytes: m((r) => r.cold.offlineBytes),
+    offlinePageBytes: m((r) => r.cold.offlinePageBytes),
+    suggested: runs.filter((r) => r.cold.suggestBeforeEnter).length,
+    suggest: m((r) => r.cold.suggest ?? NaN),
+    runs: runs.length,
+    failed: runs.reduce((n, r) => n + [r.cold, r.warm].filter((v) => v.failed).length, 0),
+  };
+}
+
+function reportLinks(w, byProfile) {
+  const r = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : "—");
+  for (const [profile, pages] of Object.entries(byProfile)) {
+    if (!LINKS.some((d) => pages[d.key])) continue;
+    w(`${profile} (${PROFILES[profile].label}) — shared links`);
+    w(`  ${pad("", 24)}${lpad("cold", 9)}${lpad("bytes", 10)}${lpad("data", 10)}${lpad("data req", 10)}${lpad("warm", 9)}${lpad("wasm", 9)}${lpad("workers", 10)}${lpad("offline at", 12)}${lpad("copy", 10)}`);
+    for (const def of LINKS) {
+      const s = pages[def.key];
+      if (!s) continue;
+      w(`  ${pad(def.label, 24)}${lpad(ms(s.cold), 9)}${lpad(kb(s.bytes), 10)}${lpad(kb(s.dataBytes), 10)}${lpad(Number.isFinite(s.dataRequests) ? s.dataRequests : "—", 10)}${lpad(ms(s.warm), 9)}${lpad(mb(s.pageWasm), 9)}${lpad(mb(s.workerWasm), 10)}${lpad(ms(s.offlineAt), 12)}${lpad(mb(s.offlineBytes), 10)}${s.failed ? `  (${s.failed} visit(s) failed)` : ""}`);
+    }
+    const [ia, ip, qa, qp, en] = ["id-app", "id-api", "q-app", "q-api", "enter-app"].map((k) => pages[k]);
+    if (ia && ip) w(`  ?id= app / API: cold ${r(ia.cold, ip.cold)} (target ≤ 5×), warm ${r(ia.warm, ip.warm)} (≤ 1.5×)`);
+    if (qa && qp) w(`  ?q= app / API: cold ${r(qa.cold, qp.cold)} (target ≤ 6×), warm ${r(qa.warm, qp.warm)} (≤ 1.5×)`);
+    if (ia && Number.isFinite(ia.record)) w(`  ?id= app: the full record (every field) painted at ${ms(ia.record)}`);
+    if (en) w(`  app search box: "${ENTER.name}" suggested before Enter in ${en.suggested} of ${en.runs} cold visit(s) (painted at ${ms(en.suggest)}); results after Enter at ${ms(en.cold)}`);
+  }
+}
+
 // ---------------------------------------------------------------- report
 const median = (xs) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -358,6 +521,7 @@ function report(opt, results, meta) {
     w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks) ---`);
     w(`widget code (registry-picker.js and the ui/ files it names: JS, wasm, CSS), brotli: ${info.widgetCode.toLocaleString("en")} B (target ≤ 220 KB)`);
     for (const [profile, pages] of Object.entries(byProfile)) {
+      if (!PAGES.some((d) => pages[d.key])) continue;
       w(`${profile} (${PROFILES[profile].label})`);
       w(`  ${pad("", 26)}${lpad("cold", 9)}${lpad("usable", 9)}${lpad("bytes", 10)}${lpad("warm", 9)}${lpad("bytes", 10)}${lpad("late", 9)}${lpad("JS heap", 10)}${lpad("workers", 10)}${lpad("wasm", 9)}${lpad("workers", 10)}`);
       for (const def of PAGES) {
@@ -373,7 +537,15 @@ function report(opt, results, meta) {
         ` late ${r(W.late, A.late)} (≤ 0.5×: ${verdict(W.late <= 0.5 * A.late)}), usable ${ms(W.usable)} vs ${ms(A.usable)} (≤ 1.1× API + 100 ms = ${ms(1.1 * A.usable + 100)}: ${verdict(W.usable <= 1.1 * A.usable + 100)})`);
     }
   }
+  for (const { scale, byProfile } of results) {
+    if (!Object.values(byProfile).some((pages) => LINKS.some((d) => pages[d.key]))) continue;
+    w();
+    w(`--- ×${scale}: shared links (?id=${LINK_ID}, ?q=${LINK_Q}) ---`);
+    reportLinks(w, byProfile);
+  }
   w();
+  w("shared links: cold = navigation → the record's name (id), the first row and the facet counts (q), the first row after Enter (enter) painted;");
+  w("data = bytes of /data/ requests before it; offline at = the app's cold visit until the service worker's copy is complete; copy = its size.");
   w("cold/warm/late/usable: median page times (ms after navigation start; late: after the 4 s mark). bytes: encoded bytes (compressed bodies + headers)");
   w("received in requests finished before the target was painted (warm: same profile, second visit). JS heap: the page's V8 heap used");
   w("after a GC, right after the paint (cold visit); workers: the same summed over its Web Workers; wasm: byteLength of every live");
@@ -408,6 +580,10 @@ async function main() {
     info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && ["summary", "names"].includes(f.sections[0])).reduce((n, f) => n + f.bytes, 0);
     info.widgetCode = widgetCodeBytes(info.site);
     log(`serving ${server.url} (site ${path.relative(ROOT, info.site)}, API ${apiOrigin})`);
+    {
+      const rec = await (await fetch(`${apiOrigin}/v2/organizations/${LINK_ID}`)).json();
+      info.linkName = (rec.names ?? []).find((n) => n.types.includes("ror_display") || n.types.includes("registry_display"))?.value ?? "?";
+    }
     const byProfile = {};
     for (const profile of opt.profiles) {
       const runs = Object.fromEntries(PAGES.map((p) => [p.key, []]));
@@ -423,6 +599,18 @@ async function main() {
         }
       }
       byProfile[profile] = Object.fromEntries(Object.entries(runs).filter(([, v]) => v.length).map(([k, v]) => [k, summarize(v)]));
+      for (const def of LINKS.filter((d) => opt.pages.includes(d.key))) {
+        const runsOf = [];
+        for (let r = 0; r < opt.runs; r++) {
+          log(`×${scale} ${profile} run ${r + 1}/${opt.runs}: ${def.key} …`);
+          const m = await measureLink(server, def, def.kind === "enter" ? ENTER.name : info.linkName, profile, opt);
+          for (const v of [m.cold, m.warm]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
+          const f = (v) => (v.failed ? "failed" : `${Math.round(v.answer)} ms, ${(v.bytes / 1024).toFixed(0)} KB (data ${(v.dataBytes / 1024).toFixed(0)} KB)`);
+          log(`  cold ${f(m.cold)}${m.cold.offlineAt ? ` · offline-ready ${Math.round(m.cold.offlineAt)} ms` : ""} · warm ${f(m.warm)}`);
+          runsOf.push(m);
+        }
+        byProfile[profile][def.key] = summarizeLinks(runsOf);
+      }
     }
     results.push({ scale, info, byProfile });
     await cleanup();

@@ -98,15 +98,26 @@ export declare function openRegistry(options?: {
 }): Promise<RegistryClient>;
 
 /**
- * Opens the registry for a page that wants suggestions before the whole data is in:
- * `typeahead` answers at once from the data's typeahead pieces, `whole` is `openRegistry`'s
- * client (main-thread suggestions from the same pieces).
+ * Opens the registry for a page that wants to answer before the whole data is in:
+ * `typeahead` answers at once from the data's pieces (suggestions, and `request` of a path
+ * naming one record, from its record piece), `whole` is `openRegistry`'s client (main-thread
+ * suggestions from the same pieces), `info` the manifest's release and record count.
+ * `deferWhole`: the whole data is downloaded only when something needs it, or once the page
+ * has called `answered()` and is idle.
  */
 export declare function openRegistryEarly(options?: {
   dataUrl?: string | URL;
   mode?: "full" | "typeahead";
   wasmUrl?: string | URL;
-}): Promise<{ typeahead: TypeaheadClient; whole: Promise<RegistryClient> }>;
+  deferWhole?: boolean;
+}): Promise<{
+  typeahead: TypeaheadClient;
+  whole: Promise<RegistryClient>;
+  info: Promise<{ release: string; recordCount: number }>;
+}>;
+
+/** Tells the registry code that the page has shown its answer (fires `registry-answered` once). */
+export declare function answered(): void;
 
 /** registry-pieces.js: the typeahead from the pieces a query needs, the whole registry on demand. */
 export declare class TypeaheadClient {
@@ -115,6 +126,8 @@ export declare class TypeaheadClient {
   suggest(text: string, options?: SuggestOptions): Promise<Suggestion[]>;
   suggestNow(text: string, options?: SuggestOptions): Suggestion[] | null;
   whole(): Promise<RegistryClient>;
+  /** The API router: a path naming one record from its record piece, anything else from the whole registry. */
+  request(pathAndQuery: string): Promise<{ status: number; body: string }>;
 }
 
 declare global {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use registry_contract::{FileEntry, Manifest};
 use registry_core::import::{ImportOptions, Imported, import_dump};
 use registry_core::model::Record;
 use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind};
@@ -118,30 +119,34 @@ pub fn shard_files(built: &BuiltShard) -> Vec<OutFile> {
         .collect()
 }
 
-/// manifest.json content.
-pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> serde_json::Value {
-    let mut schemas: BTreeMap<&str, usize> = BTreeMap::new();
+/// manifest.json content, without pieces.
+pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> Manifest {
+    let mut schema_versions: BTreeMap<String, usize> = BTreeMap::new();
     for r in records {
-        *schemas
-            .entry(r.admin.last_modified.schema_version.as_str())
+        *schema_versions
+            .entry(r.admin.last_modified.schema_version.clone())
             .or_default() += 1;
     }
-    serde_json::json!({
-        "format": "registry-shard",
-        "format_version": built.info.format_version,
-        "release": built.info.release,
-        "schema": "v2",
-        "schema_versions": schemas,
-        "record_count": built.info.record_count,
-        "build_time": built.info.build_time,
-        "build_id": format!("{:016x}", built.info.build_id),
-        "files": files.iter().map(|f| serde_json::json!({
-            "name": f.name,
-            "sections": f.sections.iter().map(|s| s.name()).collect::<Vec<_>>(),
-            "bytes": f.bytes.len(),
-            "sha256": sha256_hex(&f.bytes),
-        })).collect::<Vec<_>>(),
-    })
+    Manifest {
+        format: registry_contract::MANIFEST_FORMAT.into(),
+        format_version: built.info.format_version,
+        release: built.info.release.clone(),
+        schema: "v2".into(),
+        schema_versions,
+        record_count: u64::from(built.info.record_count),
+        build_time: built.info.build_time,
+        build_id: format!("{:016x}", built.info.build_id),
+        files: files
+            .iter()
+            .map(|f| FileEntry {
+                name: f.name.clone(),
+                sections: f.sections.iter().map(|s| s.name().to_string()).collect(),
+                bytes: f.bytes.len() as u64,
+                sha256: sha256_hex(&f.bytes),
+            })
+            .collect(),
+        pieces: None,
+    }
 }
 
 /// Writes the files and the manifest (manifest last, via rename, so a reader
@@ -150,7 +155,7 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> se
 pub fn write_output(
     dir: &Path,
     files: &[OutFile],
-    manifest: &serde_json::Value,
+    manifest: &Manifest,
     quiet: bool,
 ) -> Result<(), String> {
     let step = Step::start(quiet, format!("writing {}", dir.display()));
@@ -282,15 +287,15 @@ pub fn data_files(
     level: i32,
     budget: &registry_core::pieces::PieceBudget,
     quiet: bool,
-) -> Result<(Vec<OutFile>, serde_json::Value), String> {
+) -> Result<(Vec<OutFile>, Manifest), String> {
     let mut files = shard_files(built);
     let mut manifest = manifest(built, records, &files);
     let mut step = Step::start(quiet, "typeahead pieces");
     let pieces = crate::pieces::build_pieces(built, records, level, budget, &mut |done, total| {
         step.count(done, total)
     })?;
-    step.done(format!("{} pieces", pieces.manifest["pieces"]));
-    manifest["pieces"] = pieces.manifest;
+    step.done(format!("{} pieces", pieces.manifest.pieces));
+    manifest.pieces = Some(pieces.manifest);
     files.extend(pieces.files);
     files.extend(pieces.search);
     Ok((files, manifest))

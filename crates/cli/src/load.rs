@@ -16,24 +16,19 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
 /// The full shard file a manifest lists.
 pub fn manifest_full_file(manifest: &Path) -> Result<PathBuf, String> {
     let text = read(manifest)?;
-    let m: serde_json::Value = serde_json::from_slice(&text)
-        .map_err(|e| format!("{} is not valid JSON: {e}", manifest.display()))?;
+    let m: registry_contract::Manifest = serde_json::from_slice(&text)
+        .map_err(|e| format!("{} is not a registry manifest: {e}", manifest.display()))?;
+    let (m, _) = m
+        .checked()
+        .map_err(|e| format!("{}: {e}", manifest.display()))?;
     let dir = manifest.parent().unwrap_or(Path::new("."));
-    let files = m["files"]
-        .as_array()
-        .ok_or_else(|| format!("{} has no \"files\" list", manifest.display()))?;
-    let full = files
+    let full = m
+        .files
         .iter()
-        .filter(|f| {
-            f["sections"]
-                .as_array()
-                .is_some_and(|s| s.iter().any(|x| x == "records"))
-        })
-        .max_by_key(|f| f["sections"].as_array().map_or(0, Vec::len));
-    let name = full
-        .and_then(|f| f["name"].as_str())
+        .filter(|f| f.sections.iter().any(|x| x == "records"))
+        .max_by_key(|f| f.sections.len())
         .ok_or_else(|| format!("{} lists no full shard file", manifest.display()))?;
-    Ok(dir.join(name))
+    Ok(dir.join(&full.name))
 }
 
 /// Loads a registry from a shard, a build directory, a manifest or a dump.

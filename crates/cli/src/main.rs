@@ -416,10 +416,10 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
         eprintln!(
             "  {} typeahead pieces, {} bytes, in {}",
-            manifest["pieces"]["pieces"],
-            manifest["pieces"]["piece_bytes"],
+            manifest.pieces.as_ref().map_or(0, |p| p.pieces),
+            manifest.pieces.as_ref().map_or(0, |p| p.piece_bytes),
             PathBuf::from(out)
-                .join(manifest["pieces"]["path"].as_str().unwrap_or(""))
+                .join(manifest.pieces.as_ref().map_or("", |p| p.path.as_str()))
                 .display()
         );
         for f in files

@@ -37,6 +37,18 @@ pub fn piece_name(build_id: u64, key: &str, kind: PieceKind) -> String {
     }
 }
 
+/// File name of the record piece of key `key` ([`shard::pieces::record_key`]).
+pub fn record_piece_name(build_id: u64, key: &str) -> String {
+    format!("pieces/{build_id:016x}/r-{key}.shard")
+}
+
+/// File name of the record card of key `key`: the summaries (the shape a
+/// suggestion's `summary` has) of the records of that record piece, as
+/// JSON, which a record page reads to paint the name before any wasm.
+pub fn record_card_name(build_id: u64, key: &str) -> String {
+    format!("pieces/{build_id:016x}/r-{key}.json")
+}
+
 /// File name of the directory part of first character `first`.
 pub fn part_name(build_id: u64, first: &str) -> String {
     let hex: String = first.bytes().map(|b| format!("{b:02x}")).collect();
@@ -50,7 +62,7 @@ pub struct Written {
     /// The files of E2 over pieces (term pieces, rank chunks, members,
     /// statistics).
     pub search: Vec<OutFile>,
-    pub manifest: serde_json::Value,
+    pub manifest: registry_contract::Pieces,
     pub specs: Vec<pieces::PieceSpec>,
 }
 
@@ -143,18 +155,28 @@ pub fn build_pieces(
     }
     let search = search_files(built, &engine, &specs, &by_id, level, budget)?;
     let pack = pieces::pack::encode(&entries);
+    let mut record_files = Vec::new();
+    let records_written = record_pieces(built, records, level, &mut record_files)?;
     let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
     let path = format!("pieces/{:016x}/", built.info.build_id);
-    let manifest = serde_json::json!({
-        "path": path,
-        "split_first": parts.keys().collect::<Vec<_>>(),
-        "head_records": budget.head_records,
-        "id_chars": pieces::ID_KEY_CHARS,
-        "first_pack": {"name": "first.pack", "bytes": pack.len(), "first": firsts},
-        "search": search.1,
-        "pieces": specs.len(),
-        "piece_bytes": files.iter().map(|f| f.bytes.len()).sum::<usize>(),
-    });
+    let manifest = registry_contract::Pieces {
+        version: registry_contract::PIECES_VERSION,
+        path,
+        split_first: parts.keys().map(|k| k.to_string()).collect(),
+        head_records: budget.head_records,
+        id_chars: pieces::ID_KEY_CHARS,
+        record_chars: Some(shard::pieces::RECORD_KEY_CHARS),
+        record_pieces: records_written,
+        record_cards: true,
+        first_pack: registry_contract::FirstPack {
+            name: "first.pack".into(),
+            bytes: pack.len(),
+            first: firsts,
+        },
+        search: Some(search.1),
+        pieces: specs.len(),
+        piece_bytes: files.iter().map(|f| f.bytes.len()).sum::<usize>(),
+    };
     for (first, keys) in &parts {
         files.push(OutFile {
             name: part_name(built.info.build_id, first),
@@ -162,12 +184,13 @@ pub fn build_pieces(
             bytes: serde_json::to_vec(keys).unwrap_or_default(),
         });
     }
-    // Last, after the parts (bench-pieces reads them by position).
+    // After the parts, before the record pieces (bench-pieces reads them by position).
     files.push(OutFile {
         name: pack_name,
         sections: Vec::new(),
         bytes: pack,
     });
+    files.extend(record_files);
     Ok(Written {
         files,
         search: search.0,
@@ -204,7 +227,7 @@ fn search_files(
     by_id: &HashMap<RecordId, &Record>,
     level: i32,
     budget: &PieceBudget,
-) -> Result<(Vec<OutFile>, serde_json::Value), String> {
+) -> Result<(Vec<OutFile>, registry_contract::SearchFiles), String> {
     let sp = search_pieces(engine, specs, budget);
     let dir = format!("pieces/{:016x}/", built.info.build_id);
     let mut out = Vec::new();
@@ -244,19 +267,64 @@ fn search_files(
         });
     }
     let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
-    let manifest = serde_json::json!({
-        "stats": Need::Stats.file_name(),
-        "stats_bytes": stats.len(),
-        "common_terms": sp.stats.common.len(),
-        "files": out.len() + 1,
-        "bytes": out.iter().map(|f| f.bytes.len()).sum::<usize>() + stats.len(),
-    });
+    let manifest = registry_contract::SearchFiles {
+        stats: Need::Stats.file_name(),
+        stats_bytes: stats.len(),
+        common_terms: sp.stats.common.len(),
+        files: out.len() + 1,
+        bytes: out.iter().map(|f| f.bytes.len()).sum::<usize>() + stats.len(),
+    };
     out.push(OutFile {
         name: format!("{dir}{}", Need::Stats.file_name()),
         sections: vec![SectionKind::SearchStats],
         bytes: stats,
     });
     Ok((out, manifest))
+}
+
+/// The record pieces (`r-<key>.shard`, [`shard::pieces::record_piece_file`]):
+/// every record grouped by the first characters of its id, each with its
+/// record card (`r-<key>.json`), appended to `files`; returns how many
+/// pieces were written. A record page fetches one of each.
+fn record_pieces(
+    built: &BuiltShard,
+    records: &[Record],
+    level: i32,
+    files: &mut Vec<OutFile>,
+) -> Result<usize, String> {
+    let mut groups: std::collections::BTreeMap<String, Vec<Record>> = Default::default();
+    for r in records {
+        let id = RecordId::parse(&r.id).map_err(|e| format!("record '{}': {e}", r.id))?;
+        groups
+            .entry(shard::pieces::record_key(id))
+            .or_default()
+            .push(r.clone());
+    }
+    for (key, group) in &groups {
+        let bytes = shard::pieces::record_piece_file(
+            group,
+            &built.info.release,
+            built.info.build_time,
+            &Zstd(level),
+        )?;
+        let piece = Registry::from_bytes(&bytes).map_err(|e| format!("record piece {key}: {e}"))?;
+        let card: Vec<_> = (0..piece.len()).map(|i| piece.summary(i)).collect();
+        files.push(OutFile {
+            name: record_piece_name(built.info.build_id, key),
+            sections: vec![
+                SectionKind::Summary,
+                SectionKind::Names,
+                SectionKind::Records,
+            ],
+            bytes,
+        });
+        files.push(OutFile {
+            name: record_card_name(built.info.build_id, key),
+            sections: Vec::new(),
+            bytes: serde_json::to_vec(&card).map_err(|e| e.to_string())?,
+        });
+    }
+    Ok(groups.len())
 }
 
 pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
@@ -285,16 +353,14 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let w = build_pieces(&built, &records, level, &budget, &mut |_, _| {})?;
     let secs = t.elapsed().as_secs_f64();
     let (piece_files, rest) = w.files.split_at(w.specs.len());
-    let (pack_file, part_files) = rest.split_last().ok_or("no first-keystroke pack")?;
+    let parts_end = rest
+        .iter()
+        .position(|f| f.name.ends_with("/first.pack"))
+        .ok_or("no first-keystroke pack")?;
+    let (part_files, rest) = rest.split_at(parts_end);
+    let (pack_file, record_files) = rest.split_first().ok_or("no first-keystroke pack")?;
     let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
-    let firsts: Vec<String> = w.manifest["split_first"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let firsts: Vec<String> = w.manifest.split_first.clone();
     let manifest_part = serde_json::to_vec(&w.manifest).map_or(0, |v| v.len());
     let mut part_sizes: Vec<f64> = part_files.iter().map(|f| f.bytes.len() as f64).collect();
     let count = |k: PieceKind| w.specs.iter().filter(|s| s.kind == k).count();
@@ -320,9 +386,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     println!(
         "first-keystroke pack (fetched when the page is idle): {} bytes, {} first characters",
         pack_file.bytes.len(),
-        w.manifest["first_pack"]["first"]
-            .as_array()
-            .map_or(0, Vec::len)
+        w.manifest.first_pack.first.len()
     );
     println!(
         "piece bytes: p50 {:.0}  p95 {:.0}  max {:.0}",
@@ -330,6 +394,21 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut sizes, 0.95),
         sizes.last().copied().unwrap_or(0.0)
     );
+    for (what, ext) in [("record pieces", ".shard"), ("record cards", ".json")] {
+        let mut sizes: Vec<f64> = record_files
+            .iter()
+            .filter(|f| f.name.ends_with(ext))
+            .map(|f| f.bytes.len() as f64)
+            .collect();
+        println!(
+            "{what} (a record page's data): {} files, {:.1} MB in all; bytes p50 {:.0}  p95 {:.0}  max {:.0}",
+            sizes.len(),
+            sizes.iter().sum::<f64>() / 1e6,
+            percentile(&mut sizes, 0.5),
+            percentile(&mut sizes, 0.95),
+            sizes.last().copied().unwrap_or(0.0)
+        );
+    }
     // A cold client: directory + the one piece its query needs (or the
     // whole typeahead data), for the first 1–3 keystrokes of the relevance
     // benchmark's texts (display names, and their rarest word first).

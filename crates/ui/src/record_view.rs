@@ -151,6 +151,33 @@ fn copy_text(text: &str) {
     }
 }
 
+/// The name `index.html` painted for `id` from its record card before any
+/// wasm had arrived (`window.registryEarlyRecord`), kept on screen until
+/// the full record is in.
+pub fn early_name(id: &str) -> Option<String> {
+    let card = js_sys::Reflect::get(&window(), &"registryEarlyRecord".into()).ok()?;
+    let get = |k: &str| js_sys::Reflect::get(&card, &k.into()).ok()?.as_string();
+    let wanted = bare_id(id.trim().trim_end_matches('/'));
+    bare_id(&get("id")?)
+        .eq_ignore_ascii_case(wanted)
+        .then(|| get("name"))
+        .flatten()
+}
+
+/// What a record page shows while its record loads: the early name, if any.
+pub fn loading_view(id: &str) -> AnyView {
+    match early_name(id) {
+        Some(name) => view! {
+            <section class="record">
+                <h1 id="record-title" tabindex="-1">{name}</h1>
+                <p class="loading" role="status">"Loading the record…"</p>
+            </section>
+        }
+        .into_any(),
+        None => view! { <p class="loading" role="status">"Loading the record…"</p> }.into_any(),
+    }
+}
+
 /// The record page for `id`.
 #[component]
 pub fn RecordView(
@@ -163,6 +190,7 @@ pub fn RecordView(
     let raw = RwSignal::new(None::<(u8, String)>);
     let copied = RwSignal::new(false);
     let path = format!("/v2/organizations/{}", crate::url_state::encode(&id));
+    let loading_id = id.clone();
     spawn_local(async move {
         let r = match registry_client::request(&path).await {
             Ok((200, body)) => serde_json::from_str::<Value>(&body).map_err(|e| e.to_string()),
@@ -183,6 +211,10 @@ pub fn RecordView(
             document().set_title(&format!("{} – Organization registry", display_name(v)));
         }
         record.set(Some(r));
+        // After this frame's paint: the whole data may follow now.
+        request_animation_frame(|| {
+            set_timeout(registry_client::answered, std::time::Duration::ZERO)
+        });
         request_animation_frame(|| {
             if let Some(h) = document().get_element_by_id("record-title") {
                 let h: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(h);
@@ -208,7 +240,7 @@ pub fn RecordView(
     };
 
     move || match record.get() {
-        None => view! { <p class="loading" role="status">"Loading the record…"</p> }.into_any(),
+        None => loading_view(&loading_id),
         Some(Err(e)) => view! {
             <section class="record">
                 <h1 id="record-title" tabindex="-1">"Record not found"</h1>

@@ -20,10 +20,16 @@ use wasm_bindgen_futures::JsFuture;
 #[wasm_bindgen(raw_module = "../registry.js")]
 extern "C" {
     #[cfg(feature = "app")]
-    /// `openRegistryEarly({dataUrl, mode})` → `Promise<{typeahead, whole}>`:
-    /// a typeahead client at once, the promise of the whole registry's.
+    /// `openRegistryEarly({dataUrl, mode, deferWhole})` → `Promise<{typeahead,
+    /// whole, info}>`: a client over the pieces at once, the promise of the
+    /// whole registry's, the promise of the manifest's release facts.
     #[wasm_bindgen(js_name = openRegistryEarly)]
     fn open_registry_early(options: &JsValue) -> js_sys::Promise;
+
+    #[cfg(feature = "app")]
+    /// `answered()`: the page shows its answer; the whole data may follow.
+    #[wasm_bindgen(js_name = answered)]
+    fn js_answered();
 
     /// The client object of `registry.js`.
     pub type RegistryClient;
@@ -54,9 +60,6 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn call(this: &RegistryClient, method: &str, args: &js_sys::Array) -> js_sys::Promise;
 
-    #[cfg(feature = "app")]
-    #[wasm_bindgen(method, getter)]
-    fn info(this: &RegistryClient) -> JsValue;
 }
 
 thread_local! {
@@ -114,32 +117,40 @@ fn client_set() -> js_sys::Promise {
 
 #[cfg(feature = "app")]
 /// Opens the registry at `data_url` (`mode` "full" or "typeahead"), with
-/// main-thread suggestions. Suggestions come from the data's typeahead
-/// pieces while the whole data is on its way (on a first visit over a slow
-/// network that is seconds); everything else waits for it.
+/// main-thread suggestions, and resolves to the release facts as soon as
+/// the manifest is in. Suggestions and record pages come from the data's
+/// pieces; the whole data (what everything else needs) is downloaded when
+/// something asks for it, or once the page has shown its answer
+/// ([`answered`]) and is idle, and then answers in their place.
 pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
     let options = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&options, &"dataUrl".into(), &data_url.into());
     let _ = js_sys::Reflect::set(&options, &"mode".into(), &mode.into());
+    let _ = js_sys::Reflect::set(&options, &"deferWhole".into(), &JsValue::TRUE);
     let early = JsFuture::from(open_registry_early(&options))
         .await
         .map_err(error_of)?;
     let field = |k: &str| js_sys::Reflect::get(&early, &k.into()).map_err(error_of);
     set_client(field("typeahead")?);
-    let whole = JsFuture::from(js_sys::Promise::from(field("whole")?))
+    let whole = js_sys::Promise::from(field("whole")?);
+    leptos::task::spawn_local(async move {
+        // A whole registry that cannot load is reported by the requests
+        // that need it; the pieces go on answering the rest.
+        if let Ok(client) = JsFuture::from(whole).await {
+            set_client(client);
+        }
+    });
+    let info = JsFuture::from(js_sys::Promise::from(field("info")?))
         .await
         .map_err(error_of)?;
-    set_client(whole);
-    Ok(info())
+    from_js(&info)
 }
 
 #[cfg(feature = "app")]
-/// The data release the client has loaded.
-pub fn info() -> Info {
-    with_client(|c| c.info())
-        .ok()
-        .and_then(|v| serde_wasm_bindgen::from_value(v).ok())
-        .unwrap_or_default()
+/// Says that the page shows its answer (a record, results, an error): the
+/// whole data and the offline copy start once the browser is idle.
+pub fn answered() {
+    js_answered();
 }
 
 /// A JS value read straight into a typed shape (no JSON text in between:

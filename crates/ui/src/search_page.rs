@@ -284,6 +284,7 @@ pub fn App() -> impl IntoView {
                 if seq.get_value() != n {
                     return; // only the newest state's answer is ever shown
                 }
+                after_paint(registry_client::answered);
                 if typed {
                     // After the next paint, so the suggestions go first.
                     after_paint(move || {
@@ -454,6 +455,7 @@ pub fn App() -> impl IntoView {
     let ready = Memo::new(move |_| info.with(Option::is_some));
     let main_view = move || {
         match id_memo.get() {
+        Some(id) if !ready.get() && load_error.with(Option::is_none) => crate::record_view::loading_view(&id),
         _ if !ready.get() => view! { <p class="loading">{move || load_error.get().unwrap_or_default()}</p> }.into_any(),
         Some(id) => view! { <RecordView id=id go=go /> }.into_any(),
         None => view! {

@@ -189,6 +189,39 @@ pub fn id_key(id: crate::RecordId) -> String {
     bare.chars().take(ID_KEY_CHARS).collect()
 }
 
+/// Characters of the bare id that key a *record piece*: the leading `0`
+/// and three digits. A record page needs one record, so its piece is small:
+/// ~12 records for the 35,990 real ids (their first digits cluster), a few
+/// kilobytes, where an id piece ([`ID_KEY_CHARS`]) holds ~190 summaries.
+pub const RECORD_KEY_CHARS: usize = 4;
+
+/// The key of the record piece holding record `id`.
+pub fn record_key(id: crate::RecordId) -> String {
+    let url = id.to_string();
+    let bare = url.rsplit('/').next().unwrap_or(&url);
+    bare.chars().take(RECORD_KEY_CHARS).collect()
+}
+
+/// The file of a *record piece*: a complete shard (`summary`, `names` and
+/// `records`) of every record whose id starts with one [`record_key`], so
+/// that the one router answers `/v2/organizations/<id>` (and v1) from it
+/// exactly as from the whole registry: a record's answer depends on that
+/// record alone.
+pub fn record_piece_file(
+    records: &[crate::Record],
+    release: &str,
+    build_time: u64,
+    compressor: &dyn super::Compressor,
+) -> Result<Vec<u8>, String> {
+    use super::SectionKind;
+    let kinds = [
+        SectionKind::Summary,
+        SectionKind::Names,
+        SectionKind::Records,
+    ];
+    Ok(super::build_kinds(records, release, build_time, compressor, &kinds)?.file(&kinds))
+}
+
 /// The first character of a prefix (what the directory parts are keyed by).
 pub fn first_char(s: &str) -> &str {
     s.chars().next().map_or("", |c| &s[..c.len_utf8()])

@@ -1,0 +1,199 @@
+//! The shapes that cross between the registry's parts, as one set of serde
+//! types: what `registry build` writes and every reader reads. Today that
+//! is the data folder's `manifest.json` ([`Manifest`]), written by the CLI
+//! and read by the CLI (`registry query <dir>`, `registry site <dir>`), by
+//! the browser runtime (`registry-pieces.js` `fetchManifest`, which checks
+//! [`PIECES_VERSION`] the same way) and by the compat fixture test.
+//!
+//! Versioning: `format_version` is the shard container's
+//! (`registry_core::shard::FORMAT_VERSION`); [`Pieces::version`] says what
+//! a reader of the pieces must understand ([`PIECES_VERSION`]). A reader
+//! that knows an older pieces version does not use the pieces (it asks the
+//! whole registry, which is slower and never wrong).
+#![deny(missing_docs)]
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// `format` of every manifest.
+pub const MANIFEST_FORMAT: &str = "registry-shard";
+
+/// The pieces version this build writes and reads:
+/// * 1: leaves, heads and id pieces (summary + names), directory parts by
+///   first character, the first-keystroke pack;
+/// * 2: a head may carry an `exact_words` section (a reader of version 1
+///   rejects such a head: unknown section kind), record pieces
+///   (`r-<key>.shard`: summary, names, records) and record cards
+///   (`r-<key>.json`).
+pub const PIECES_VERSION: u32 = 2;
+
+/// `manifest.json` of a data folder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always [`MANIFEST_FORMAT`].
+    pub format: String,
+    /// The shard container's format version.
+    pub format_version: u16,
+    /// Data release name.
+    pub release: String,
+    /// Record schema (`v2`).
+    pub schema: String,
+    /// Records per schema version of their last modification.
+    pub schema_versions: BTreeMap<String, usize>,
+    /// Number of records.
+    pub record_count: u64,
+    /// Build time, Unix seconds.
+    pub build_time: u64,
+    /// Build id, 16 hex digits (also in every piece path).
+    pub build_id: String,
+    /// The shard files (content-hashed names).
+    pub files: Vec<FileEntry>,
+    /// The pieces (absent in data built without them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<Pieces>,
+}
+
+/// One shard file of a manifest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// File name, relative to the data folder.
+    pub name: String,
+    /// Section names it holds (`summary`, `names`, `records`, `domains`).
+    pub sections: Vec<String>,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+}
+
+fn version_1() -> u32 {
+    1
+}
+
+/// The pieces of a data folder (`registry_core::pieces`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pieces {
+    /// What a reader must understand to use them ([`PIECES_VERSION`]);
+    /// manifests written before the field are version 1.
+    #[serde(default = "version_1")]
+    pub version: u32,
+    /// Folder of the piece files, relative to the data folder
+    /// (`pieces/<build id>/`).
+    pub path: String,
+    /// First characters that have a directory part (split prefixes).
+    pub split_first: Vec<String>,
+    /// Records in a head.
+    pub head_records: usize,
+    /// Id characters that key an id piece.
+    pub id_chars: usize,
+    /// Id characters that key a record piece (version 2; absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_chars: Option<usize>,
+    /// Record pieces written.
+    #[serde(default)]
+    pub record_pieces: usize,
+    /// Whether each record piece has its record card.
+    #[serde(default)]
+    pub record_cards: bool,
+    /// The first-keystroke pack.
+    pub first_pack: FirstPack,
+    /// E2 over pieces: the statistics file and what else a build wrote
+    /// for it (absent: this data answers `query` from the whole registry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchFiles>,
+    /// Typeahead pieces written (leaves, heads, id pieces).
+    pub pieces: usize,
+    /// Their bytes in all.
+    pub piece_bytes: usize,
+}
+
+/// The files of E2 over pieces (term pieces, rank chunks, member files,
+/// statistics; `registry_core::pieces::search`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchFiles {
+    /// The statistics file, relative to the pieces folder.
+    pub stats: String,
+    /// Its size in bytes.
+    pub stats_bytes: usize,
+    /// Common terms (a member file and rank chunks each).
+    pub common_terms: usize,
+    /// Files written for E2 in all.
+    pub files: usize,
+    /// Their bytes in all.
+    pub bytes: usize,
+}
+
+/// The first-keystroke pack of a data folder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FirstPack {
+    /// File name, relative to the pieces folder.
+    pub name: String,
+    /// Size in bytes.
+    pub bytes: usize,
+    /// The first characters it holds, commonest first.
+    pub first: Vec<String>,
+}
+
+impl Manifest {
+    /// Whether this is a registry manifest this build can read: the
+    /// right `format`; pieces of a newer version are dropped (with the
+    /// reason), so that a reader asks the whole registry instead.
+    pub fn checked(mut self) -> Result<(Manifest, Option<String>), String> {
+        if self.format != MANIFEST_FORMAT {
+            return Err(format!(
+                "not a registry manifest (format '{}', expected '{MANIFEST_FORMAT}')",
+                self.format
+            ));
+        }
+        let dropped = match &self.pieces {
+            Some(p) if p.version > PIECES_VERSION => Some(format!(
+                "its pieces are version {}, newer than this build reads ({PIECES_VERSION}): upgrade to use them",
+                p.version
+            )),
+            _ => None,
+        };
+        if dropped.is_some() {
+            self.pieces = None;
+        }
+        Ok((self, dropped))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_without_the_pieces_version_is_version_1() {
+        let m: Manifest = serde_json::from_str(
+            r#"{"format":"registry-shard","format_version":2,"release":"r","schema":"v2",
+            "schema_versions":{},"record_count":0,"build_time":0,"build_id":"00","files":[],
+            "pieces":{"path":"pieces/00/","split_first":[],"head_records":40,"id_chars":3,
+            "first_pack":{"name":"first.pack","bytes":8,"first":[]},"pieces":0,"piece_bytes":0}}"#,
+        )
+        .unwrap();
+        let p = m.pieces.as_ref().unwrap();
+        assert_eq!(
+            (p.version, p.record_chars, p.record_cards),
+            (1, None, false)
+        );
+        assert!(m.checked().unwrap().1.is_none());
+    }
+
+    #[test]
+    fn newer_pieces_are_dropped_with_the_reason_and_a_wrong_format_is_an_error() {
+        let mut m: Manifest = serde_json::from_str(
+            r#"{"format":"registry-shard","format_version":2,"release":"r","schema":"v2",
+            "schema_versions":{},"record_count":0,"build_time":0,"build_id":"00","files":[],
+            "pieces":{"version":99,"path":"p/","split_first":[],"head_records":40,"id_chars":3,
+            "first_pack":{"name":"first.pack","bytes":8,"first":[]},"pieces":0,"piece_bytes":0}}"#,
+        )
+        .unwrap();
+        let (checked, why) = m.clone().checked().unwrap();
+        assert!(checked.pieces.is_none());
+        assert!(why.unwrap().contains("version 99"));
+        m.format = "other".into();
+        assert!(m.checked().unwrap_err().contains("not a registry manifest"));
+    }
+}

@@ -1,0 +1,178 @@
+// A shared link, on a first visit, in headless Chromium (fresh profiles):
+// * `?id=` paints the record from its record piece while the whole data is
+//   held at the server (it is never asked for before the answer), with its
+//   relationships linked, and the raw JSON equals the whole registry's;
+// * the service worker answers /v2/organizations/<id> and /v1 from the same
+//   record pieces while its offline copy is not complete, and the same JSON
+//   from the offline copy after;
+// * the PWA is offline-ready after ONE visit: wait, go offline, reload:
+//   the app, a record and a search answer.
+// SITE_DIR / SITE_PREFIX select the site, like the rest of the suite.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { SITE, PREFIX, DEMO, bare, display, offlineReady } from "./ui-helpers.mjs";
+
+const NORTHFIELD = DEMO.find((r) => display(r) === "Northfield University");
+const WHOLE = /^data\/[^/]+\.shard$/; // the whole registry's files (not pieces)
+
+let server, browser;
+let held = false;
+let release = () => {};
+const requested = [];
+
+before(async () => {
+  server = await serve(SITE, PREFIX, {
+    hold: (rel) => {
+      requested.push(rel);
+      return held && WHOLE.test(rel) ? new Promise((r) => release.waiters.push(r)) : null;
+    },
+  });
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  release();
+  await browser?.close();
+  await server?.close();
+});
+
+/** Holds the whole registry's files at the server until `release()`. */
+function holdWhole() {
+  held = true;
+  const waiters = [];
+  release = Object.assign(() => {
+    held = false;
+    for (const w of waiters.splice(0)) w();
+  }, { waiters });
+}
+
+async function freshPage() {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors = [];
+  watchErrors(page, errors);
+  return { context, page, errors };
+}
+
+test("?id= paints the record from its record piece, before any whole-data file is asked for", async () => {
+  const { context, page, errors } = await freshPage();
+  holdWhole();
+  requested.length = 0;
+  try {
+    await page.goto(server.url + `?id=${bare(NORTHFIELD.id)}`);
+    await page.waitForSelector("#record-title");
+    assert.match(await page.locator("#record-title").innerText(), /^Northfield University/);
+    // The whole data is held at the server: the name came without it. It
+    // is asked for only after the answer (the page's answered() and idle).
+    const before = [...requested];
+    const piece = before.findIndex((r) => /^data\/pieces\/[0-9a-f]{16}\/r-041q\.shard$/.test(r));
+    assert.ok(piece >= 0, before.join(" "));
+    const firstWhole = before.findIndex((r) => WHOLE.test(r));
+    assert.ok(firstWhole === -1 || firstWhole > piece, `whole data asked for before the record piece: ${before.join(" ")}`);
+    // Relationships are links to their records' pages.
+    const rels = await page.locator("section[aria-labelledby=h-rel] a").evaluateAll((a) => a.map((x) => new URL(x.href).search));
+    assert.equal(rels.length, NORTHFIELD.relationships.length);
+    for (const r of NORTHFIELD.relationships) assert.ok(rels.includes(`?id=${bare(r.id)}`), JSON.stringify(rels));
+    // A related record opens the same way (its own piece).
+    const link = page.locator("section[aria-labelledby=h-rel] a").first();
+    const relatedId = await link.evaluate((a) => new URL(a.href).searchParams.get("id"));
+    const related = DEMO.find((r) => bare(r.id) === relatedId);
+    await link.click();
+    await page.waitForFunction((t) => document.getElementById("record-title")?.textContent.startsWith(t + " "), display(related));
+    await page.waitForSelector("table.locations");
+    await page.goBack();
+    await page.waitForFunction(() => /^Northfield University/.test(document.getElementById("record-title")?.textContent ?? ""));
+    // The raw v2 JSON shown is the whole registry's answer.
+    await page.getByRole("button", { name: "View v2 JSON" }).click();
+    const shown = JSON.parse(await page.locator("pre.raw").innerText());
+    release();
+    const whole = await page.evaluate(async (id) => {
+      const { openRegistry } = await import(new URL("registry.js", document.baseURI).href);
+      const r = await openRegistry({ dataUrl: new URL("data/", document.baseURI) });
+      const out = await r.request(`/v2/organizations/${id}`);
+      r.close();
+      return JSON.parse(out.body);
+    }, bare(NORTHFIELD.id));
+    assert.deepEqual(shown, whole);
+    assert.deepEqual(errors, []);
+  } finally {
+    release();
+    await context.close();
+  }
+});
+
+test("?id= paints the record's name before any wasm has arrived, then the full record under it", async () => {
+  const { context, page, errors } = await freshPage();
+  let wasm;
+  const wasmHeld = new Promise((r) => (wasm = r));
+  const slow = await serve(SITE, PREFIX, { hold: (rel) => (/\.wasm$/.test(rel) ? wasmHeld : null) });
+  try {
+    await page.goto(slow.url + `?id=${bare(NORTHFIELD.id)}`);
+    await page.waitForFunction(() => document.getElementById("record-title")?.textContent === "Northfield University");
+    wasm();
+    await page.waitForSelector("table.locations");
+    assert.match(await page.locator("#record-title").innerText(), /^Northfield University/);
+    assert.deepEqual(errors, []);
+  } finally {
+    wasm();
+    await context.close();
+    await slow.close();
+  }
+});
+
+test("the service worker answers record URLs from record pieces until its offline copy is complete, the same JSON after", async () => {
+  const { context, page, errors } = await freshPage();
+  holdWhole();
+  try {
+    await page.goto(server.url + `?id=${bare(NORTHFIELD.id)}`);
+    await page.waitForSelector("#record-title");
+    await page.waitForFunction(() => window.registryReady.then(() => navigator.serviceWorker.controller !== null), null, { timeout: 30_000 });
+    const urls = DEMO.slice(0, 6).flatMap((r) => [`v2/organizations/${bare(r.id)}`, `v1/organizations/${encodeURIComponent(r.id)}`]);
+    const ask = () =>
+      page.evaluate(async (urls) => {
+        const out = [];
+        for (const u of urls) {
+          const res = await fetch(u);
+          out.push({ status: res.status, body: await res.text(), release: res.headers.get("x-registry-release") });
+        }
+        return out;
+      }, urls);
+    const fromPieces = await ask();
+    assert.ok(fromPieces.every((r) => r.status === 200 && r.release === "demo"), JSON.stringify(fromPieces.map((r) => r.status)));
+    release();
+    await offlineReady(page);
+    const fromCopy = await ask();
+    assert.deepEqual(fromCopy, fromPieces);
+    assert.deepEqual(errors, []);
+  } finally {
+    release();
+    await context.close();
+  }
+});
+
+test("offline-ready after one visit: offline, a reload shows the app, a record and a search answer", async () => {
+  const { context, page, errors } = await freshPage();
+  const id = bare(DEMO.find((r) => display(r) === "Caldera State University").id);
+  try {
+    await page.goto(server.url + `?id=${id}`);
+    await page.waitForSelector("#record-title");
+    await offlineReady(page);
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForFunction(() => /^Caldera State University/.test(document.getElementById("record-title")?.textContent ?? ""));
+    await page.waitForSelector("table.locations");
+    await page.goto(server.url + "?q=northfield");
+    await page.waitForSelector(".result");
+    const names = await page.locator(".result h3 a").allInnerTexts();
+    assert.ok(names.some((n) => n === "Northfield University"), JSON.stringify(names));
+    await page.locator("#q-input").fill("caldera");
+    await page.waitForFunction(() => [...document.querySelectorAll("#q-list [role=option] .cb-name")].some((e) => e.textContent === "Caldera State University"));
+    assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch/.test(e)), []);
+  } finally {
+    await context.setOffline(false);
+    await context.close();
+  }
+});
