@@ -56,6 +56,7 @@ const roughFirst = (text) => {
  */
 export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
+  if (!base.pathname.endsWith("/")) base.pathname += "/"; // a folder, with or without its slash
   const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
   const wasmP =
     wasm ??

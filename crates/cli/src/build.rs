@@ -143,6 +143,9 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> se
         "record_count": built.info.record_count,
         "build_time": built.info.build_time,
         "build_id": format!("{:016x}", built.info.build_id),
+        // For pages that show the data (the widget demo): an e-mail domain
+        // of this data, never a fictional one.
+        "examples": { "email_domain": example_email_domain(records) },
         "files": files.iter().map(|f| serde_json::json!({
             "name": f.name,
             "sections": f.sections.iter().map(|s| s.name()).collect::<Vec<_>>(),
@@ -150,6 +153,35 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> se
             "sha256": sha256_hex(&f.bytes),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// An e-mail domain to try the widget's `domain-from` with: preferably one
+/// that is a subdomain of another active record's (it shows both, the exact
+/// domain first), else the domain of the active record with the most
+/// children; ties in id order. `None` when no active record has a domain.
+pub fn example_email_domain(records: &[Record]) -> Option<String> {
+    let mut active: Vec<&Record> = records.iter().filter(|r| r.status == "active").collect();
+    active.sort_by(|a, b| a.id.cmp(&b.id));
+    let domains: std::collections::BTreeSet<&str> = active
+        .iter()
+        .flat_map(|r| r.domains.iter().map(String::as_str))
+        .collect();
+    let children = |r: &Record| r.relationships.iter().filter(|x| x.kind.eq_ignore_ascii_case("child")).count();
+    let has_parent_domain = |d: &str| {
+        d.char_indices()
+            .filter(|&(_, c)| c == '.')
+            .any(|(i, _)| domains.contains(&d[i + 1..]))
+    };
+    let mut best: Option<((bool, usize), &str)> = None;
+    for r in &active {
+        for d in &r.domains {
+            let key = (has_parent_domain(d), children(r));
+            if best.is_none_or(|(k, _)| key > k) {
+                best = Some((key, d));
+            }
+        }
+    }
+    best.map(|(_, d)| d.to_string())
 }
 
 /// Writes the files and the manifest (manifest last, via rename, so a reader
