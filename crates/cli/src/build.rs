@@ -155,27 +155,44 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> se
     })
 }
 
-/// An e-mail domain to try the widget's `domain-from` with: preferably one
-/// that is a subdomain of another active record's (it shows both, the exact
-/// domain first), else the domain of the active record with the most
-/// children; ties in id order. `None` when no active record has a domain.
+/// An e-mail domain to try the widget's `domain-from` with, from the data:
+/// preferably a unit's domain under its parent organization's (the offer
+/// then shows both, the exact domain first), under the parent with the most
+/// units; else a domain of the active record with the most units. Shorter
+/// domains, then id order, break ties. `None` when no active record has one.
 pub fn example_email_domain(records: &[Record]) -> Option<String> {
-    let mut active: Vec<&Record> = records.iter().filter(|r| r.status == "active").collect();
-    active.sort_by(|a, b| a.id.cmp(&b.id));
-    let domains: std::collections::BTreeSet<&str> = active
+    let active: std::collections::BTreeMap<&str, &Record> = records
         .iter()
-        .flat_map(|r| r.domains.iter().map(String::as_str))
+        .filter(|r| r.status == "active")
+        .map(|r| (r.id.as_str(), r))
         .collect();
-    let children = |r: &Record| r.relationships.iter().filter(|x| x.kind.eq_ignore_ascii_case("child")).count();
-    let has_parent_domain = |d: &str| {
-        d.char_indices()
-            .filter(|&(_, c)| c == '.')
-            .any(|(i, _)| domains.contains(&d[i + 1..]))
-    };
-    let mut best: Option<((bool, usize), &str)> = None;
-    for r in &active {
+    fn related<'a>(r: &'a Record, kind: &str) -> Vec<&'a str> {
+        r.relationships
+            .iter()
+            .filter(|x| x.kind.eq_ignore_ascii_case(kind))
+            .map(|x| x.id.as_str())
+            .collect()
+    }
+    let units = |r: &Record| related(r, "child").len();
+    // (under its parent's domain, the parent's or its own units, shorter): larger is better.
+    let mut best: Option<((bool, usize, std::cmp::Reverse<usize>), &str)> = None;
+    for r in active.values() {
+        let parents: Vec<&Record> = related(r, "parent")
+            .into_iter()
+            .filter_map(|p| active.get(p).copied())
+            .collect();
         for d in &r.domains {
-            let key = (has_parent_domain(d), children(r));
+            let parent = parents.iter().find(|p| {
+                p.domains.iter().any(|pd| {
+                    d.len() > pd.len() + 1
+                        && d.ends_with(pd.as_str())
+                        && d[..d.len() - pd.len()].ends_with('.')
+                })
+            });
+            let key = match parent {
+                Some(p) => (true, units(p), std::cmp::Reverse(d.len())),
+                None => (false, units(r), std::cmp::Reverse(d.len())),
+            };
             if best.is_none_or(|(k, _)| key > k) {
                 best = Some((key, d));
             }

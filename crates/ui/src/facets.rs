@@ -53,27 +53,18 @@ pub fn entries(meta: &Value, meta_key: &str) -> Vec<Entry> {
         .unwrap_or_default()
 }
 
-/// More entries than this get a filter-as-you-type box.
-const FILTER_BOX_FROM: usize = 10;
-
-/// Whether `entry` matches the text typed in its facet's filter box
-/// (case-insensitive, in its title or its code).
-fn shown_for(entry: &Entry, typed: &str) -> bool {
-    let typed = typed.trim().to_lowercase();
-    typed.is_empty()
-        || entry.title.to_lowercase().contains(&typed)
-        || entry.id.to_lowercase().contains(&typed)
-}
-
-/// The entries of one facet as listed: the selected ones first (so a box
-/// just ticked stays where the eye is, with the rest below it), then the
-/// others, most frequent first, as far as they match the filter box.
-fn listed(entries: &[Entry], is_selected: impl Fn(&Entry) -> bool, typed: &str) -> Vec<(Entry, bool)> {
-    let (mut on, mut off): (Vec<_>, Vec<_>) = entries
-        .iter()
-        .map(|e| (e.clone(), is_selected(e)))
+/// The entries of one facet as listed: the selected ones first, then the
+/// others, most frequent first. Each facet lists at most the API's ten
+/// entries, all in sight (no inner scroll box): a box just ticked moves to
+/// the top and the rest stay visible below it.
+fn listed(entries: Vec<Entry>, is_selected: impl Fn(&Entry) -> bool) -> Vec<(Entry, bool)> {
+    let (mut on, off): (Vec<_>, Vec<_>) = entries
+        .into_iter()
+        .map(|e| {
+            let sel = is_selected(&e);
+            (e, sel)
+        })
         .partition(|(_, sel)| *sel);
-    off.retain(|(e, _)| shown_for(e, typed));
     on.extend(off);
     on
 }
@@ -110,13 +101,6 @@ pub fn Facets(
             refocus.set_value(None);
         }
     });
-    // What is typed in each facet's filter box survives the rebuilds.
-    let typed = StoredValue::new(
-        crate::url_state::FACETS.map(|(key, _, _)| (key, RwSignal::new(String::new()))),
-    );
-    let typed_in = move |key: &str| {
-        typed.with_value(|t| t.iter().find(|(k, _)| *k == key).map(|(_, s)| *s))
-    };
     // Narrow screens: the panel is shown on demand.
     let open = RwSignal::new(false);
     let any_selected = move || selection.with(|s| !s.is_empty());
@@ -154,7 +138,11 @@ pub fn Facets(
     };
     let count_label = move || {
         let n = selection.with(Vec::len);
-        if n == 0 { "Filters".to_string() } else { format!("Filters ({n} selected)") }
+        if n == 0 {
+            "Filters".to_string()
+        } else {
+            format!("Filters ({n} selected)")
+        }
     };
     view! {
         <div class="filter-bar">
@@ -179,21 +167,7 @@ pub fn Facets(
                         let hint = (key == "status").then_some(
                             view! { <p class="hint">"Without a status filter only active organizations are listed."</p> },
                         );
-                        let text = typed_in(key).unwrap_or_else(|| RwSignal::new(String::new()));
-                        let filter_box = (g.entries.len() > FILTER_BOX_FROM).then(|| {
-                            let box_id = format!("facet-filter-{key}");
-                            let plural = format!("Filter the {} list", g.title.to_lowercase());
-                            view! {
-                                <label class="visually-hidden" for=box_id.clone()>{plural.clone()}</label>
-                                <input type="search" class="facet-filter" id=box_id placeholder=plural
-                                    autocomplete="off" spellcheck="false"
-                                    prop:value=move || text.get()
-                                    on:input=move |ev| text.set(event_target_value(&ev)) />
-                            }
-                        });
-                        let entries = g.entries;
-                        let rows = move || {
-                            listed(&entries, |e| is_selected(key, &e.id), &text.get())
+                        let rows = listed(g.entries, |e| is_selected(key, &e.id))
                                 .into_iter()
                                 .map(|(e, checked)| {
                                     let id = format!("f-{key}-{}", e.id);
@@ -216,13 +190,11 @@ pub fn Facets(
                                         </li>
                                     }
                                 })
-                                .collect_view()
-                        };
+                                .collect_view();
                         view! {
                             <fieldset class="facet" data-facet=key>
                                 <legend>{g.title}</legend>
                                 {hint}
-                                {filter_box}
                                 <ul>{rows}</ul>
                             </fieldset>
                         }

@@ -191,7 +191,9 @@ pub fn RecordView(
                     })
                 })
                 .unwrap_or_else(|| "This record could not be loaded.".into())),
-            Err(e) => Err(format!("The registry in this page did not answer ({e}); reload the page to try again.")),
+            Err(e) => Err(format!(
+                "The registry in this page did not answer ({e}); reload the page to try again."
+            )),
         };
         if let Ok(v) = &r {
             document().set_title(&format!("{} – Organization registry", display_name(v)));

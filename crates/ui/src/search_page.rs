@@ -85,16 +85,17 @@ fn fetch<T: serde::de::DeserializeOwned>(
             Ok((status, body)) if status < 400 => serde_json::from_str(&body).map_err(unreadable),
             Ok((status, body)) => {
                 let v: Value = serde_json::from_str(&body).map_err(unreadable)?;
-                Err(Failure::Query(v
-                    .get("errors")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    })
-                    .unwrap_or_else(|| format!("HTTP {status}"))))
+                Err(Failure::Query(
+                    v.get("errors")
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        })
+                        .unwrap_or_else(|| format!("HTTP {status}")),
+                ))
             }
             Err(e) => Err(Failure::NoAnswer(e.to_string())),
         }
@@ -354,7 +355,8 @@ pub fn App() -> impl IntoView {
     // as picking it would: the record API (E1) is the judge of what an id
     // is. A mistyped one stays in the results, which say what is wrong.
     let open_id = move |typed: String| {
-        let answer = registry_client::request(&format!("/v2/organizations/{}", encode(typed.trim())));
+        let answer =
+            registry_client::request(&format!("/v2/organizations/{}", encode(typed.trim())));
         spawn_local(async move {
             if let Ok((200, body)) = answer.await
                 && state.with_untracked(|s| s.id.is_none() && s.q == typed)
@@ -468,7 +470,7 @@ pub fn App() -> impl IntoView {
                 <h2 id="results-h" class="results-h" data-total=0>{heading}</h2>
                 <p class="notice" role="status">{format!(
                     "“{}” has no letters or digits to search for: type a name, an acronym or an identifier. \
-                     Field queries and operators go in the advanced query below the search box.",
+                     Field queries and operators go in “Advanced query”.",
                     s.q.trim()
                 )}</p>
             }
@@ -526,7 +528,7 @@ pub fn App() -> impl IntoView {
             return view! {
                 <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
                 <p class="notice" role="status" data-pages=pages>{why}" "
-                    {page_link(pages, format!("Go to the last page ({pages})"), None)}
+                    {page_link(pages, if pages == 1 { "Show the results".to_string() } else { format!("Go to the last page ({pages})") }, None)}
                     {(pages > 1).then(|| view! { " · " {page_link(1, "the first page".to_string(), None)} })}
                 </p>
             }

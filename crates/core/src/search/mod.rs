@@ -219,7 +219,8 @@ impl Engine {
         let unescaped = query::unescape(query);
         let parsed_id = RecordId::parse(&unescaped);
         if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
-            && (unescaped.contains(crate::id::ID_HOST) || self.external_exact(&unescaped).is_empty())
+            && (unescaped.contains(crate::id::ID_HOST)
+                || self.external_exact(&unescaped).is_empty())
         {
             // Clearly meant as an identifier (it names the host, or has the
             // shape of one and is no external id): say why it is not one
