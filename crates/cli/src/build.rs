@@ -174,31 +174,30 @@ pub fn example_email_domain(records: &[Record]) -> Option<String> {
             .collect()
     }
     let units = |r: &Record| related(r, "child").len();
-    // (under its parent's domain, the parent's or its own units, shorter): larger is better.
-    let mut best: Option<((bool, usize, std::cmp::Reverse<usize>), &str)> = None;
-    for r in active.values() {
+    let under = |d: &str, pd: &str| {
+        d.len() > pd.len() + 1 && d.ends_with(pd) && d[..d.len() - pd.len()].ends_with('.')
+    };
+    // (under its parent's domain, the parent's or its own units, shorter):
+    // the largest key wins, the first in id order among equals.
+    let candidates = active.values().flat_map(|r| {
         let parents: Vec<&Record> = related(r, "parent")
             .into_iter()
             .filter_map(|p| active.get(p).copied())
             .collect();
-        for d in &r.domains {
-            let parent = parents.iter().find(|p| {
-                p.domains.iter().any(|pd| {
-                    d.len() > pd.len() + 1
-                        && d.ends_with(pd.as_str())
-                        && d[..d.len() - pd.len()].ends_with('.')
-                })
-            });
+        r.domains.iter().map(move |d| {
+            let parent = parents
+                .iter()
+                .find(|p| p.domains.iter().any(|pd| under(d, pd)));
             let key = match parent {
                 Some(p) => (true, units(p), std::cmp::Reverse(d.len())),
                 None => (false, units(r), std::cmp::Reverse(d.len())),
             };
-            if best.is_none_or(|(k, _)| key > k) {
-                best = Some((key, d));
-            }
-        }
-    }
-    best.map(|(_, d)| d.to_string())
+            (key, d)
+        })
+    });
+    candidates
+        .min_by_key(|(key, _)| std::cmp::Reverse(*key))
+        .map(|(_, d)| d.clone())
 }
 
 /// Writes the files and the manifest (manifest last, via rename, so a reader

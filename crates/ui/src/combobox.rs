@@ -423,13 +423,11 @@ pub fn Combobox(
             // person typed is never lost to a key with no way back (APG makes
             // clearing optional; the clear button and the usual editing keys
             // remain). Nothing shown: the key is left to the page.
-            "Escape" => {
-                if open.get_untracked() {
-                    ev.prevent_default();
-                    open.set(false);
-                    active.set(None);
-                    announce_seq.update_value(|k| *k += 1);
-                }
+            "Escape" if open.get_untracked() => {
+                ev.prevent_default();
+                open.set(false);
+                active.set(None);
+                announce_seq.update_value(|k| *k += 1);
             }
             "Tab" => {
                 if expanded()

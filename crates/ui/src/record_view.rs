@@ -119,10 +119,13 @@ pub fn record_link(id: &str, label: &str, go: Callback<State>) -> AnyView {
     .into_any()
 }
 
+/// The page of an external id at its kind's resolver.
+type Resolver = fn(&str) -> String;
+
 /// An external id kind by the name people know it by, and the page of one
 /// of its ids at the kind's resolver, when it has one (GRID's was retired
 /// in 2021: its ids are shown as text).
-fn external_kind(kind: &str) -> (String, Option<fn(&str) -> String>) {
+fn external_kind(kind: &str) -> (String, Option<Resolver>) {
     fn isni(v: &str) -> String {
         format!("https://isni.org/isni/{}", v.replace(' ', ""))
     }
