@@ -35,6 +35,22 @@ test("search page with results, facets and the open listbox", async () => {
   assert.deepEqual(await scan(page), []);
 });
 
+test("search page at phone width: the filters panel open, a selected filter as a chip", async () => {
+  const { page } = t;
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await page.goto(t.url("?q=university&filter=type:education"));
+    await appReady(page);
+    await page.waitForSelector(".chips .chip");
+    assert.deepEqual(await scan(page), []);
+    await page.locator(".facets-toggle").click();
+    await page.waitForSelector(".facets input[type=checkbox]", { state: "visible" });
+    assert.deepEqual(await scan(page), []);
+  } finally {
+    await page.setViewportSize({ width: 1100, height: 850 });
+  }
+});
+
 test("record page", async () => {
   const { page } = t;
   await page.goto(t.url("?id=0cy1q8h86"));

@@ -391,6 +391,175 @@ test("PWA: manifest with 192 and 512 px icons, relative start URL", async () => 
   }
 });
 
+test("a pasted registry id + Enter opens its record; a mistyped one says which check digits; an external id lists its record first", async () => {
+  const { page } = t;
+  const rec = DEMO.find((r) => r.external_ids.some((e) => e.type === "grid") && r.external_ids.some((e) => e.type === "isni"));
+  const id = bare(rec.id);
+  for (const text of [rec.id, `ror.org/${id}`, id, ` ${rec.id}/ `]) {
+    await page.goto(t.url());
+    await appReady(page);
+    await input().fill(text);
+    await input().press("Enter");
+    await page.waitForFunction((name) => document.getElementById("record-title")?.textContent.includes(name), display(rec));
+    assert.match(page.url(), new RegExp(`\\?id=${id}$`), text);
+  }
+  // A results URL holding an id URL lists exactly that record (the page
+  // escapes ':' and '/', the search still reads an id).
+  await page.goto(t.url(`?q=${encodeURIComponent(rec.id)}`));
+  await appReady(page);
+  await page.waitForSelector(".results-h");
+  assert.deepEqual(await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id)), [id]);
+  // Wrong check digits: the record page's message, in the results too.
+  const digits = id.slice(7);
+  const wrong = id.slice(0, 7) + String((Number(digits) + 1) % 100).padStart(2, "0");
+  await page.goto(t.url(`?id=${wrong}`));
+  await page.waitForSelector(".record .error");
+  const message = await page.locator(".record .error").innerText();
+  assert.match(message, /check digits/);
+  for (const text of [wrong, `https://ror.org/${wrong}`]) {
+    await page.goto(t.url());
+    await appReady(page);
+    await input().fill(text);
+    await input().press("Enter");
+    await page.waitForFunction(() => document.querySelector(".results-col .error"));
+    assert.equal(await page.locator(".results-col .error").innerText(), message.replace(wrong, text));
+    assert.equal(await page.locator("#record-title").count(), 0, "no record page for a mistyped id");
+  }
+  // External ids in the forms people paste: that record first.
+  const ext = (type) => rec.external_ids.find((e) => e.type === type).all[0];
+  const isni = ext("isni");
+  const forms = [ext("grid"), isni, isni.replaceAll(" ", ""), `https://isni.org/isni/${isni.replaceAll(" ", "")}`];
+  const wd = rec.external_ids.find((e) => e.type === "wikidata");
+  if (wd) forms.push(wd.all[0], `https://www.wikidata.org/wiki/${wd.all[0]}`);
+  const fr = DEMO.flatMap((r) => r.external_ids.filter((e) => e.type === "fundref").map((e) => [r, e.all[0]]))[0];
+  for (const text of forms) {
+    await page.goto(t.url());
+    await appReady(page);
+    await input().fill(text);
+    await input().press("Enter");
+    await page.waitForFunction((q) => document.querySelector(".results-col")?.dataset.for === q && document.querySelector(".result"), text);
+    assert.equal(await page.locator(".result").first().getAttribute("data-id"), id, text);
+  }
+  if (fr) {
+    await page.goto(t.url(`?q=${encodeURIComponent(`https://doi.org/10.13039/${fr[1]}`)}`));
+    await appReady(page);
+    await page.waitForSelector(".result");
+    assert.equal(await page.locator(".result").first().getAttribute("data-id"), bare(fr[0].id), "FundRef DOI");
+  }
+});
+
+test("results show each hit's registry id; the record page names external id kinds as people know them, with links", async () => {
+  const { page } = t;
+  await page.goto(t.url("?q=northfield"));
+  await appReady(page);
+  await page.waitForSelector(".result");
+  const shown = await page.locator(".result").evaluateAll((li) => li.map((x) => [x.dataset.id, x.querySelector(".rid")?.textContent]));
+  for (const [id, rid] of shown) assert.equal(rid, `https://ror.org/${id}`);
+  const rec = DEMO.find((r) => ["grid", "isni", "wikidata", "fundref"].every((k) => r.external_ids.some((e) => e.type === k)))
+    ?? DEMO.find((r) => r.external_ids.some((e) => e.type === "fundref"));
+  await page.goto(t.url(`?id=${bare(rec.id)}`));
+  await page.waitForSelector("table.ext");
+  const rows = await page.locator("table.ext tr").evaluateAll((trs) => trs.map((tr) => [tr.dataset.kind, tr.querySelector("th").textContent,
+    [...tr.querySelectorAll("li")].map((li) => li.querySelector("a")?.getAttribute("href") ?? null)]));
+  // The record's kinds are the spec's (`open_kb`, `funder_registry`); people know them by these names.
+  const names = { grid: "GRID", isni: "ISNI", open_kb: "Wikidata", funder_registry: "Crossref Funder ID (FundRef)" };
+  const resolver = { isni: /^https:\/\/isni\.org\/isni\/\d{15}[\dX]$/, open_kb: /^https:\/\/www\.wikidata\.org\/wiki\/Q\d+$/, funder_registry: /^https:\/\/doi\.org\/10\.13039\/\d+$/ };
+  assert.equal(rows.length, rec.external_ids.length);
+  for (const [kind, title, hrefs] of rows) {
+    assert.equal(title, names[kind], kind);
+    for (const href of hrefs) {
+      if (resolver[kind]) assert.match(href ?? "", resolver[kind], kind);
+      else assert.equal(href, null, `${kind} has no resolver: plain text`);
+    }
+  }
+});
+
+test("edges: a page past the last says how many pages there are; punctuation alone is not 'nothing found'", async () => {
+  const { page } = t;
+  const all = await (async () => {
+    await page.goto(t.url());
+    await appReady(page);
+    return (await api(page, "/v2/organizations?query=university")).body.number_of_results;
+  })();
+  const pages = Math.ceil(all / 20);
+  for (const asked of [9999, pages + 1]) {
+    await page.goto(t.url(`?q=university&page=${asked}`));
+    await appReady(page);
+    await page.waitForSelector(".results-col .notice");
+    const text = await page.locator(".results-col .notice").innerText();
+    assert.match(text, new RegExp(`no page ${asked}\\b.*${pages} page`), text);
+    assert.doesNotMatch(text, /outside of range/);
+    assert.equal(await page.locator(".result").count(), 0);
+    assert.doesNotMatch(await page.locator(".results-col").innerText(), new RegExp(`Page ${pages} of ${pages}`));
+  }
+  await page.locator(".results-col .notice a").first().click();
+  await page.waitForSelector(".result");
+  assert.match(page.url(), new RegExp(`page=${pages}\\b|q=university$`));
+  assert.equal(await page.locator(".result").count(), all - (pages - 1) * 20);
+  // Only punctuation: said so, and where operators go.
+  await input().fill("((");
+  await input().press("Enter");
+  await page.waitForFunction(() => /no letters or digits/.test(document.querySelector(".results-col")?.textContent ?? ""));
+  assert.match(await page.locator(".results-col").innerText(), /“\(\(” has no letters or digits to search for/);
+});
+
+for (const [width, height] of [[1100, 850], [390, 844]]) {
+  test(`filters at ${width} px: results come first on a phone, selected values are chips, a ticked country stays in sight`, async () => {
+    const { page } = t;
+    await page.setViewportSize({ width, height });
+    try {
+      await page.goto(t.url("?q=university"));
+      await appReady(page);
+      await page.waitForSelector(".result");
+      const toggle = page.locator(".facets-toggle");
+      const visibleBoxes = () => page.locator(".facets input[type=checkbox]").evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).length);
+      if (width < 700) {
+        // The first result is on the first screen, no checkbox before it.
+        const top = await page.locator(".result").first().evaluate((e) => e.getBoundingClientRect().top);
+        assert.ok(top < height - 60, `first result at ${top}px`);
+        assert.equal(await visibleBoxes(), 0);
+        assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+        await toggle.click();
+        assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+        assert.ok((await visibleBoxes()) > 10);
+      } else {
+        assert.equal(await toggle.isVisible(), false, "the sidebar is always shown on a wide screen");
+        assert.ok((await visibleBoxes()) > 10);
+      }
+      // Tick the last country: it moves to the top, the others stay listed and in sight.
+      const countries = page.locator("[data-facet=country] li");
+      const before = await countries.evaluateAll((lis) => lis.map((li) => li.querySelector("input").value));
+      assert.ok(before.length >= 3, JSON.stringify(before));
+      const last = before.at(-1);
+      await page.locator(`[data-facet=country] input[value=${last}]`).click(); // the list is rebuilt: click, not check()
+      await page.waitForFunction((v) => /filter=country%3A/.test(location.search) && document.querySelector("[data-facet=country] li input")?.value === v, last);
+      const after = await countries.evaluateAll((lis) => lis.map((li) => li.querySelector("input").value));
+      assert.deepEqual([...after].sort(), [...before].sort(), "every entry is still listed");
+      const clipped = await page.locator("[data-facet=country] ul").evaluate((ul) => ul.scrollHeight > ul.clientHeight + 1);
+      assert.equal(clipped, false, "no inner scroll box hides entries");
+      // The selection is a chip; removing it removes the filter.
+      const chip = page.locator(".chips .chip button");
+      await chip.first().waitFor();
+      assert.match(await chip.first().innerText(), /^Country: /);
+      assert.match(await chip.first().getAttribute("aria-label"), /^Remove the filter Country: /);
+      if (width < 700) {
+        await page.getByRole("button", { name: "Show the results" }).click();
+        assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+        assert.match(await toggle.innerText(), /1 selected/);
+        assert.equal(await visibleBoxes(), 0);
+        assert.ok(await chip.first().isVisible(), "the chip shows what is filtered while the panel is closed");
+        const top = await page.locator(".result").first().evaluate((e) => e.getBoundingClientRect().top);
+        assert.ok(top < height - 60, `first result at ${top}px`);
+      }
+      await chip.first().click();
+      await page.waitForFunction(() => !/filter=/.test(location.search));
+      assert.equal(await page.locator(".chips .chip").count(), 0);
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+    }
+  });
+}
+
 test("no console errors", () => {
   const intended = /status of (400|404)/; // the unknown-id and bad-query answers asked for above
   assert.deepEqual(t.errors.filter((e) => !intended.test(e)), []);

@@ -94,6 +94,45 @@ test("free text is allowed when nothing is picked, marked as such, and submitted
   assert.equal(sent.get("affiliation_id"), "");
 });
 
+// Escape never loses what was typed: the first closes what is shown under
+// the input (the options, or the "no matching organization" note), and no
+// further Escape clears the text (the clear button does, visibly).
+for (const [width, height] of [[1100, 850], [390, 844]]) {
+  test(`Escape at ${width} px closes the 'no matching organization' note or the options and keeps the typed text`, async () => {
+    const { page } = t;
+    await page.setViewportSize({ width, height });
+    try {
+      await open();
+      const text = "Dept of Nowhere, Atlantis";
+      await aff().fill(text);
+      const empty = page.locator("registry-picker#affiliation .cb-empty");
+      await empty.waitFor({ state: "visible" });
+      assert.match(await empty.innerText(), /No matching organization/);
+      await page.keyboard.press("Escape");
+      await empty.waitFor({ state: "hidden" });
+      assert.equal(await aff().inputValue(), text);
+      await page.keyboard.press("Escape");
+      assert.equal(await aff().inputValue(), text, "a second Escape keeps the text too");
+      assert.equal(await page.locator("registry-picker#affiliation .rp").getAttribute("data-state"), "free-text");
+      // With options listed: Escape closes them, the text stays.
+      await aff().fill("northfield");
+      await page.waitForSelector("#affiliation-picker-list [role=option]");
+      await page.keyboard.press("ArrowDown");
+      await page.keyboard.press("Escape");
+      assert.equal(await aff().getAttribute("aria-expanded"), "false");
+      await page.keyboard.press("Escape");
+      assert.equal(await aff().inputValue(), "northfield");
+      await aff().fill(text);
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Escape");
+      await Promise.all([page.waitForURL(/affiliation=/), page.getByRole("button", { name: "Submit" }).click()]);
+      assert.equal(new URL(page.url()).searchParams.get("affiliation"), text);
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+    }
+  });
+}
+
 test("withdrawn and inactive records are aria-disabled and offer their successor", async () => {
   const { page } = t;
   await open();

@@ -62,7 +62,13 @@ const CSS = "ui/__PICKER_CSS__";
 // The data folder (written by `registry build` / `registry site`): the
 // `data-url` attribute of the first picker that connects (relative to the
 // page), else data/ next to this script. One registry per page.
-const dataUrlOf = (el) => (el?.hasAttribute("data-url") ? new URL(el.getAttribute("data-url"), document.baseURI) : new URL("data/", BASE));
+// It names a folder, with or without its trailing slash.
+function dataUrlOf(el) {
+  if (!el?.hasAttribute("data-url")) return new URL("data/", BASE);
+  const url = new URL(el.getAttribute("data-url"), document.baseURI);
+  if (!url.pathname.endsWith("/")) url.pathname += "/";
+  return url;
+}
 
 // Their SHA-384 (subresource integrity): a loader pinned by the page's SRI
 // hash pins the wasm it fetches too.

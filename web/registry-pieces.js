@@ -162,6 +162,7 @@ const roughWord = (text) => {
  */
 export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
+  if (!base.pathname.endsWith("/")) base.pathname += "/"; // a folder, with or without its slash
   const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
   const wasmP =
     wasm ??

@@ -341,9 +341,16 @@ function startWorker(url) {
  * those suggestions (`openRegistryEarly`).
  */
 export async function openRegistry({ dataUrl = new URL("./data/", document.baseURI), mode = "full", wasmUrl, suggestOnMainThread = false, pieces = null } = {}) {
+  dataUrl = new URL(dataUrl, document.baseURI);
+  if (!dataUrl.pathname.endsWith("/")) dataUrl.pathname += "/"; // a folder, with or without its slash
   const worker = startWorker(new URL("./registry-worker.js", import.meta.url));
   const client = new RegistryClient(worker);
-  client.info = await client.call("open", [{ dataUrl: String(dataUrl), mode, wasmUrl: wasmUrl && String(wasmUrl) }]);
+  try {
+    client.info = await client.call("open", [{ dataUrl: String(dataUrl), mode, wasmUrl: wasmUrl && String(wasmUrl) }]);
+  } catch (e) {
+    worker.terminate(); // a retry starts a new one
+    throw e;
+  }
   if (suggestOnMainThread) client.startMainThreadSuggest({ dataUrl: String(dataUrl), manifest: client.info.manifest, wasmUrl, pieces });
   return client;
 }

@@ -136,6 +136,11 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> Ma
         record_count: u64::from(built.info.record_count),
         build_time: built.info.build_time,
         build_id: format!("{:016x}", built.info.build_id),
+        // For pages that show the data (the widget demo): an e-mail domain
+        // of this data, never a fictional one.
+        examples: Some(registry_contract::Examples {
+            email_domain: example_email_domain(records),
+        }),
         files: files
             .iter()
             .map(|f| FileEntry {
@@ -147,6 +152,51 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> Ma
             .collect(),
         pieces: None,
     }
+}
+
+/// An e-mail domain to try the widget's `domain-from` with, from the data:
+/// preferably a unit's domain under its parent organization's (the offer
+/// then shows both, the exact domain first), under the parent with the most
+/// units; else a domain of the active record with the most units. Shorter
+/// domains, then id order, break ties. `None` when no active record has one.
+pub fn example_email_domain(records: &[Record]) -> Option<String> {
+    let active: std::collections::BTreeMap<&str, &Record> = records
+        .iter()
+        .filter(|r| r.status == "active")
+        .map(|r| (r.id.as_str(), r))
+        .collect();
+    fn related<'a>(r: &'a Record, kind: &str) -> Vec<&'a str> {
+        r.relationships
+            .iter()
+            .filter(|x| x.kind.eq_ignore_ascii_case(kind))
+            .map(|x| x.id.as_str())
+            .collect()
+    }
+    let units = |r: &Record| related(r, "child").len();
+    let under = |d: &str, pd: &str| {
+        d.len() > pd.len() + 1 && d.ends_with(pd) && d[..d.len() - pd.len()].ends_with('.')
+    };
+    // (under its parent's domain, the parent's or its own units, shorter):
+    // the largest key wins, the first in id order among equals.
+    let candidates = active.values().flat_map(|r| {
+        let parents: Vec<&Record> = related(r, "parent")
+            .into_iter()
+            .filter_map(|p| active.get(p).copied())
+            .collect();
+        r.domains.iter().map(move |d| {
+            let parent = parents
+                .iter()
+                .find(|p| p.domains.iter().any(|pd| under(d, pd)));
+            let key = match parent {
+                Some(p) => (true, units(p), std::cmp::Reverse(d.len())),
+                None => (false, units(r), std::cmp::Reverse(d.len())),
+            };
+            (key, d)
+        })
+    });
+    candidates
+        .min_by_key(|(key, _)| std::cmp::Reverse(*key))
+        .map(|(_, d)| d.clone())
 }
 
 /// Writes the files and the manifest (manifest last, via rename, so a reader

@@ -47,6 +47,9 @@ pub struct Manifest {
     pub build_time: u64,
     /// Build id, 16 hex digits (also in every piece path).
     pub build_id: String,
+    /// Examples of the data (`examples.email_domain`), when written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<Examples>,
     /// The shard files (content-hashed names).
     pub files: Vec<FileEntry>,
     /// The pieces (absent in data built without them).
@@ -122,6 +125,14 @@ pub struct SearchFiles {
     pub files: usize,
     /// Their bytes in all.
     pub bytes: usize,
+}
+
+/// Examples of the data, for pages that demonstrate it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Examples {
+    /// An e-mail domain of an active record (the widget demo's e-mail).
+    #[serde(default)]
+    pub email_domain: Option<String>,
 }
 
 /// The first-keystroke pack of a data folder.

@@ -280,6 +280,58 @@ fn e2_external_ids_as_stored_and_record_ids_in_three_forms() {
     }
 }
 
+/// What a client that follows the spec sends (free text with its reserved
+/// characters escaped) still finds an id; a mistyped id says so whatever
+/// its form; an external id in any usual form ranks its records first.
+#[test]
+fn e2_ids_escaped_mistyped_and_external_ids_in_pasted_forms() {
+    let d = demo();
+    for r in &d.records {
+        let unique = &r.id["https://ror.org/".len()..];
+        for form in [r.id.clone(), format!("ror.org/{unique}/")] {
+            let v = ok(
+                &d.engine,
+                &format!("/v2/organizations?query={}", enc(&escape(&form))),
+            );
+            assert_eq!(ids(&v), vec![r.id.clone()], "escaped {form}");
+        }
+        let digits: u32 = unique[7..].parse().unwrap();
+        let wrong = format!("{}{:02}", &unique[..7], (digits + 1) % 100);
+        for form in [wrong.clone(), format!("https://ror.org/{wrong}")] {
+            let errors = bad(
+                &d.engine,
+                &format!("/v2/organizations?query={}", enc(&escape(&form))),
+            );
+            let e1 = get(&d.engine, &format!("/v2/organizations/{wrong}")).1["errors"][0]
+                .as_str()
+                .unwrap()
+                .replace(&wrong, &form);
+            assert_eq!(errors, vec![e1], "{form}");
+        }
+        for e in &r.external_ids {
+            let id = &e.all[0];
+            let compact: String = id.chars().filter(|c| !c.is_whitespace()).collect();
+            let mut forms = vec![compact.clone()];
+            match e.kind.as_str() {
+                "isni" => forms.push(format!("https://isni.org/isni/{compact}")),
+                "wikidata" | "open_kb" => forms.push(format!("https://www.wikidata.org/wiki/{id}")),
+                "fundref" | "funder_registry" => {
+                    forms.push(format!("10.13039/{id}"));
+                    forms.push(format!("https://doi.org/10.13039/{id}"));
+                }
+                _ => {}
+            }
+            for form in forms {
+                let v = ok(
+                    &d.engine,
+                    &format!("/v2/organizations?all_status&query={}", enc(&escape(&form))),
+                );
+                assert_eq!(ids(&v).first(), Some(&r.id), "{} {form}", e.kind);
+            }
+        }
+    }
+}
+
 #[test]
 fn e2_links_and_locations_are_not_searched() {
     let d = demo();

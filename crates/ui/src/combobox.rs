@@ -237,6 +237,15 @@ pub fn Combobox(
         }
     };
 
+    // The person typing is told in their words (the `loadError` string);
+    // the registry's own message, which names files and HTTP statuses, is
+    // for the page's developer, in the console.
+    let failed = move |detail: String| {
+        leptos::logging::error!("registry: {detail}");
+        open.set(false);
+        error.set(Some(strings.with_value(|s| s.load_error.clone())));
+    };
+
     let run = move |q: String| {
         let n = seq.get_value() + 1;
         seq.set_value(n);
@@ -253,7 +262,7 @@ pub fn Combobox(
             match answer {
                 Ok(h) => show(q, h, true),
                 Err(CallError::Stale) => {}
-                Err(CallError::Failed(m)) => error.set(Some(m)),
+                Err(CallError::Failed(m)) => failed(m),
             }
             return;
         }
@@ -274,7 +283,7 @@ pub fn Combobox(
                 Err(CallError::Stale) => {}
                 Err(CallError::Failed(m)) => {
                     if seq.get_value() == n {
-                        error.set(Some(m));
+                        failed(m);
                     }
                 }
             }
@@ -409,19 +418,16 @@ pub fn Combobox(
                     cb.run(text.get_untracked());
                 }
             }
-            "Escape" => {
-                if expanded() {
-                    ev.prevent_default();
-                    open.set(false);
-                    active.set(None);
-                } else if !text.get_untracked().is_empty() {
-                    ev.prevent_default();
-                    text.set(String::new());
-                    run(String::new());
-                    if let Some(cb) = on_edit {
-                        cb.run(String::new());
-                    }
-                }
+            // Closes what is shown under the input (the options, or the
+            // "no matching organization" note) and keeps the text: what a
+            // person typed is never lost to a key with no way back (APG makes
+            // clearing optional; the clear button and the usual editing keys
+            // remain). Nothing shown: the key is left to the page.
+            "Escape" if open.get_untracked() => {
+                ev.prevent_default();
+                open.set(false);
+                active.set(None);
+                announce_seq.update_value(|k| *k += 1);
             }
             "Tab" => {
                 if expanded()

@@ -53,21 +53,38 @@ pub fn entries(meta: &Value, meta_key: &str) -> Vec<Entry> {
         .unwrap_or_default()
 }
 
-/// The sidebar.
+/// The entries of one facet as listed: the selected ones first, then the
+/// others, most frequent first. Each facet lists at most the API's ten
+/// entries, all in sight (no inner scroll box): a box just ticked moves to
+/// the top and the rest stay visible below it.
+fn listed(entries: Vec<Entry>, is_selected: impl Fn(&Entry) -> bool) -> Vec<(Entry, bool)> {
+    let (mut on, off): (Vec<_>, Vec<_>) = entries
+        .into_iter()
+        .map(|e| {
+            let sel = is_selected(&e);
+            (e, sel)
+        })
+        .partition(|(_, sel)| *sel);
+    on.extend(off);
+    on
+}
+
+/// The filters: on a wide screen a sidebar; on a narrow one a "Filters"
+/// button (the count of selected values on it) that shows or hides the same
+/// panel, so the results come first. The selected values are listed as
+/// removable chips above the results on every screen.
 #[component]
 pub fn Facets(
     /// The groups to show.
     #[prop(into)]
     groups: Signal<Vec<Group>>,
-    /// Whether (key, value) is selected.
-    selected: Callback<(String, String), bool>,
+    /// The selected (facet key, value) pairs, in selection order.
+    #[prop(into)]
+    selection: Signal<Vec<(String, String)>>,
     /// Toggles (key, value).
     on_toggle: Callback<(String, String)>,
     /// Clears all selections.
     on_clear: Callback<()>,
-    /// Whether anything is selected.
-    #[prop(into)]
-    any_selected: Signal<bool>,
 ) -> impl IntoView {
     // The list is rebuilt when counts change: give focus back to the box
     // that was toggled, so keyboard users keep their place.
@@ -84,13 +101,62 @@ pub fn Facets(
             refocus.set_value(None);
         }
     });
+    // Narrow screens: the panel is shown on demand.
+    let open = RwSignal::new(false);
+    let any_selected = move || selection.with(|s| !s.is_empty());
+    let is_selected = move |key: &str, id: &str| {
+        selection.with_untracked(|s| s.iter().any(|(k, v)| k == key && v == id))
+    };
+    let title_of = move |key: &str, id: &str| -> (String, String) {
+        groups.with(|gs| {
+            let g = gs.iter().find(|g| g.key == key);
+            let facet = g.map_or_else(|| key.to_string(), |g| g.title.to_string());
+            let value = g
+                .and_then(|g| g.entries.iter().find(|e| e.id.eq_ignore_ascii_case(id)))
+                .map_or_else(|| id.to_uppercase(), |e| e.title.clone());
+            (facet, value)
+        })
+    };
+    let chips = move || {
+        selection
+            .get()
+            .into_iter()
+            .map(|(key, id)| {
+                let (facet, value) = title_of(&key, &id);
+                let label = format!("Remove the filter {facet}: {value}");
+                let pair = (key.clone(), id.clone());
+                view! {
+                    <li class="chip" data-facet=key.clone() data-value=id.clone()>
+                        <button type="button" aria-label=label.clone() title=label
+                            on:click=move |_| on_toggle.run(pair.clone())>
+                            <span class="chip-facet">{format!("{facet}: ")}</span>{value}<span aria-hidden="true">" ×"</span>
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    let count_label = move || {
+        let n = selection.with(Vec::len);
+        if n == 0 {
+            "Filters".to_string()
+        } else {
+            format!("Filters ({n} selected)")
+        }
+    };
     view! {
-        <aside class="facets" aria-labelledby="facets-h">
+        <div class="filter-bar">
+            <button type="button" class="facets-toggle" aria-controls="facets-panel"
+                aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)>{count_label}</button>
+            <ul class="chips" aria-label="Selected filters" hidden=move || !any_selected()>{chips}</ul>
+            <button type="button" class="link clear-filters" on:click=move |_| on_clear.run(()) hidden=move || !any_selected()>
+                "Clear all filters"
+            </button>
+        </div>
+        <aside id="facets-panel" class="facets" aria-labelledby="facets-h" data-open=move || open.get().to_string()>
             <div class="facets-head">
                 <h2 id="facets-h">"Filters"</h2>
-                <button type="button" class="link" on:click=move |_| on_clear.run(()) hidden=move || !any_selected.get()>
-                    "Clear all filters"
-                </button>
             </div>
             {move || {
                 groups
@@ -101,43 +167,47 @@ pub fn Facets(
                         let hint = (key == "status").then_some(
                             view! { <p class="hint">"Without a status filter only active organizations are listed."</p> },
                         );
+                        let rows = listed(g.entries, |e| is_selected(key, &e.id))
+                                .into_iter()
+                                .map(|(e, checked)| {
+                                    let id = format!("f-{key}-{}", e.id);
+                                    let pair = (key.to_string(), e.id.clone());
+                                    view! {
+                                        <li>
+                                            <input type="checkbox" id=id.clone() value=e.id.clone() prop:checked=checked
+                                                on:change={
+                                                    let id = id.clone();
+                                                    move |_| {
+                                                        refocus.set_value(Some(id.clone()));
+                                                        on_toggle.run(pair.clone())
+                                                    }
+                                                } />
+                                            <label for=id>
+                                                <span class="facet-title">{e.title}</span>
+                                                " "
+                                                <span class="count">{e.count}</span>
+                                            </label>
+                                        </li>
+                                    }
+                                })
+                                .collect_view();
                         view! {
                             <fieldset class="facet" data-facet=key>
                                 <legend>{g.title}</legend>
                                 {hint}
-                                <ul>
-                                    {g
-                                        .entries
-                                        .into_iter()
-                                        .map(|e| {
-                                            let id = format!("f-{key}-{}", e.id);
-                                            let pair = (key.to_string(), e.id.clone());
-                                            let checked = selected.run(pair.clone());
-                                            view! {
-                                                <li>
-                                                    <input type="checkbox" id=id.clone() value=e.id.clone() prop:checked=checked
-                                                        on:change={
-                                                            let id = id.clone();
-                                                            move |_| {
-                                                                refocus.set_value(Some(id.clone()));
-                                                                on_toggle.run(pair.clone())
-                                                            }
-                                                        } />
-                                                    <label for=id>
-                                                        <span class="facet-title">{e.title}</span>
-                                                        " "
-                                                        <span class="count">{e.count}</span>
-                                                    </label>
-                                                </li>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </ul>
+                                <ul>{rows}</ul>
                             </fieldset>
                         }
                     })
                     .collect_view()
             }}
+            <button type="button" class="facets-done" on:click=move |_| {
+                open.set(false);
+                if let Some(el) = document().query_selector(".facets-toggle").ok().flatten() {
+                    let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
+                    let _ = el.focus();
+                }
+            }>"Show the results"</button>
         </aside>
     }
 }

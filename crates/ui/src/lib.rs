@@ -64,7 +64,8 @@ pub struct Strings {
     pub matched_acronym: String,
     /// Shown while the registry loads.
     pub loading: String,
-    /// Shown when the registry cannot be loaded.
+    /// Shown under the input when the registry cannot be loaded (the
+    /// technical reason goes to the console).
     pub load_error: String,
     /// Marks a suggestion this browser picked before (`remember`).
     pub picked_before: String,
@@ -102,7 +103,7 @@ impl Default for Strings {
             matched_name: "Also known as".into(),
             matched_acronym: "Acronym".into(),
             loading: "Loading the registry…".into(),
-            load_error: "The registry could not be loaded".into(),
+            load_error: "Suggestions are unavailable: the registry could not be loaded.".into(),
             picked_before: "Picked before".into(),
             from_your_email: "From your e-mail domain".into(),
             forget: "Forget my past picks".into(),

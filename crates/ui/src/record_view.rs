@@ -119,16 +119,33 @@ pub fn record_link(id: &str, label: &str, go: Callback<State>) -> AnyView {
     .into_any()
 }
 
-fn external_url(kind: &str, value: &str) -> Option<String> {
-    let v = value.trim();
-    Some(match kind.to_ascii_lowercase().as_str() {
-        "isni" => format!("https://isni.org/isni/{}", v.replace(' ', "")),
-        "wikidata" | "open_kb" => format!("https://www.wikidata.org/wiki/{v}"),
-        "fundref" | "funder_registry" => format!("https://doi.org/10.13039/{v}"),
-        "grid" => format!("https://www.grid.ac/institutes/{v}"),
-        _ => return None,
-    })
+/// The page of an external id at its kind's resolver.
+type Resolver = fn(&str) -> String;
+
+/// An external id kind by the name people know it by, and the page of one
+/// of its ids at the kind's resolver, when it has one (GRID's was retired
+/// in 2021: its ids are shown as text).
+fn external_kind(kind: &str) -> (String, Option<Resolver>) {
+    fn isni(v: &str) -> String {
+        format!("https://isni.org/isni/{}", v.replace(' ', ""))
+    }
+    fn wikidata(v: &str) -> String {
+        format!("https://www.wikidata.org/wiki/{v}")
+    }
+    fn funder(v: &str) -> String {
+        format!("https://doi.org/10.13039/{v}")
+    }
+    match kind.to_ascii_lowercase().as_str() {
+        "isni" => ("ISNI".into(), Some(isni)),
+        "wikidata" | "open_kb" => ("Wikidata".into(), Some(wikidata)),
+        "fundref" | "funder_registry" => ("Crossref Funder ID (FundRef)".into(), Some(funder)),
+        "grid" => ("GRID".into(), None),
+        other => (title_case(&other.replace('_', " ")), None),
+    }
 }
+
+/// Values of one external id kind shown before "Show all".
+const IDS_SHOWN: usize = 5;
 
 fn name_type_title(t: &str) -> &'static str {
     match t {
@@ -205,7 +222,9 @@ pub fn RecordView(
                     })
                 })
                 .unwrap_or_else(|| "This record could not be loaded.".into())),
-            Err(e) => Err(format!("{e:?}")),
+            Err(e) => Err(format!(
+                "The registry in this page did not answer ({e}); reload the page to try again."
+            )),
         };
         if let Ok(v) = &r {
             document().set_title(&format!("{} – Organization registry", display_name(v)));
@@ -312,13 +331,28 @@ pub fn RecordView(
 
             let ext = arr(&r, "external_ids").iter().map(|e| {
                 let kind = s(e, "type").unwrap_or("").to_string();
+                let (title, url) = external_kind(&kind);
                 let preferred = s(e, "preferred").map(String::from);
-                let values = arr(e, "all").iter().filter_map(Value::as_str).map(|v| {
+                // The preferred id first, then the data's order.
+                let mut all: Vec<&str> = arr(e, "all").iter().filter_map(Value::as_str).collect();
+                all.sort_by_key(|v| preferred.as_deref() != Some(*v));
+                let n = all.len();
+                // Hiding one id behind a button would save nothing.
+                let many = n > IDS_SHOWN + 1;
+                let expanded = RwSignal::new(false);
+                let values = all.into_iter().enumerate().map(|(i, v)| {
                     let is_pref = preferred.as_deref() == Some(v);
-                    let shown = match external_url(&kind, v) { Some(u) => ext_link(&u, v), None => v.to_string().into_any() };
-                    view! { <li>{shown}{is_pref.then_some(" (preferred)")}</li> }
+                    let shown = match url { Some(u) => ext_link(&u(v), v), None => v.to_string().into_any() };
+                    let later = many && i >= IDS_SHOWN;
+                    view! { <li hidden=move || later && !expanded.get()>{shown}{is_pref.then_some(" (preferred)")}</li> }
                 }).collect_view();
-                view! { <tr><th scope="row">{kind.to_uppercase()}</th><td><ul class="plain">{values}</ul></td></tr> }
+                let more = many.then(|| view! {
+                    <button type="button" class="link show-all" aria-expanded=move || expanded.get().to_string()
+                        on:click=move |_| expanded.update(|x| *x = !*x)>
+                        {move || if expanded.get() { format!("Show the first {IDS_SHOWN}") } else { format!("Show all {n}") }}
+                    </button>
+                });
+                view! { <tr data-kind=kind.clone()><th scope="row">{title}</th><td><ul class="plain ids" class:many=many>{values}</ul>{more}</td></tr> }
             }).collect_view();
 
             let links = arr(&r, "links")

@@ -77,6 +77,16 @@ pub enum CallError {
     Failed(String),
 }
 
+/// The registry's own message (what a person may be shown as a detail).
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Stale => f.write_str("superseded by a newer request"),
+            CallError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
 fn error_of(e: JsValue) -> CallError {
     let get = |k: &str| {
         js_sys::Reflect::get(&e, &k.into())

@@ -39,6 +39,8 @@ struct Results {
     items: Vec<Value>,
     groups: Vec<Group>,
     error: Option<String>,
+    /// The registry did not answer (not a message about the query): worth a retry.
+    failed: bool,
 }
 
 /// Escapes the characters the keyword syntax reserves (`"` is kept for phrases).
@@ -80,29 +82,37 @@ fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> String {
 /// Posts `url` to the registry now; the future parses the answer as `T`.
 fn fetch<T: serde::de::DeserializeOwned>(
     url: &str,
-) -> impl std::future::Future<Output = Result<T, String>> + use<T> {
+) -> impl std::future::Future<Output = Result<T, Failure>> + use<T> {
     let answer = registry_client::request(url);
     async move {
+        let unreadable = |e: serde_json::Error| Failure::NoAnswer(e.to_string());
         match answer.await {
-            Ok((status, body)) if status < 400 => {
-                serde_json::from_str(&body).map_err(|e| e.to_string())
-            }
+            Ok((status, body)) if status < 400 => serde_json::from_str(&body).map_err(unreadable),
             Ok((status, body)) => {
-                let v: Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
-                Err(v
-                    .get("errors")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    })
-                    .unwrap_or_else(|| format!("HTTP {status}")))
+                let v: Value = serde_json::from_str(&body).map_err(unreadable)?;
+                Err(Failure::Query(
+                    v.get("errors")
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        })
+                        .unwrap_or_else(|| format!("HTTP {status}")),
+                ))
             }
-            Err(e) => Err(format!("{e:?}")),
+            Err(e) => Err(Failure::NoAnswer(e.to_string())),
         }
     }
+}
+
+/// Why a request gave no results page.
+enum Failure {
+    /// The registry's message about the request (a syntax error, a mistyped id).
+    Query(String),
+    /// The registry did not answer (its Worker failed): a retry may help.
+    NoAnswer(String),
 }
 
 /// A results page as the UI reads it.
@@ -128,7 +138,11 @@ struct MetaOnly {
 /// with the number they would add); statuses count all statuses. All the
 /// requests are posted at once (the Worker answers them in order).
 async fn load(s: &State) -> Results {
-    let main = fetch::<Page>(&list_url(s, &s.api_filter(None), false, s.page));
+    // Past the deepest page the API serves, page 500's answer still says
+    // how many pages there are (the page says so, rather than the API's
+    // range error).
+    let asked = s.page.min(MAX_PAGE as u32);
+    let main = fetch::<Page>(&list_url(s, &s.api_filter(None), false, asked));
     let own: Vec<_> = FACETS
         .iter()
         .map(|&(key, _, _)| {
@@ -141,9 +155,14 @@ async fn load(s: &State) -> Results {
     let main = match main.await {
         Ok(v) => v,
         Err(e) => {
+            let (error, failed) = match e {
+                Failure::Query(m) => (m, false),
+                Failure::NoAnswer(m) => (m, true),
+            };
             return Results {
                 q: s.q.clone(),
-                error: Some(e),
+                error: Some(error),
+                failed,
                 ..Results::default()
             };
         }
@@ -186,6 +205,7 @@ async fn load(s: &State) -> Results {
         items: main.items,
         groups,
         error: None,
+        failed: false,
     }
 }
 
@@ -217,13 +237,19 @@ pub fn App() -> impl IntoView {
     let results = RwSignal::new(None::<Results>);
     let seq = StoredValue::new(0u64);
     let typing = StoredValue::new(false);
+    // Asks again for the current page's results (after a failed request).
+    let retry = Trigger::new();
 
-    spawn_local(async move {
-        match registry_client::open(&data_url(), "full").await {
-            Ok(i) => info.set(Some(i)),
-            Err(e) => load_error.set(Some(format!("{e:?}"))),
-        }
-    });
+    let open_registry = move || {
+        load_error.set(None);
+        spawn_local(async move {
+            match registry_client::open(&data_url(), "full").await {
+                Ok(i) => info.set(Some(i)),
+                Err(e) => load_error.set(Some(e.to_string())),
+            }
+        });
+    };
+    open_registry();
     let _ = window_event_listener(ev::popstate, move |_| state.set(url_state::current()));
 
     // The address bar and the title follow the typed query once typing
@@ -265,6 +291,7 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| adv_text.set(adv_memo.get()));
 
     Effect::new(move |_| {
+        retry.track();
         if info.with(Option::is_none) {
             return;
         }
@@ -330,11 +357,45 @@ pub fn App() -> impl IntoView {
         state.set(s);
     });
     let on_pick = Callback::new(move |p: Pick| go.run(State::record(&p.id)));
-    let on_enter = Callback::new(move |_: String| {
+    // A registry id in any form (URL, `ror.org/…`, bare) opens its record,
+    // as picking it would: the record API (E1) is the judge of what an id
+    // is. A mistyped one stays in the results, which say what is wrong.
+    let open_id = move |typed: String| {
+        let answer =
+            registry_client::request(&format!("/v2/organizations/{}", encode(typed.trim())));
+        spawn_local(async move {
+            if let Ok((200, body)) = answer.await
+                && state.with_untracked(|s| s.id.is_none() && s.q == typed)
+                && let Ok(v) = serde_json::from_str::<Value>(&body)
+                && let Some(id) = v.get("id").and_then(Value::as_str)
+            {
+                go.run(State::record(id));
+            }
+        });
+    };
+    // Enter before the registry is open: looked up once it is.
+    let pending_id = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
+        if info.with(Option::is_some)
+            && let Some(t) = pending_id.get_value()
+        {
+            pending_id.set_value(None);
+            open_id(t);
+        }
+    });
+    let on_enter = Callback::new(move |typed: String| {
         // Enter without a highlighted option: the results below are the answer;
         // record the query as a history entry.
         show_state(&state.get_untracked());
         url_state::write(&state.get_untracked(), true);
+        if typed.trim().is_empty() || typed.trim().contains(char::is_whitespace) {
+            return; // an id is one word
+        }
+        if info.with_untracked(Option::is_some) {
+            open_id(typed);
+        } else {
+            pending_id.set_value(Some(typed));
+        }
     });
 
     let toggle = Callback::new(move |(k, v): (String, String)| {
@@ -349,16 +410,12 @@ pub fn App() -> impl IntoView {
     });
     // Facet selections only: typing must not rebuild the sidebar.
     let filter = Memo::new(move |_| state.with(|s| s.filter.clone()));
-    let selected = Callback::new(move |(k, v): (String, String)| {
-        filter.with(|f| f.iter().any(|(a, b)| a == &k && b == &v))
-    });
     let clear = Callback::new(move |_| {
         let mut s = state.get_untracked();
         s.filter.clear();
         s.page = 1;
         go.run(s);
     });
-    let any_selected = Signal::derive(move || filter.with(|f| !f.is_empty()));
     let groups = Memo::new(move |_| {
         results.with(|r| r.as_ref().map(|r| r.groups.clone()).unwrap_or_default())
     });
@@ -380,7 +437,7 @@ pub fn App() -> impl IntoView {
 
     let release = move || match (info.get(), load_error.get()) {
         (Some(i), _) => format!("data: {}, {} records", i.release, i.record_count),
-        (None, Some(e)) => format!("The registry could not be loaded: {e}"),
+        (None, Some(_)) => "The registry could not be loaded".to_string(),
         _ => strings.loading.clone(),
     };
 
@@ -390,6 +447,16 @@ pub fn App() -> impl IntoView {
             return view! { <p class="loading" role="status">"Loading…"</p> }.into_any();
         };
         let s = state.get_untracked();
+        if r.failed {
+            return view! {
+                <div class="error" role="alert">
+                    <p>"The search could not be run: the registry in this page did not answer. "
+                        <button type="button" on:click=move |_| retry.notify()>"Try again"</button></p>
+                    <details><summary>"Details"</summary><p>{r.error.clone()}</p></details>
+                </div>
+            }
+            .into_any();
+        }
         if let Some(e) = r.error.clone().filter(|_| s.adv.is_empty()) {
             return view! { <p class="error" role="alert">{e}</p> }.into_any();
         }
@@ -399,6 +466,22 @@ pub fn App() -> impl IntoView {
             1 => "1 organization".to_string(),
             n => format!("{n} organizations"),
         };
+        // Text with nothing to search for is not "nothing found".
+        let nothing_to_search = r.total == 0
+            && s.adv.is_empty()
+            && !s.q.trim().is_empty()
+            && !s.q.chars().any(char::is_alphanumeric);
+        if nothing_to_search {
+            return view! {
+                <h2 id="results-h" class="results-h" data-total=0>{heading}</h2>
+                <p class="notice" role="status">{format!(
+                    "“{}” has no letters or digits to search for: type a name, an acronym or an identifier. \
+                     Field queries and operators go in “Advanced query”.",
+                    s.q.trim()
+                )}</p>
+            }
+            .into_any();
+        }
         let items = r
             .items
             .iter()
@@ -419,13 +502,13 @@ pub fn App() -> impl IntoView {
                     <li class="result" data-status=status.clone() data-id=bare_id(&id).to_string()>
                         <h3>{record_link(&id, &display_name(rec), go)}" "{badge}</h3>
                         <p class="meta">{meta}</p>
+                        <p class="rid">{id.clone()}</p>
                         {succ}
                     </li>
                 }
             })
             .collect_view();
-        let page = s.page.min(pages);
-        let page_link = move |p: u32, label: &'static str, rel: &'static str| {
+        let page_link = move |p: u32, label: String, rel: Option<&'static str>| {
             let mut t = state.get_untracked();
             t.page = p;
             let href = t.href();
@@ -437,13 +520,34 @@ pub fn App() -> impl IntoView {
                 }>{label}</a>
             }
         };
+        // A page past the last (an old link, an edited URL): say so, with a
+        // way to the last page, instead of an empty list.
+        if s.page > pages && r.total > 0 {
+            let all = r.total.div_ceil(PER_PAGE);
+            let why = if all > MAX_PAGE {
+                format!("There is no page {} to show: this search has {all} pages, of which the first {MAX_PAGE} can be shown (filters narrow it).", s.page)
+            } else if pages == 1 {
+                format!("There is no page {}: this search has 1 page.", s.page)
+            } else {
+                format!("There is no page {}: this search has {pages} pages.", s.page)
+            };
+            return view! {
+                <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+                <p class="notice" role="status" data-pages=pages>{why}" "
+                    {page_link(pages, if pages == 1 { "Show the results".to_string() } else { format!("Go to the last page ({pages})") }, None)}
+                    {(pages > 1).then(|| view! { " · " {page_link(1, "the first page".to_string(), None)} })}
+                </p>
+            }
+            .into_any();
+        }
+        let page = s.page;
         view! {
             <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
             <ol class="results" aria-labelledby="results-h">{items}</ol>
             <nav class="pager" aria-label="Pages" hidden=pages <= 1>
-                {(page > 1).then(|| page_link(page - 1, "← Previous", "prev"))}
+                {(page > 1).then(|| page_link(page - 1, "← Previous".into(), Some("prev")))}
                 <span class="page-no">{format!("Page {page} of {pages}")}</span>
-                {(page < pages).then(|| page_link(page + 1, "Next →", "next"))}
+                {(page < pages).then(|| page_link(page + 1, "Next →".into(), Some("next")))}
             </nav>
         }
         .into_any()
@@ -456,11 +560,19 @@ pub fn App() -> impl IntoView {
     let main_view = move || {
         match id_memo.get() {
         Some(id) if !ready.get() && load_error.with(Option::is_none) => crate::record_view::loading_view(&id),
-        _ if !ready.get() => view! { <p class="loading">{move || load_error.get().unwrap_or_default()}</p> }.into_any(),
+        _ if !ready.get() => view! {
+            {move || load_error.get().map(|e| view! {
+                <div class="load-failed" role="alert">
+                    <p><strong>"The registry could not be loaded."</strong>" Check your connection, then try again."</p>
+                    <p><button type="button" on:click=move |_| open_registry()>"Try again"</button></p>
+                    <details><summary>"Details"</summary><p>{e}</p></details>
+                </div>
+            })}
+        }.into_any(),
         Some(id) => view! { <RecordView id=id go=go /> }.into_any(),
         None => view! {
             <div class="layout">
-                <Facets groups=groups selected=selected on_toggle=toggle on_clear=clear any_selected=any_selected />
+                <Facets groups=groups selection=filter on_toggle=toggle on_clear=clear />
                 <section class="results-col" aria-live="off"
                     data-for=move || results.with(|r| r.as_ref().map(|r| r.q.clone()))>{results_view}</section>
             </div>

@@ -19,8 +19,11 @@
 //! equal scores — named alike — the one people pick more often first), then
 //! by record id: a total order, so pages never overlap or skip. Listing
 //! without a query is in id order. A query that is a record id (any form) returns
-//! that record whatever its status (filters still apply); an identifier URL
-//! with wrong check digits is a 400 that says so.
+//! that record whatever its status (filters still apply), also when its
+//! reserved characters are escaped; an identifier with wrong check digits
+//! (a URL, or the bare form when it is no external id) is a 400 that says so.
+//! A query that is one external id in any usual form (resolver URL, DOI,
+//! ISNI without spaces) ranks that id's records first.
 
 pub mod advanced_exec;
 pub mod context;
@@ -236,6 +239,7 @@ impl Engine {
         }
         let parsed = query::parse(query)?;
         let mut scored = self.score(query, &parsed, None, stats)?.hits;
+        self.add_external_key_hits(query, &mut scored);
         scored.retain(|&(_, r, _)| filters.matches(&self.index, r, false));
         // Equal scores (records named alike): the one people pick more
         // often first, then id order, so the order stays total.
@@ -257,10 +261,17 @@ impl Engine {
     /// it is not one rather than searching for its text); `None` for any
     /// other text.
     fn id_query(&self, query: &str, filters: &Filters) -> Result<Option<Hits>, String> {
-        let parsed_id = RecordId::parse(query);
+        // A client that escapes free text as the spec asks sends an id URL
+        // as `https\:\/\/ror.org\/…`: it is still that id.
+        let unescaped = query::unescape(query);
+        let parsed_id = RecordId::parse(&unescaped);
         if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
-            && query.contains(crate::id::ID_HOST)
+            && (unescaped.contains(crate::id::ID_HOST)
+                || self.external_exact(&unescaped).is_empty())
         {
+            // Clearly meant as an identifier (it names the host, or has the
+            // shape of one and is no external id): say why it is not one
+            // rather than searching for its text.
             return Err(e.to_string());
         }
         let Ok(id) = parsed_id else {
@@ -275,6 +286,26 @@ impl Engine {
             .collect();
         let scores = vec![EXTERNAL_ID_SCORE; records.len()];
         Ok(Some(Hits { records, scores }))
+    }
+
+    /// The whole text as an external id in any usual form (an ISNI or
+    /// Wikidata URL, a FundRef DOI, an ISNI without its spaces): those
+    /// records first, as for an id exactly as stored.
+    fn add_external_key_hits(&self, query: &str, scored: &mut Vec<(f32, u32, u16)>) {
+        let unescaped = query::unescape(query);
+        if !text::looks_like_external_id(&unescaped) {
+            return;
+        }
+        for r in self
+            .index
+            .external(&self.registry)
+            .by_key(&text::external_id_key(&unescaped))
+        {
+            match scored.iter_mut().find(|s| s.1 == r) {
+                Some(s) => s.0 = s.0.max(EXTERNAL_ID_SCORE),
+                None => scored.push((EXTERNAL_ID_SCORE, r, 0)),
+            }
+        }
     }
 
     /// Records with the external id `id` as stored. Every external id kind

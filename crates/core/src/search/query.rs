@@ -98,6 +98,20 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// The text with every backslash escape resolved (`\\x` → `x`): what a
+/// client meant before it escaped its free text.
+pub fn unescape(q: &str) -> String {
+    let mut out = String::with_capacity(q.len());
+    let mut chars = q.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Parses a query. `Err` is the 400 message.
 pub fn parse(q: &str) -> Result<ParsedQuery, String> {
     let chars: Vec<char> = q.chars().collect();
