@@ -21,5 +21,7 @@ cp web/*.js "$OUT/"
 [ -d web/static ] && cp -r web/static/. "$OUT/"
 bash scripts/build-ui.sh "$OUT"
 if [ -n "$RELEASE" ]; then rel=(--release "$RELEASE"); elif [ "$DATA" = data/demo/registry-demo.json ]; then rel=(--release demo); else rel=(); fi
-./target/release/registry build "$DATA" -o "$OUT/data" "${rel[@]}" -q
+# Progress on stderr: the real registry takes tens of seconds. The data
+# folder keeps only this build (registry build removes earlier ones).
+./target/release/registry build "$DATA" -o "$OUT/data" "${rel[@]}"
 echo "site: $OUT ($(du -sh "$OUT" | cut -f1))"

@@ -5,12 +5,10 @@
 // Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { splitSite } from "./ui-helpers.mjs";
 
 const SITE = process.env.SITE_DIR ?? path.resolve("target/site");
 const PREFIX = process.env.SITE_PREFIX ?? "/";
@@ -131,24 +129,6 @@ async function watchedPage(context) {
   const errs = [];
   watchErrors(p, errs);
   return { p, errs };
-}
-
-// The demo split like a large registry (600-byte leaves, 12-record heads):
-// "a" is a full head in the first-keystroke pack, "ae" a leaf.
-async function splitSite() {
-  const app = path.resolve("target/site");
-  const registry = path.resolve("target/release/registry");
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-split-"));
-  const dir = path.join(tmp, "site");
-  execFileSync(registry, ["site", "data/demo/registry-demo.json", "-o", dir, "--app", app, "--level", "3", "--piece-bytes", "600", "--head", "12", "-q"]);
-  const server = await serve(dir, PREFIX);
-  return {
-    url: server.url,
-    async close() {
-      await server.close();
-      fs.rmSync(tmp, { recursive: true, force: true });
-    },
-  };
 }
 
 test("a loaded head shows the first hits it proves while a longer prefix's piece is on its way", async () => {

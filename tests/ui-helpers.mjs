@@ -3,6 +3,8 @@
 // scripts/build-ui.sh) served under SITE_PREFIX (default "/").
 import path from "node:path";
 import fs from "node:fs";
+import os from "node:os";
+import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 
@@ -83,6 +85,25 @@ export async function typeInOneTask(page, inputSel, listSel, text) {
 
 export const bare = (id) => id.split("/").pop();
 export const display = (r) => r.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display")).value;
+
+// The demo split like a large registry (600-byte leaves, 12-record heads):
+// "a" is a full head in the first-keystroke pack, "ae" a leaf; "of" and
+// "university" are common terms of E2 over pieces.
+export async function splitSite() {
+  const app = path.resolve("target/site");
+  const registry = path.resolve("target/release/registry");
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-split-"));
+  const dir = path.join(tmp, "site");
+  execFileSync(registry, ["site", "data/demo/registry-demo.json", "-o", dir, "--app", app, "--level", "3", "--piece-bytes", "600", "--head", "12", "-q"]);
+  const server = await serve(dir, PREFIX);
+  return {
+    url: server.url,
+    async close() {
+      await server.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * Resolves once the service worker's offline copy of the data is complete

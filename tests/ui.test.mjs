@@ -135,7 +135,7 @@ test("facets: a click narrows the results, the counts match the API, URL state a
   await page.goto(t.url("?q=university"));
   await appReady(page);
   await page.waitForSelector(".results-h");
-  const all = await api(page, "/v2/organizations?query=university");
+  const all = await api(page, "/v2/organizations?query=university&mode=typed");
   assert.equal(Number(await page.locator(".results-h").getAttribute("data-total")), all.body.number_of_results);
   // Every displayed count equals the API's meta for the unfiltered query.
   for (const [facet, key] of [["country", "countries"], ["type", "types"], ["continent", "continents"]]) {
@@ -148,7 +148,7 @@ test("facets: a click narrows the results, the counts match the API, URL state a
   await us.locator("input").click();
   await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), count);
   assert.match(page.url(), /[?&]filter=country%3Aus/);
-  const narrowed = await api(page, "/v2/organizations?query=university&filter=country.country_code:US");
+  const narrowed = await api(page, "/v2/organizations?query=university&mode=typed&filter=country.country_code:US");
   assert.equal(narrowed.body.number_of_results, count);
   const ids = await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id));
   assert.deepEqual(ids, narrowed.body.items.map((r) => bare(r.id)));
@@ -157,7 +157,7 @@ test("facets: a click narrows the results, the counts match the API, URL state a
   const eduCount = Number(await edu.locator(".count").innerText());
   await edu.locator("input").click();
   await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), eduCount);
-  const both = await api(page, "/v2/organizations?query=university&filter=country.country_code:US,types:education");
+  const both = await api(page, "/v2/organizations?query=university&mode=typed&filter=country.country_code:US,types:education");
   assert.equal(both.body.number_of_results, eduCount);
   // Back and forward restore the state from the URL.
   await page.goBack();
@@ -177,7 +177,7 @@ test("facets: a click narrows the results, the counts match the API, URL state a
   const nInactive = Number(await inactive.locator(".count").innerText());
   await inactive.locator("input").click();
   await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), nInactive);
-  assert.equal(nInactive, (await api(page, "/v2/organizations?query=university&filter=status:inactive")).body.number_of_results);
+  assert.equal(nInactive, (await api(page, "/v2/organizations?query=university&mode=typed&filter=status:inactive")).body.number_of_results);
   if (SHOTS) {
     await page.goto(t.url("?q=institute"));
     await appReady(page);
@@ -186,13 +186,39 @@ test("facets: a click narrows the results, the counts match the API, URL state a
   }
 });
 
+test("Enter on a part-typed word lists its matches, the typeahead's first suggestion first (desktop and phone)", async () => {
+  const { page } = t;
+  for (const width of [1100, 390]) {
+    await page.setViewportSize({ width, height: 850 });
+    await page.goto(t.url());
+    await appReady(page);
+    await input().click();
+    await page.keyboard.type("northf", { delay: 20 });
+    await page.waitForFunction(() => document.getElementById("q-list").dataset.for === "northf");
+    const suggested = await page.locator("#q-list-0 .cb-name").textContent();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => location.search === "?q=northf");
+    await page.waitForFunction(() => document.querySelector(".results-col")?.dataset.for === "northf" && document.querySelector(".results-h"));
+    const total = Number(await page.locator(".results-h").getAttribute("data-total"));
+    assert.ok(total > 0, `width ${width}: ${await page.locator(".results-h").innerText()}`);
+    assert.equal(await page.locator(".result h3 a").first().textContent(), suggested, `width ${width}`);
+    // The list, its count and its facets are the router's typed reading; E2
+    // over the API keeps the spec's (no word "northf": nothing).
+    const typed = await api(page, "/v2/organizations?query=northf&mode=typed");
+    assert.equal(total, typed.body.number_of_results);
+    assert.deepEqual(await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id)), typed.body.items.map((r) => bare(r.id)));
+    assert.equal((await api(page, "/v2/organizations?query=northf")).body.number_of_results, 0);
+  }
+  await page.setViewportSize({ width: 1100, height: 850 });
+});
+
 test("facet counts update while typing", async () => {
   const { page } = t;
   await page.goto(t.url());
   await appReady(page);
   await page.waitForSelector(".results-h");
   await input().pressSequentially("institute", { delay: 30 });
-  const expected = await api(page, "/v2/organizations?query=institute");
+  const expected = await api(page, "/v2/organizations?query=institute&mode=typed");
   await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), expected.body.number_of_results);
   const first = expected.body.meta.countries[0];
   const shown = await page.locator(`[data-facet=country] input[value=${first.id}] + label .count`).innerText();

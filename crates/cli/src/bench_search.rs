@@ -181,7 +181,7 @@ impl Typing {
 
 /// The name with its rarest word (fewest postings) moved to the front:
 /// what a user who knows the distinctive word types.
-fn rarest_first(engine: &Engine, name: &str) -> String {
+pub(crate) fn rarest_first(engine: &Engine, name: &str) -> String {
     let ix = engine.index();
     let words: Vec<&str> = name.split_whitespace().collect();
     if words.len() < 2 {
@@ -255,17 +255,64 @@ fn realistic_targets(
     ))
 }
 
-fn is_non_latin(s: &str) -> bool {
+pub(crate) fn is_non_latin(s: &str) -> bool {
     s.chars()
         .filter(|c| c.is_alphabetic())
         .any(|c| !(c as u32 <= 0x024F || (0x1E00..=0x1EFF).contains(&(c as u32))))
+}
+
+/// The name with its accented Latin letters folded to ASCII
+/// (`Universite de Montreal`), other characters kept.
+pub(crate) fn accent_stripped(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                let f = text::fold(&c.to_string());
+                if f.is_ascii() { f } else { c.to_string() }
+            }
+        })
+        .collect()
+}
+
+/// Milliseconds of each request through the router, the number of answers
+/// other than 200, and the five slowest requests.
+fn time_requests(engine: &Engine, paths: &[String]) -> (Vec<f64>, usize, Vec<(f64, String)>) {
+    let mut lat = Vec::with_capacity(paths.len());
+    let mut bad = 0;
+    for p in paths {
+        let t = Instant::now();
+        let r = engine.handle(p);
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        bad += usize::from(r.status != 200);
+    }
+    let mut slowest: Vec<(f64, String)> = lat.iter().copied().zip(paths.iter().cloned()).collect();
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    slowest.truncate(5);
+    (lat, bad, slowest)
+}
+
+/// "p50 … ms  p99 … ms  max … ms" of `lat` (sorted in place).
+fn summary(lat: &mut [f64]) -> String {
+    let (p50, p99) = (percentile(lat, 0.5), percentile(lat, 0.99));
+    format!(
+        "p50 {p50:.3} ms  p99 {p99:.3} ms  max {:.3} ms",
+        lat.last().copied().unwrap_or(0.0)
+    )
 }
 
 pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
         &["--targets", "--builds", "--eval"],
-        &["--latency", "--relevance", "--realistic", "--oracle"],
+        &[
+            "--latency",
+            "--relevance",
+            "--realistic",
+            "--oracle",
+            "--page",
+        ],
     )?;
     let builds: usize = a
         .opt("--builds")
@@ -326,6 +373,20 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     let reg = engine.registry();
     let step = (n / want_targets.max(1)).max(1);
     let targets: Vec<usize> = (0..n).step_by(step).collect();
+    let realistic_t = realistic_targets(&engine, eval, want_targets)?;
+    let page_queries = || {
+        if realistic_t.is_none() {
+            println!(
+                "\n(realistic targets skipped: {} not found)",
+                eval.display()
+            );
+        }
+        crate::bench_page::queries(&engine, &targets, realistic_t.as_deref().unwrap_or(&[]))
+    };
+    if a.flag("--page") {
+        crate::bench_page::print(&engine, &page_queries());
+        return Ok(());
+    }
 
     if !only_lat {
         // What the record prior changes: the same data at the neutral prior
@@ -335,11 +396,11 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             "\nrealistic targets (gold record of every n-th row of {}), k = 5:",
             eval.display()
         );
-        match realistic_targets(&engine, eval, want_targets)? {
+        match &realistic_t {
             None => println!("  skipped: {} not found", eval.display()),
             Some(t) => {
-                realistic(&engine, &t, "prior");
-                realistic(&baseline, &t, "no prior");
+                realistic(&engine, t, "prior");
+                realistic(&baseline, t, "no prior");
                 if a.flag("--oracle") {
                     // Priors from the picks themselves: what a perfect
                     // content model could reach (not shippable).
@@ -359,7 +420,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                         .collect();
                     let oracle =
                         Engine::new(load::load(Path::new(data), true)?.with_priors(priors));
-                    realistic(&oracle, &t, "oracle");
+                    realistic(&oracle, t, "oracle");
                 }
             }
         }
@@ -437,17 +498,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                 eacr5 += usize::from(r.is_some());
             }
             if !name.is_ascii() && !is_non_latin(&name) {
-                let stripped: String = name
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii() {
-                            c.to_string()
-                        } else {
-                            let f = text::fold(&c.to_string());
-                            if f.is_ascii() { f } else { c.to_string() }
-                        }
-                    })
-                    .collect();
+                let stripped = accent_stripped(&name);
                 accent.run(&engine, &stripped, i, &mut suggest_lat);
                 let r = e2_rank(&stripped, i);
                 ea_n += 1;
@@ -509,6 +560,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                 f(r5, n)
             );
         }
+        crate::bench_page::print(&engine, &page_queries());
     } else {
         for &i in &targets {
             let name = reg.display_name(i).to_string();
@@ -519,7 +571,6 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     }
     if !only_rel {
         // E2 latency through the router (parsing, search, facets, 20 records, JSON).
-        let mut e2_lat: Vec<f64> = Vec::new();
         let mut paths: Vec<String> = Vec::new();
         for (k, q) in e2_queries.iter().enumerate() {
             let esc = encode_component(&query::escape(q));
@@ -549,21 +600,25 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
         }
         paths.push("/v2/organizations".to_string());
         paths.push("/v2/organizations?filter=types:education&page=3".to_string());
-        let mut bad = 0;
-        for p in &paths {
-            let t = Instant::now();
-            let r = engine.handle(p);
-            e2_lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            bad += usize::from(r.status != 200);
-        }
+        let (mut e, bad, _) = time_requests(&engine, &paths);
+        // The search page's reading of the same queries, and of what a
+        // person submits half typed (the typeahead's whole ranking of a
+        // short prefix is the costly case).
+        let typed_paths: Vec<String> = paths
+            .iter()
+            .filter(|p| p.contains("query="))
+            .map(|p| format!("{p}&mode=typed"))
+            .chain(
+                ["u", "a", "univ", "uni", "s", "inst", "university of"]
+                    .map(|q| format!("/v2/organizations?query={}&mode=typed", encode_component(q))),
+            )
+            .collect();
+        let (mut t, typed_bad, slowest_typed) = time_requests(&engine, &typed_paths);
         let mut s = suggest_lat.clone();
-        let mut e = e2_lat.clone();
         println!(
-            "\nlatency (native, this build):\n  suggest  {} calls: p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms",
+            "\nlatency (native, this build):\n  suggest  {} calls: {}",
             s.len(),
-            percentile(&mut s, 0.5),
-            percentile(&mut s, 0.99),
-            s.last().copied().unwrap_or(0.0)
+            summary(&mut s)
         );
         SLOWEST.with(|s| {
             let s = s.borrow();
@@ -574,12 +629,20 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             println!("  slowest suggest calls: {}", list.join(", "));
         });
         println!(
-            "  E2+facets {} requests via handle(): p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms ({bad} non-200)",
+            "  E2+facets {} requests via handle(): {} ({bad} non-200)",
             e.len(),
-            percentile(&mut e, 0.5),
-            percentile(&mut e, 0.99),
-            e.last().copied().unwrap_or(0.0)
+            summary(&mut e)
         );
+        println!(
+            "  mode=typed (the search page) {} requests via handle(): {} ({typed_bad} non-200)",
+            t.len(),
+            summary(&mut t)
+        );
+        let list: Vec<String> = slowest_typed
+            .iter()
+            .map(|(ms, p)| format!("{p} {ms:.2} ms"))
+            .collect();
+        println!("  slowest mode=typed requests: {}", list.join(", "));
     }
     Ok(())
 }

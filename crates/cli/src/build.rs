@@ -1,14 +1,17 @@
 //! `registry build`: dump → shard files + manifest.json.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use registry_contract::{FileEntry, Manifest};
 use registry_core::import::{ImportOptions, Imported, import_dump};
 use registry_core::model::Record;
 use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind};
 use sha2::{Digest, Sha256};
+
+use crate::progress::Step;
 
 /// zstd at a given level (native C library; the core only decodes).
 pub struct Zstd(pub i32);
@@ -70,22 +73,11 @@ pub fn import_with_progress(
     options: ImportOptions,
     quiet: bool,
 ) -> Result<Imported, String> {
-    let started = Instant::now();
-    let mut last = Instant::now();
-    let imported = import_dump(bytes, options, &mut |done, total| {
-        if !quiet && (last.elapsed().as_millis() > 500 || done == total) {
-            eprint!("\rimporting: {done}/{total} records");
-            last = Instant::now();
-        }
-    })
-    .map_err(|e| {
-        if !quiet {
-            eprintln!();
-        }
-        e.to_string()
-    })?;
+    let mut step = Step::start(quiet, "importing records");
+    let imported = import_dump(bytes, options, &mut |done, total| step.count(done, total))
+        .map_err(|e| e.to_string())?;
+    step.done(format!("{} records", imported.records.len()));
     if !quiet {
-        eprintln!(" ({:.1} s)", started.elapsed().as_secs_f64());
         for p in &imported.skipped {
             eprintln!("skipped {p}");
         }
@@ -158,8 +150,15 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> Ma
 }
 
 /// Writes the files and the manifest (manifest last, via rename, so a reader
-/// never sees a manifest naming files that are not there yet).
-pub fn write_output(dir: &Path, files: &[OutFile], manifest: &Manifest) -> Result<(), String> {
+/// never sees a manifest naming files that are not there yet), then removes
+/// what earlier builds left in `dir` ([`remove_previous_builds`]).
+pub fn write_output(
+    dir: &Path,
+    files: &[OutFile],
+    manifest: &Manifest,
+    quiet: bool,
+) -> Result<(), String> {
+    let step = Step::start(quiet, format!("writing {}", dir.display()));
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for f in files {
         let path = dir.join(&f.name);
@@ -174,12 +173,109 @@ pub fn write_output(dir: &Path, files: &[OutFile], manifest: &Manifest) -> Resul
     let text = serde_json::to_string_pretty(manifest).unwrap_or_default() + "\n";
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, dir.join("manifest.json"))
-        .map_err(|e| format!("cannot write manifest.json: {e}"))
+        .map_err(|e| format!("cannot write manifest.json: {e}"))?;
+    let removed = remove_previous_builds(dir, files)?;
+    step.done(if removed == 0 {
+        format!("{} files", files.len() + 1)
+    } else {
+        format!(
+            "{} files; {removed} files and folders of earlier builds removed",
+            files.len() + 1
+        )
+    });
+    Ok(())
+}
+
+/// Removes from `dir` what earlier builds wrote and this one did not: shard
+/// files named as a build names them (`registry.<16 hex>.shard`,
+/// `<section>.<16 hex>.shard`) and other builds' piece folders
+/// (`pieces/<16 hex>/`). A data folder thus holds one build, not every build
+/// ever written to it (the demo's and the real registry's: 67 MB instead of
+/// 3 MB); nothing else in it is touched. Returns how many went.
+pub fn remove_previous_builds(dir: &Path, files: &[OutFile]) -> Result<usize, String> {
+    let is_hash = |s: &str| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let keep: std::collections::HashSet<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let stems: Vec<&str> = std::iter::once("registry")
+        .chain(SectionKind::ALL.iter().map(|k| k.name()))
+        .collect();
+    let mut removed = 0;
+    let entries = |d: &Path| {
+        std::fs::read_dir(d)
+            .map_err(|e| format!("cannot list {}: {e}", d.display()))
+            .map(|it| it.filter_map(Result::ok).collect::<Vec<_>>())
+    };
+    for entry in entries(dir)? {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name
+            .strip_suffix(".shard")
+            .and_then(|s| s.rsplit_once('.'))
+            .is_some_and(|(stem, hash)| stems.contains(&stem) && is_hash(hash));
+        if ours && !keep.contains(name.as_str()) && entry.path().is_file() {
+            std::fs::remove_file(entry.path())
+                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+            removed += 1;
+        }
+    }
+    let pieces = dir.join("pieces");
+    if pieces.is_dir() {
+        let current: Vec<&str> = files
+            .iter()
+            .filter_map(|f| f.name.strip_prefix("pieces/")?.split('/').next())
+            .collect();
+        for entry in entries(&pieces)? {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_hash(&name) && !current.contains(&name.as_str()) && entry.path().is_dir() {
+                std::fs::remove_dir_all(entry.path())
+                    .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
 }
 
 /// Builds a shard from dump bytes.
 pub fn build_shard(records: &[Record], release: &str, level: i32) -> Result<BuiltShard, String> {
-    shard::build(records, release, build_time(), &Zstd(level))
+    build_shard_with_progress(records, release, level, true)
+}
+
+/// zstd that counts the sections it has compressed (for progress).
+struct Counted<'a> {
+    zstd: Zstd,
+    step: RefCell<&'a mut Step>,
+    done: Cell<usize>,
+}
+
+impl Compressor for Counted<'_> {
+    fn codec(&self) -> Codec {
+        self.zstd.codec()
+    }
+    fn compress(&self, raw: &[u8]) -> Vec<u8> {
+        let out = self.zstd.compress(raw);
+        self.done.set(self.done.get() + 1);
+        self.step
+            .borrow_mut()
+            .count(self.done.get(), SectionKind::ALL.len());
+        out
+    }
+}
+
+/// [`build_shard`], with its compression's progress on stderr.
+pub fn build_shard_with_progress(
+    records: &[Record],
+    release: &str,
+    level: i32,
+    quiet: bool,
+) -> Result<BuiltShard, String> {
+    let mut step = Step::start(quiet, format!("compressing sections (zstd -{level})"));
+    let counted = Counted {
+        zstd: Zstd(level),
+        step: RefCell::new(&mut step),
+        done: Cell::new(0),
+    };
+    let built = shard::build(records, release, build_time(), &counted)?;
+    step.done(format!("{} sections", SectionKind::ALL.len()));
+    Ok(built)
 }
 
 /// Every file of a data directory — the shard files, and the typeahead
@@ -190,11 +286,17 @@ pub fn data_files(
     records: &[Record],
     level: i32,
     budget: &registry_core::pieces::PieceBudget,
+    quiet: bool,
 ) -> Result<(Vec<OutFile>, Manifest), String> {
     let mut files = shard_files(built);
     let mut manifest = manifest(built, records, &files);
-    let pieces = crate::pieces::build_pieces(built, records, level, budget)?;
+    let mut step = Step::start(quiet, "typeahead pieces");
+    let pieces = crate::pieces::build_pieces(built, records, level, budget, &mut |done, total| {
+        step.count(done, total)
+    })?;
+    step.done(format!("{} pieces", pieces.manifest.pieces));
     manifest.pieces = Some(pieces.manifest);
     files.extend(pieces.files);
+    files.extend(pieces.search);
     Ok((files, manifest))
 }

@@ -3,8 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use registry_core::Registry;
 use registry_core::shard::{self, ShardError};
-use registry_core::{Registry, import};
+
+use crate::progress::Step;
 
 /// Reads a file with a message that names it.
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {
@@ -47,14 +49,17 @@ pub fn load(path: &Path, quiet: bool) -> Result<Registry, String> {
         }) if !kind.starts_with("HTML") && files.len() == 1 => {
             if !quiet {
                 eprintln!(
-                    "{} is a dump, not a shard: building an in-memory shard…",
+                    "{} is a dump, not a shard: building an in-memory shard",
                     path.display()
                 );
             }
-            let imported = import::import_dump(&bytes[0], Default::default(), &mut |_, _| {})
+            let imported = crate::build::import_with_progress(&bytes[0], Default::default(), quiet)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
+            let step = Step::start(quiet, "building the shard");
             let built = shard::build(&imported.records, "unnamed", 0, &shard::Stored)?;
-            Registry::from_bytes(&built.full_file()).map_err(|e| e.to_string())
+            let registry = Registry::from_bytes(&built.full_file()).map_err(|e| e.to_string())?;
+            step.done(format!("{} records", registry.len()));
+            Ok(registry)
         }
         Err(e) => Err(format!("{}: {e}", files[0].display())),
     }

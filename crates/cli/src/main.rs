@@ -4,7 +4,9 @@ mod alloc;
 mod args;
 mod bench;
 mod bench_advanced;
+mod bench_page;
 mod bench_search;
+mod bench_serve;
 mod build;
 mod eval_affiliation;
 mod fit_affiliation;
@@ -13,6 +15,7 @@ mod gzip;
 mod load;
 mod picks;
 mod pieces;
+mod progress;
 mod serve;
 mod site;
 mod stats;
@@ -29,14 +32,40 @@ use registry_core::{RecordId, RecordV1, shard};
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;
 
-const HELP: &str = "\
+const HELP_HEAD: &str = "\
 registry — a research-organization registry that runs anywhere
 
 USAGE:
     registry <COMMAND> [ARGS] [OPTIONS]
+    registry <COMMAND> --help      Help for one command
 
 COMMANDS:
-    build <dump> -o <dir>     Import a dump and write shard files + manifest.json
+";
+
+const HELP_TAIL: &str = "
+<shard> and <data> may be a .shard file, a build directory (its manifest.json is read),
+a manifest.json, or a dump (built in memory first).
+
+EXAMPLES:
+    registry build data/demo/registry-demo.json -o target/site/data --release demo
+    registry info target/site/data
+    registry get target/site/data 0bsd6jb11 --v1
+    registry synth ../shared/data/registry-v2.json.gz --factor 4 -o target/registry-x4.json.gz
+";
+
+/// A subcommand: its name, what runs it, and its help (its lines of the
+/// full help, so the two never disagree).
+struct Command {
+    name: &'static str,
+    run: fn(&[String]) -> Result<(), String>,
+    help: &'static str,
+}
+
+const COMMANDS: &[Command] = &[
+    Command {
+        name: "build",
+        run: cmd_build,
+        help: r#"    build <dump> -o <dir>     Import a dump and write shard files + manifest.json
         <dump>                  JSON array of v2 records (upstream or spec spelling),
                                 plain, .gz, or a release .zip (the v2 JSON inside is used)
         -o, --out <dir>         Output directory (created if missing)
@@ -49,26 +78,64 @@ COMMANDS:
                                 small value splits a small registry, for tests)
         --head <n>              Records in the head of a split prefix (default 40)
         -q, --quiet             No progress output
-    info <shard>              Print the shard header: release, records, sections, sizes
-    get <shard> <id>          Print one record as JSON (v2 unless --v1)
+"#,
+    },
+    Command {
+        name: "info",
+        run: cmd_info,
+        help: r#"    info <shard>              Print the shard header: release, records, sections, sizes
+"#,
+    },
+    Command {
+        name: "get",
+        run: cmd_get,
+        help: r#"    get <shard> <id>          Print one record as JSON (v2 unless --v1)
         --v1                    Print the v1 shape
         <id>                    Any form: https://ror.org/X, ror.org/X, or X
-    bench-shard <dump>        Build in memory and print sizes, ratios, load time, memory
+"#,
+    },
+    Command {
+        name: "bench-shard",
+        run: bench::cmd_bench_shard,
+        help: r#"    bench-shard <dump>        Build in memory and print sizes, ratios, load time, memory
         --level <1-22>          zstd level (default 19)
         --runs <n>              Load-time repetitions (default 5)
-    serve                     Serve the API (v1, v2) and static files on 127.0.0.1
+"#,
+    },
+    Command {
+        name: "serve",
+        run: serve::cmd_serve,
+        help: r#"    serve                     Serve the API (v1, v2) and static files on 127.0.0.1
         --data <data>           Registry data (default: data/demo/registry-demo.json)
         --port <n>              Port (default 8080; 0 = any free port, printed on start)
-        --root <dir>            Serve static files from <dir> (e.g. the built UI)
-        --threads <n>           Worker threads (default 2)
+        --root <dir>            Serve static files from <dir> (e.g. the built UI), with
+                                CORS, compression and HOSTING.md's cache headers
+        --threads <n>           Threads answering API requests at once (default: the
+                                number of cores; others wait their turn)
+        --max-connections <n>   Open connections at most (default 1024; beyond: 503)
+        --header-timeout <s>    A request's headers must arrive within <s> seconds, and
+                                an idle connection is closed after it (default 10)
+        --idle-timeout <s>      Close a connection whose client reads nothing of its
+                                answer for <s> seconds (default 30)
         -q, --quiet             No log output
-    query <data> <request>    Answer one API request and print the JSON, e.g.
+                              Stops on SIGTERM or Ctrl-C once open requests are answered
+"#,
+    },
+    Command {
+        name: "query",
+        run: serve::cmd_query,
+        help: r#"    query <data> <request>    Answer one API request and print the JSON, e.g.
                                 '/v2/organizations?query=oxford&filter=types:education'
                                 (exit status 1 when the HTTP status is not 200)
         --suggest               Treat <request> as typeahead text: print suggest() hits
         --filter <filters>      Filters for --suggest (filter syntax, v2 keys)
         -k <n>                  Number of suggestions (default 10)
-    bench-search <data>       Relevance (suggest success@k, keystrokes to top-1; E2
+"#,
+    },
+    Command {
+        name: "bench-search",
+        run: bench_search::cmd_bench_search,
+        help: r#"    bench-search <data>       Relevance (suggest success@k, keystrokes to top-1; E2
                               recall@k) and latency (p50/p99 of suggest and E2), index
                               build time and heap, over a query set derived from the data
         --targets <n>           Number of target records (default 1000)
@@ -81,12 +148,25 @@ COMMANDS:
                                 without the record prior
         --oracle                Also rank with priors taken from the picks themselves (the
                                 bound any content-based prior could reach)
-    bench-advanced [<data>]   query.advanced latency (p50/p99/max per query type and overall)
+        --page                  Only the search page against the typeahead: the share of
+                                the query set typed in full whose first result (plain E2;
+                                mode=typed) is the typeahead's first suggestion
+"#,
+    },
+    Command {
+        name: "bench-advanced",
+        run: bench_advanced::cmd_bench_advanced,
+        help: r#"    bench-advanced [<data>]   query.advanced latency (p50/p99/max per query type and overall)
                               through the API router, plus the one-time build time and heap
                               of the advanced columns (default data:
                               ../shared/data/registry-v2.json.gz)
         --reps <n>              Runs per query (default 20)
-    eval-affiliation          Affiliation matching quality on a gold set: precision, recall,
+"#,
+    },
+    Command {
+        name: "eval-affiliation",
+        run: eval_affiliation::cmd_eval_affiliation,
+        help: r#"    eval-affiliation          Affiliation matching quality on a gold set: precision, recall,
                               F1, chosen-on-empty-gold rate per source and overall (whole
                               set and both halves), p50/p99 latency per string
         --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
@@ -101,7 +181,12 @@ COMMANDS:
                                 on the training rows' own scores)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
-    fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
+"#,
+    },
+    Command {
+        name: "fit-affiliation",
+        run: fit_affiliation::cmd_fit_affiliation,
+        help: r#"    fit-affiliation           Fit the affiliation `chosen` model (boosted trees over
                               the leading candidates' features) on a gold set and write it
                               to crates/core/src/affiliation/model_weights.rs (run from
                               the repository root, then rebuild)
@@ -118,14 +203,24 @@ COMMANDS:
         --analyze               Also print where the training rows' recall is lost (gold
                                 not among the leading candidates, tied, below threshold...)
         --examples <n>          With --analyze: up to n strings of each kind of loss
-    bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
+"#,
+    },
+    Command {
+        name: "bench-pieces",
+        run: pieces::cmd_bench_pieces,
+        help: r#"    bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
                               the data bytes a cold typeahead client receives before its
                               first suggestion (first 1-3 keystrokes of names)
         --budget <KiB>          Raw bytes a leaf may hold (default 48)
         --head <n>              Records in the head of a split prefix (default 40)
         --level <1-22>          zstd level (default 19)
         --targets <n>           Names typed (default 1000)
-    fit-prior                 Fit the record prior (how likely each record is to be picked,
+"#,
+    },
+    Command {
+        name: "fit-prior",
+        run: fit_prior::cmd_fit_prior,
+        help: r#"    fit-prior                 Fit the record prior (how likely each record is to be picked,
                               from its content) on the gold records of an affiliation set,
                               print held-out figures and write the weights as Rust source
         --data <dump>           Registry dump (default: ../shared/data/registry-v2.json.gz)
@@ -134,13 +229,23 @@ COMMANDS:
         -o, --out <file>        Where to write (default:
                                 crates/core/src/prior/weights.rs)
         --dry-run               Print the source instead of writing it
-    site <dump|shard> -o <dir>  Write a complete static site: the built app + data
+"#,
+    },
+    Command {
+        name: "site",
+        run: site::cmd_site,
+        help: r#"    site <dump|shard> -o <dir>  Write a complete static site: the built app + data
         --app <dir>             The built app (default target/site, from scripts/build-web.sh)
         --release <name>        Data release name (dumps only)
         --level <1-22>          zstd level (default 19)
         --piece-bytes <n>, --head <n>
                                 Typeahead piece budget, as for build
-    synth <dump> -o <out> --factor <n>
+"#,
+    },
+    Command {
+        name: "synth",
+        run: synth::cmd_synth,
+        help: r#"    synth <dump> -o <out> --factor <n>
                               A synthetic scale-up for benchmarks at larger sizes: the
                               records plus n−1 copies of each with new valid ids (never a
                               real one), names recombined from real words of the same
@@ -152,44 +257,103 @@ COMMANDS:
         --factor <n>            Output records = n × input records (1–64)
         --seed <n>              Another deterministic variant (default fixed)
         -q, --quiet             No progress output
-    help                      This text
+"#,
+    },
+    Command {
+        name: "bench-serve",
+        run: bench_serve::cmd_bench_serve,
+        help: r#"    bench-serve               Throughput and p50/p90/p99 latency of a registry HTTP server
+                              under concurrent clients (E2, records, E4, v1 requests built
+                              from the server's own listing)
+        --url <http://host:port>  A running server (this build's or another's); default:
+                                start `registry serve` on a free port
+        --data <data>           Data of the server started (default: the demo data)
+        --threads <n>           Its --threads
+        --clients <n>           Concurrent clients (default 200)
+        --requests <n>          Requests in all (default 4000)
+        --fresh                 A new connection per request (default: keep-alive)
+"#,
+    },
+    Command {
+        name: "help",
+        run: cmd_help,
+        help: r#"    help [<command>]          This text, or one command's help
+"#,
+    },
+];
 
-<shard> and <data> may be a .shard file, a build directory (its manifest.json is read),
-a manifest.json, or a dump (built in memory first).
+/// Every command's help, as `registry help` prints it.
+fn full_help() -> String {
+    let mut text = String::from(HELP_HEAD);
+    for c in COMMANDS {
+        text.push_str(c.help);
+    }
+    text + HELP_TAIL
+}
 
-EXAMPLES:
-    registry build data/demo/registry-demo.json -o target/site/data --release demo
-    registry info target/site/data
-    registry get target/site/data 0bsd6jb11 --v1
-    registry synth ../shared/data/registry-v2.json.gz --factor 4 -o target/registry-x4.json.gz
-";
+/// One command's help: its lines of the full help, and what its data
+/// arguments may be when it takes any.
+fn command_help(c: &Command) -> String {
+    let mut lines = c.help.lines();
+    let first = lines.next().unwrap_or("").trim_start();
+    let mut text = format!("USAGE:\n    registry {first}\n");
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    if ["<shard>", "<data>", "<dump|shard>"]
+        .iter()
+        .any(|arg| c.help.contains(arg))
+    {
+        text.push_str(
+            "\n<shard> and <data> may be a .shard file, a build directory (its manifest.json is read),\n\
+             a manifest.json, or a dump (built in memory first).\n",
+        );
+    }
+    text.push_str("\nEvery command: `registry help`.\n");
+    text
+}
+
+fn find_command(name: &str) -> Result<&'static Command, String> {
+    COMMANDS.iter().find(|c| c.name == name).ok_or_else(|| {
+        let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+        match args::closest(name, &names) {
+            Some(near) => {
+                format!("unknown command '{name}' (did you mean '{near}'? see `registry help`)")
+            }
+            None => format!("unknown command '{name}' (see `registry help`)"),
+        }
+    })
+}
+
+fn cmd_help(rest: &[String]) -> Result<(), String> {
+    match rest {
+        [] => print!("{}", full_help()),
+        [name] => print!("{}", command_help(find_command(name)?)),
+        _ => return Err("help takes at most one command name".into()),
+    }
+    Ok(())
+}
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
-    let Some((command, rest)) = raw.split_first() else {
-        eprint!("{HELP}");
+    let Some((name, rest)) = raw.split_first() else {
+        eprint!("{}", full_help());
         return ExitCode::from(2);
     };
-    let result = match command.as_str() {
-        "build" => cmd_build(rest),
-        "info" => cmd_info(rest),
-        "get" => cmd_get(rest),
-        "bench-shard" => bench::cmd_bench_shard(rest),
-        "site" => site::cmd_site(rest),
-        "synth" => synth::cmd_synth(rest),
-        "serve" => serve::cmd_serve(rest),
-        "query" => serve::cmd_query(rest),
-        "bench-search" => bench_search::cmd_bench_search(rest),
-        "bench-advanced" => bench_advanced::cmd_bench_advanced(rest),
-        "eval-affiliation" => eval_affiliation::cmd_eval_affiliation(rest),
-        "fit-affiliation" => fit_affiliation::cmd_fit_affiliation(rest),
-        "fit-prior" => fit_prior::cmd_fit_prior(rest),
-        "bench-pieces" => pieces::cmd_bench_pieces(rest),
-        "help" | "--help" | "-h" => {
-            print!("{HELP}");
-            Ok(())
-        }
-        other => Err(format!("unknown command '{other}' (see `registry help`)")),
+    let result = if name == "--help" || name == "-h" {
+        cmd_help(&[])
+    } else {
+        find_command(name).and_then(|command| {
+            // `--help` anywhere asks for help, as with common parsers (an
+            // option's value never starts with '-' here).
+            if rest.iter().any(|a| a == "--help" || a == "-h") {
+                print!("{}", command_help(command));
+                return Ok(());
+            }
+            args::set_command(command.name);
+            (command.run)(rest)
+        })
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -244,10 +408,10 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     };
     let imported = build::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
-    let built = build::build_shard(&imported.records, &release, level)?;
+    let built = build::build_shard_with_progress(&imported.records, &release, level, quiet)?;
     let budget = pieces::budget_arg(&a)?;
-    let (files, manifest) = build::data_files(&built, &imported.records, level, &budget)?;
-    build::write_output(Path::new(out), &files, &manifest)?;
+    let (files, manifest) = build::data_files(&built, &imported.records, level, &budget, quiet)?;
+    build::write_output(Path::new(out), &files, &manifest, quiet)?;
     if !quiet {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
         eprintln!(
@@ -260,7 +424,8 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
         );
         for f in files
             .iter()
-            .filter(|f| !f.sections.is_empty() && f.sections.len() != 2)
+            // The shard files, not the thousands of pieces under pieces/.
+            .filter(|f| !f.sections.is_empty() && !f.name.contains('/'))
         {
             eprintln!(
                 "  {:>10} bytes  {}",

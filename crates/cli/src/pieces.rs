@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
+use registry_core::pieces::search::{Need, search_pieces};
 use registry_core::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
 use registry_core::search::{Engine, SuggestContext};
 use registry_core::shard::{self, BuiltShard, SectionKind};
@@ -58,6 +59,9 @@ pub fn part_name(build_id: u64, first: &str) -> String {
 /// the manifest says.
 pub struct Written {
     pub files: Vec<OutFile>,
+    /// The files of E2 over pieces (term pieces, rank chunks, members,
+    /// statistics).
+    pub search: Vec<OutFile>,
     pub manifest: registry_contract::Pieces,
     pub specs: Vec<pieces::PieceSpec>,
 }
@@ -81,12 +85,14 @@ pub fn budget_arg(a: &Args) -> Result<PieceBudget, String> {
     })
 }
 
-/// Cuts `records` (the records `built` was made from) into pieces.
+/// Cuts `records` (the records `built` was made from) into pieces;
+/// `progress(done, total)` after each piece.
 pub fn build_pieces(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
     budget: &PieceBudget,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Written, String> {
     let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
     let engine = Engine::new(registry);
@@ -114,6 +120,7 @@ pub fn build_pieces(
             sections: s.sections(),
             bytes,
         });
+        progress(files.len(), specs.len());
     }
     // The directory in parts by first character, so a client fetches only
     // the part its query starts with; the manifest lists the parts.
@@ -146,6 +153,7 @@ pub fn build_pieces(
             body: serde_json::to_vec(&parts[f.as_str()]).unwrap_or_default(),
         });
     }
+    let search = search_files(built, &engine, &specs, &by_id, level, budget)?;
     let pack = pieces::pack::encode(&entries);
     let mut record_files = Vec::new();
     let records_written = record_pieces(built, records, level, &mut record_files)?;
@@ -165,6 +173,7 @@ pub fn build_pieces(
             bytes: pack.len(),
             first: firsts,
         },
+        search: Some(search.1),
         pieces: specs.len(),
         piece_bytes: files.iter().map(|f| f.bytes.len()).sum::<usize>(),
     };
@@ -184,9 +193,93 @@ pub fn build_pieces(
     files.extend(record_files);
     Ok(Written {
         files,
+        search: search.0,
         manifest,
         specs,
     })
+}
+
+/// A file of one section that records do not make (statistics, members).
+fn single_section(
+    built: &BuiltShard,
+    kind: SectionKind,
+    raw: &[u8],
+    level: i32,
+) -> Result<Vec<u8>, String> {
+    let mut file = shard::build_kinds(
+        &[],
+        &built.info.release,
+        built.info.build_time,
+        &Zstd(level),
+        &[],
+    )?;
+    file.push_section(kind, raw, &Zstd(level));
+    Ok(file.file(&[kind]))
+}
+
+/// The files of E2 over pieces ([`registry_core::pieces::search`]): split
+/// terms' pieces, common terms' rank chunks and member files, and the
+/// statistics; and what the manifest says of them.
+fn search_files(
+    built: &BuiltShard,
+    engine: &Engine,
+    specs: &[pieces::PieceSpec],
+    by_id: &HashMap<RecordId, &Record>,
+    level: i32,
+    budget: &PieceBudget,
+) -> Result<(Vec<OutFile>, registry_contract::SearchFiles), String> {
+    let sp = search_pieces(engine, specs, budget);
+    let dir = format!("pieces/{:016x}/", built.info.build_id);
+    let mut out = Vec::new();
+    let piece = |spec: &pieces::PieceSpec| -> Result<Vec<u8>, String> {
+        let subset: Vec<Record> = spec
+            .records
+            .iter()
+            .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
+            .collect();
+        pieces::piece_file(
+            spec,
+            &subset,
+            &built.info.release,
+            built.info.build_time,
+            &Zstd(level),
+        )
+    };
+    for spec in &sp.terms {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Term(spec.key.clone()).file_name()),
+            sections: spec.sections(),
+            bytes: piece(spec)?,
+        });
+    }
+    for (term, n, spec) in &sp.chunks {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Rank(term.clone(), *n).file_name()),
+            sections: spec.sections(),
+            bytes: piece(spec)?,
+        });
+    }
+    for m in &sp.members {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
+            sections: vec![SectionKind::TermMembers],
+            bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
+        });
+    }
+    let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
+    let manifest = registry_contract::SearchFiles {
+        stats: Need::Stats.file_name(),
+        stats_bytes: stats.len(),
+        common_terms: sp.stats.common.len(),
+        files: out.len() + 1,
+        bytes: out.iter().map(|f| f.bytes.len()).sum::<usize>() + stats.len(),
+    };
+    out.push(OutFile {
+        name: format!("{dir}{}", Need::Stats.file_name()),
+        sections: vec![SectionKind::SearchStats],
+        bytes: stats,
+    });
+    Ok((out, manifest))
 }
 
 /// The record pieces (`r-<key>.shard`, [`shard::pieces::record_piece_file`]):
@@ -257,7 +350,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let built = shard::build(&records, "bench", 0, &Zstd(level))?;
     let typeahead: usize = built.file(&KINDS).len();
     let t = Instant::now();
-    let w = build_pieces(&built, &records, level, &budget)?;
+    let w = build_pieces(&built, &records, level, &budget, &mut |_, _| {})?;
     let secs = t.elapsed().as_secs_f64();
     let (piece_files, rest) = w.files.split_at(w.specs.len());
     let parts_end = rest
@@ -384,6 +477,124 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut cold, 0.95),
         cold.last().copied().unwrap_or(0.0),
         whole as f64 * 100.0 / total.max(1) as f64
+    );
+    bench_search_pieces(&w, &engine, &firsts, targets)
+}
+
+/// E2 over pieces: for a query set from the data (display names, their
+/// rarest word, the rarest word after common words, a quoted pair of
+/// words; without filter, by type, by the record's country; pages 1–3), the
+/// data bytes a cold client fetches before the first page of results, and
+/// how many requests the whole registry must answer instead.
+fn bench_search_pieces(
+    w: &Written,
+    engine: &Engine,
+    firsts: &[String],
+    targets: usize,
+) -> Result<(), String> {
+    use registry_core::pieces::search::{ListQuery, SearchAnswer, SearchClient};
+    use registry_core::search::Version;
+    let files: HashMap<String, &[u8]> = w
+        .files
+        .iter()
+        .chain(&w.search)
+        .filter_map(|f| {
+            let (_, name) = f.name.rsplit_once('/')?;
+            Some((name.to_string(), f.bytes.as_slice()))
+        })
+        .collect();
+    let reg = engine.registry();
+    let step = (reg.len() / targets.max(1)).max(1);
+    let mut queries: Vec<ListQuery> = Vec::new();
+    for (n, i) in (0..reg.len()).step_by(step).enumerate() {
+        let name = reg.display_name(i);
+        let mut words: Vec<&str> = name.split_whitespace().collect();
+        words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+        let rare = words.first().copied().unwrap_or(name);
+        let summary = reg.summary(i);
+        let texts = [
+            name.to_string(),
+            rare.to_string(),
+            format!("university of {rare}"),
+            format!(
+                "\"{}\"",
+                name.split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ];
+        for (k, text) in texts.into_iter().enumerate() {
+            let filter = match (n + k) % 3 {
+                1 => Some("types:education".to_string()),
+                2 => summary
+                    .country_code
+                    .as_ref()
+                    .map(|c| format!("country.country_code:{c}")),
+                _ => None,
+            };
+            queries.push(ListQuery {
+                query: text,
+                filter,
+                all_status: false,
+                page: 1 + (n + k) % 3,
+                version: Version::V2,
+            });
+        }
+    }
+    let (mut bytes, mut requests) = (Vec::new(), Vec::new());
+    let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
+    for q in &queries {
+        let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
+        let (mut got, mut asked) = (0usize, 0usize);
+        let answered = loop {
+            match c.answer(q) {
+                SearchAnswer::Need(needs) => {
+                    for need in needs {
+                        asked += 1;
+                        let body = files.get(&need.file_name()).copied();
+                        got += body.map_or(0, <[u8]>::len);
+                        if let Need::Directory(first) = &need {
+                            let keys: Vec<String> = match body {
+                                Some(b) => serde_json::from_slice(b).map_err(|e| e.to_string())?,
+                                None => Vec::new(),
+                            };
+                            c.add_directory(first, keys);
+                        } else {
+                            c.add(&need, body)
+                                .map_err(|e| format!("{}: {e}", need.file_name()))?;
+                        }
+                    }
+                }
+                SearchAnswer::Whole(reason) => {
+                    *why.entry(reason).or_default() += 1;
+                    break false;
+                }
+                SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
+            }
+        };
+        if answered {
+            bytes.push(got as f64);
+            requests.push(asked as f64);
+        }
+    }
+    let search_bytes: usize = w.search.iter().map(|f| f.bytes.len()).sum();
+    println!(
+        "E2 over pieces: {} files, {:.1} MB (term pieces, rank chunks, member files, statistics {} bytes)",
+        w.search.len(),
+        search_bytes as f64 / 1e6,
+        w.search.last().map_or(0, |f| f.bytes.len())
+    );
+    println!(
+        "E2 first page, cold client ({} requests; the manifest aside): {} answered from pieces ({:.1} %); data bytes p50 {:.0}  p95 {:.0}  max {:.0}; files fetched p50 {:.0}  p95 {:.0}; to the whole registry: {why:?}",
+        queries.len(),
+        bytes.len(),
+        bytes.len() as f64 * 100.0 / queries.len().max(1) as f64,
+        percentile(&mut bytes, 0.5),
+        percentile(&mut bytes, 0.95),
+        bytes.last().copied().unwrap_or(0.0),
+        percentile(&mut requests, 0.5),
+        percentile(&mut requests, 0.95),
     );
     Ok(())
 }

@@ -8,6 +8,7 @@ use registry_core::import::ImportOptions;
 use registry_core::shard::{self, BuiltShard};
 
 use crate::args::Args;
+use crate::progress::Step;
 use crate::{build, load, parse_level};
 
 /// Files the app folder must have (written by scripts/build-web.sh).
@@ -25,7 +26,8 @@ const HOSTING: &str = "\
 # Hosting this folder
 
 Upload the folder as it is to any static host, at the root or under a sub-path
-(`https://host/some/path/`): every URL in the app is relative.
+(`https://host/some/path/`): every URL in the app is relative. `registry serve --root
+<this folder> --data <this folder>/data` serves it as asked below (and the API besides).
 
 * Serve `.wasm` as `application/wasm` and `.webmanifest` as `application/manifest+json`.
 * Files whose names contain a 16-hex-digit content hash (`data/*.<hash>.shard`,
@@ -74,6 +76,7 @@ fn data_shard(
     release: Option<&str>,
     level: i32,
     a: &Args,
+    quiet: bool,
 ) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
     let file = if path.is_dir() {
         path.join("manifest.json")
@@ -87,12 +90,17 @@ fn data_shard(
     };
     let bytes = load::read(&file)?;
     if bytes.starts_with(&shard::MAGIC) {
+        let mut step = Step::start(quiet, format!("reading {}", file.display()));
         let built = shard::reopen(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
         let registry = registry_core::Registry::from_bytes(&bytes).map_err(|e| e.to_string())?;
         let records: Vec<_> = (0..registry.len())
-            .map(|i| registry.record(i))
+            .map(|i| {
+                step.count(i + 1, registry.len());
+                registry.record(i)
+            })
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?;
+        step.done(format!("{} records", records.len()));
         if release.is_some_and(|r| r != built.info.release) {
             return Err(
                 "--release cannot rename an existing shard; build from the dump instead".into(),
@@ -103,10 +111,10 @@ fn data_shard(
     let options = ImportOptions {
         skip_invalid: a.flag("--skip-invalid"),
     };
-    let imported = build::import_with_progress(&bytes, options, a.flag("-q"))?;
+    let imported = build::import_with_progress(&bytes, options, quiet)?;
     let rel = release.map_or_else(|| build::release_from_path(path), str::to_string);
     Ok((
-        build::build_shard(&imported.records, &rel, level)?,
+        build::build_shard_with_progress(&imported.records, &rel, level, quiet)?,
         imported.records,
     ))
 }
@@ -123,8 +131,9 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
             "--piece-bytes",
             "--head",
         ],
-        &["--skip-invalid", "-q"],
+        &["--skip-invalid", "-q", "--quiet"],
     )?;
+    let quiet = a.flag("-q") || a.flag("--quiet");
     let [data] = a.exactly(&["<dump or shard>"])? else {
         unreachable!()
     };
@@ -149,17 +158,23 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
     if out.exists() && std::fs::canonicalize(&out).ok() == std::fs::canonicalize(&app).ok() {
         return Err("the output directory must differ from the app directory".into());
     }
-    let (built, records) = data_shard(Path::new(data), a.opt("--release"), parse_level(&a)?, &a)?;
+    let (built, records) = data_shard(
+        Path::new(data),
+        a.opt("--release"),
+        parse_level(&a)?,
+        &a,
+        quiet,
+    )?;
     if out.join("data").exists() {
         std::fs::remove_dir_all(out.join("data"))
             .map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
     }
     copy_dir(&app, &out, &app.join("data"))?;
     let budget = crate::pieces::budget_arg(&a)?;
-    let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?, &budget)?;
-    build::write_output(&out.join("data"), &files, &manifest)?;
+    let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?, &budget, quiet)?;
+    build::write_output(&out.join("data"), &files, &manifest, quiet)?;
     std::fs::write(out.join("HOSTING.md"), HOSTING).map_err(|e| e.to_string())?;
-    if !a.flag("-q") {
+    if !quiet {
         eprintln!(
             "site: {} — release '{}', {} records; upload the folder as is (see HOSTING.md)",
             out.display(),

@@ -2,109 +2,17 @@
 //! free port, sends requests over a plain `TcpStream`, compares, stops it.
 //! Every wait is bounded.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+mod common;
 
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{Reply, connect, parse, request, request_with, start};
 use registry_core::search::Engine;
 use registry_core::{Registry, import, shard};
 
-const DEMO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../data/demo/registry-demo.json"
-);
-
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_registry"))
-        .args(["serve", "--port", "0", "--data", DEMO, "-q"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start registry serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(l) => l,
-        Err(_) => {
-            let _ = child.kill();
-            panic!("the server did not start within 60 s");
-        }
-    };
-    let port = line
-        .trim()
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    Server { child, port }
-}
-
-/// Sends one request; returns (status, headers, body).
-fn request(port: u16, method: &str, target: &str) -> (u16, String, Vec<u8>) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read response");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("header end");
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let mut body = raw[split + 4..].to_vec();
-    let status: u16 = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .expect("status");
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        body = dechunk(&body);
-    }
-    (status, head, body)
-}
-
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let eol = b.windows(2).position(|w| w == b"\r\n").expect("chunk size");
-        let size =
-            usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).expect("hex");
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
-        b = &b[eol + 4 + size..];
-    }
-}
+const DEMO: &str = common::DEMO;
 
 fn engine() -> Engine {
     let bytes = std::fs::read(DEMO).unwrap();
@@ -138,21 +46,27 @@ fn serve_answers_like_handle() {
         "/v3/organizations",
         "/",
     ] {
-        let (status, head, body) = request(server.port, "GET", target);
+        let Reply { status, head, body } = request(server.port, "GET", target);
         let want = engine.handle(target);
         assert_eq!(status, want.status, "{target}");
         assert!(
-            head.to_ascii_lowercase()
-                .contains("content-type: application/json"),
+            head.contains("content-type: application/json"),
             "{target}: {head}"
+        );
+        // The router's bytes, unchanged (no clock is set, so `time_taken`
+        // is the same too).
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            want.json,
+            "{target}: not the router's bytes"
         );
         let got: serde_json::Value = serde_json::from_slice(&body).expect("JSON body");
         let want: serde_json::Value = serde_json::from_str(&want.json).unwrap();
         assert_eq!(without_time(got), without_time(want), "{target}");
     }
-    let (status, head, _) = request(server.port, "POST", "/v2/organizations");
-    assert_eq!(status, 405);
-    assert!(head.contains("GET"));
+    let r = request(server.port, "POST", "/v2/organizations");
+    assert_eq!(r.status, 405);
+    assert!(r.header("allow").unwrap().contains("get"));
 }
 
 #[test]
@@ -164,26 +78,23 @@ fn serve_static_files_with_mime_types() {
     std::fs::write(root.join("pkg/app_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
     std::fs::write(root.join("pkg/app.js"), "export {}").unwrap();
     let server = start(&["--root", root.to_str().unwrap()]);
-    let (s, h, b) = request(server.port, "GET", "/");
-    assert_eq!(s, 200);
+    let r = request(server.port, "GET", "/");
+    assert_eq!(r.status, 200);
+    assert!(r.head.contains("content-type: text/html"), "{}", r.head);
+    assert!(String::from_utf8_lossy(&r.body).contains("<title>t</title>"));
+    let r = request(server.port, "GET", "/pkg/app_bg.wasm");
+    assert_eq!(r.status, 200);
     assert!(
-        h.to_ascii_lowercase().contains("content-type: text/html"),
-        "{h}"
+        r.head.contains("content-type: application/wasm"),
+        "{}",
+        r.head
     );
-    assert!(String::from_utf8_lossy(&b).contains("<title>t</title>"));
-    let (s, h, b) = request(server.port, "GET", "/pkg/app_bg.wasm");
-    assert_eq!(s, 200);
+    assert_eq!(r.body, b"\0asm\x01\0\0\0");
+    let r = request(server.port, "GET", "/pkg/app.js");
     assert!(
-        h.to_ascii_lowercase()
-            .contains("content-type: application/wasm"),
-        "{h}"
-    );
-    assert_eq!(b, b"\0asm\x01\0\0\0");
-    let (_, h, _) = request(server.port, "GET", "/pkg/app.js");
-    assert!(
-        h.to_ascii_lowercase()
-            .contains("content-type: text/javascript"),
-        "{h}"
+        r.head.contains("content-type: text/javascript"),
+        "{}",
+        r.head
     );
     for bad in [
         "/../Cargo.toml",
@@ -191,13 +102,237 @@ fn serve_static_files_with_mime_types() {
         "/%2e%2e/%2e%2e/etc/passwd",
         "/missing.css",
     ] {
-        let (s, h, _) = request(server.port, "GET", bad);
-        assert_eq!(s, 404, "{bad}");
-        assert!(h.to_ascii_lowercase().contains("application/json"), "{bad}");
+        let r = request(server.port, "GET", bad);
+        assert_eq!(r.status, 404, "{bad}");
+        assert!(r.head.contains("application/json"), "{bad}");
     }
     // The API is still there.
-    let (s, _, _) = request(server.port, "GET", "/v2/organizations?query=northfield");
-    assert_eq!(s, 200);
+    let r = request(server.port, "GET", "/v2/organizations?query=northfield");
+    assert_eq!(r.status, 200);
     drop(server);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A scratch site: a hashed UI file, a build's piece, revalidated files.
+fn scratch_site(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("registry-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for dir in ["ui", "data/pieces/0123456789abcdef"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    let js: String = (0..800)
+        .map(|i| {
+            format!(
+                "export const name{i} = \"University of Northfield {}\";\n",
+                i % 7
+            )
+        })
+        .collect();
+    std::fs::write(root.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    std::fs::write(root.join("sw.js"), &js).unwrap();
+    std::fs::write(root.join("ui/app.0123456789abcdef.js"), &js).unwrap();
+    std::fs::write(root.join("data/manifest.json"), "{}").unwrap();
+    std::fs::write(
+        root.join("data/pieces/0123456789abcdef/un.shard"),
+        vec![b'u'; 5000],
+    )
+    .unwrap();
+    root
+}
+
+#[test]
+fn static_files_carry_hosting_headers_cors_and_validators() {
+    let root = scratch_site("hosting");
+    let server = start(&["--root", root.to_str().unwrap()]);
+    let immutable = "public, max-age=31536000, immutable";
+    for (path, cache) in [
+        ("/ui/app.0123456789abcdef.js", immutable),
+        ("/data/pieces/0123456789abcdef/un.shard", immutable),
+        ("/", "no-cache"),
+        ("/sw.js", "no-cache"),
+        ("/data/manifest.json", "no-cache"),
+    ] {
+        let r = request(server.port, "GET", path);
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.header("cache-control"), Some(cache), "{path}");
+        // Any origin may use the files: the widget hosted for other sites.
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{path}");
+        assert_eq!(
+            r.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        // Revalidation costs a 304 without a body.
+        let etag = r.header("etag").expect("an ETag").to_string();
+        let again = request_with(
+            server.port,
+            "GET",
+            path,
+            &[&format!("If-None-Match: {etag}")],
+        );
+        assert_eq!(again.status, 304, "{path}");
+        assert!(again.body.is_empty());
+        assert_eq!(again.header("cache-control"), Some(cache), "{path}");
+    }
+    // A missing piece stays a 404 another origin can read.
+    let r = request(server.port, "GET", "/data/pieces/0123456789abcdef/zz.shard");
+    assert_eq!(r.status, 404);
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    // A changed file is a new representation.
+    std::thread::sleep(Duration::from_millis(20));
+    let before = request(server.port, "GET", "/sw.js");
+    std::fs::write(root.join("sw.js"), "export const changed = true;").unwrap();
+    let after = request_with(
+        server.port,
+        "GET",
+        "/sw.js",
+        &[&format!(
+            "If-None-Match: {}",
+            before.header("etag").unwrap()
+        )],
+    );
+    assert_eq!(after.status, 200);
+    assert_eq!(after.body, b"export const changed = true;");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn unbrotli(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::Decompressor::new(b, 4096)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn ungzip(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(b)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+#[test]
+fn answers_are_compressed_as_the_client_accepts() {
+    let root = scratch_site("compression");
+    let server = start(&["--root", root.to_str().unwrap()]);
+    for path in [
+        "/ui/app.0123456789abcdef.js",
+        "/v2/organizations?query=university",
+    ] {
+        let plain = request(server.port, "GET", path);
+        assert_eq!(plain.status, 200);
+        assert_eq!(plain.header("content-encoding"), None, "{path}");
+        assert!(plain.body.len() > 1024, "{path}: too small to compress");
+        let br = request_with(
+            server.port,
+            "GET",
+            path,
+            &["Accept-Encoding: gzip, deflate, br"],
+        );
+        assert_eq!(br.header("content-encoding"), Some("br"), "{path}");
+        assert_eq!(br.header("vary"), Some("accept-encoding"), "{path}");
+        assert!(br.body.len() < plain.body.len() / 2, "{path}");
+        assert_eq!(unbrotli(&br.body), plain.body, "{path}");
+        let gz = request_with(server.port, "GET", path, &["Accept-Encoding: gzip"]);
+        assert_eq!(gz.header("content-encoding"), Some("gzip"), "{path}");
+        assert_eq!(ungzip(&gz.body), plain.body, "{path}");
+        let none = request_with(
+            server.port,
+            "GET",
+            path,
+            &["Accept-Encoding: br;q=0, identity"],
+        );
+        assert_eq!(none.header("content-encoding"), None, "{path}");
+        assert_eq!(none.body, plain.body, "{path}");
+    }
+    // Shards are zstd already: sent as they are.
+    let shard = request_with(
+        server.port,
+        "GET",
+        "/data/pieces/0123456789abcdef/un.shard",
+        &["Accept-Encoding: br, gzip"],
+    );
+    assert_eq!(shard.header("content-encoding"), None);
+    assert_eq!(shard.body.len(), 5000);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn bodies_are_refused_unread_and_methods_answered() {
+    let server = start(&[]);
+    // A GET announcing a body: 413, and the connection is not reused.
+    let mut s = connect(server.port);
+    s.write_all(b"GET /v2/organizations HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+        .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let r = parse(&raw);
+    assert_eq!(r.status, 413);
+    assert_eq!(r.header("connection"), Some("close"));
+    assert!(String::from_utf8_lossy(&r.body).contains("not accepted"));
+    // A preflight is answered for any origin.
+    let r = request_with(
+        server.port,
+        "OPTIONS",
+        "/v2/organizations",
+        &[
+            "Origin: https://form.example",
+            "Access-Control-Request-Method: GET",
+        ],
+    );
+    assert_eq!(r.status, 204);
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert!(
+        r.header("access-control-allow-methods")
+            .unwrap()
+            .contains("get")
+    );
+    for method in ["POST", "PUT", "DELETE", "PATCH"] {
+        let r = request(server.port, method, "/v2/organizations");
+        assert_eq!(r.status, 405, "{method}");
+    }
+    // HEAD: the GET's headers without its body.
+    let get = request(server.port, "GET", "/v2/organizations?query=northfield");
+    let head = request(server.port, "HEAD", "/v2/organizations?query=northfield");
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(
+        head.header("content-length"),
+        Some(get.body.len().to_string().as_str())
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_server_gracefully() {
+    let mut server = start(&[]);
+    // An idle keep-alive connection does not hold the shutdown up.
+    let mut idle = connect(server.port);
+    idle.write_all(b"GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut buf = [0u8; 512];
+    assert!(idle.read(&mut buf).unwrap() > 0);
+    let pid = server.child.id().to_string();
+    let started = Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "still running 15 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+    // The idle connection was closed, not left dangling.
+    assert_eq!(idle.read(&mut buf).unwrap_or(0), 0);
 }

@@ -98,10 +98,30 @@ pub struct Pieces {
     pub record_cards: bool,
     /// The first-keystroke pack.
     pub first_pack: FirstPack,
+    /// E2 over pieces: the statistics file and what else a build wrote
+    /// for it (absent: this data answers `query` from the whole registry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchFiles>,
     /// Typeahead pieces written (leaves, heads, id pieces).
     pub pieces: usize,
     /// Their bytes in all.
     pub piece_bytes: usize,
+}
+
+/// The files of E2 over pieces (term pieces, rank chunks, member files,
+/// statistics; `registry_core::pieces::search`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchFiles {
+    /// The statistics file, relative to the pieces folder.
+    pub stats: String,
+    /// Its size in bytes.
+    pub stats_bytes: usize,
+    /// Common terms (a member file and rank chunks each).
+    pub common_terms: usize,
+    /// Files written for E2 in all.
+    pub files: usize,
+    /// Their bytes in all.
+    pub bytes: usize,
 }
 
 /// The first-keystroke pack of a data folder.

@@ -518,6 +518,45 @@ impl Index {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// An index of no records holding only a country table: codes, facet
+    /// titles and every name spelling (what filters are parsed against
+    /// when the records are elsewhere, [`crate::pieces`]).
+    pub fn country_table<'a>(
+        countries: impl IntoIterator<Item = (&'a str, &'a str, &'a [String])>,
+    ) -> Index {
+        let mut ix = Index {
+            avg_len: 1.0,
+            ..Index::default()
+        };
+        for (id, (code, title, names)) in countries.into_iter().enumerate() {
+            ix.countries.push(Country {
+                code: code.to_string(),
+                title: title.to_string(),
+            });
+            for name in names {
+                let v = ix.country_names.entry(text::normalize(name)).or_default();
+                if !v.contains(&(id as u16)) {
+                    v.push(id as u16);
+                }
+            }
+        }
+        ix
+    }
+
+    /// Every spelling of each country's name in the data, by country id.
+    pub fn country_spellings(&self) -> Vec<Vec<String>> {
+        let mut out = vec![Vec::new(); self.countries.len()];
+        for (name, ids) in &self.country_names {
+            for &id in ids {
+                out[id as usize].push(name.clone());
+            }
+        }
+        for v in &mut out {
+            v.sort();
+        }
+        out
+    }
+
     /// Approximate heap bytes held by the index.
     pub fn heap_bytes(&self) -> usize {
         let v32 = |v: &Vec<u32>| v.capacity() * 4;

@@ -19,6 +19,14 @@
 //! and `affiliation` (E4; v1 as specified, v2 with v2 records as an extension),
 //! `format=json`. A repeated parameter: the last value counts (upstream).
 //!
+//! Extension (not in the spec; listed with its version under `extensions`
+//! in the root answer): `mode=typed` with `query` reads the query as text a
+//! person typed into a search box and submitted — the last word also by
+//! prefix, the typeahead's matches first in its order
+//! ([`crate::search::typed`]). The app's search page asks this way; without
+//! `mode` E2 keeps the spec's reading. `meta` and `number_of_results` count
+//! the same matches the list ranks.
+//!
 //! Errors are `{"errors": [...]}` with upstream's wording, but with HTTP 400
 //! (upstream answers validation errors with 200 and syntax errors with an
 //! HTML 500 page) and 404 for unknown ids and routes.
@@ -31,8 +39,7 @@ use crate::search::facets::{self, Meta};
 use crate::search::{Engine, Filters, Hits, Version};
 use crate::v1::RecordV1;
 
-/// Items per page.
-pub const PAGE_SIZE: usize = 20;
+pub use crate::search::PAGE_SIZE;
 /// Deepest page.
 pub const MAX_PAGE: usize = 500;
 
@@ -122,7 +129,7 @@ pub fn parse_query_string(qs: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-const ALLOWED: [&str; 9] = [
+const ALLOWED: [&str; 10] = [
     "query",
     "page",
     "filter",
@@ -132,7 +139,11 @@ const ALLOWED: [&str; 9] = [
     "format",
     "query.name",
     "query.names",
+    "mode",
 ];
+
+/// The one value of the `mode` extension.
+const TYPED: &str = "typed";
 
 /// The last value of each parameter (upstream keeps only the last one).
 struct Params(Vec<(String, Option<String>)>);
@@ -207,11 +218,18 @@ impl Engine {
         let version = version.unwrap_or(Version::V2);
         if rest.is_empty() {
             // What `serde_json::json!` wrote (its maps sort their keys).
-            return Response::fixed(concat!(
-                r#"{"organizations":{"unversioned":"/organizations (v2)","#,
-                r#""v1":"/v1/organizations","v2":"/v2/organizations"},"#,
-                r#""record":"/v2/organizations/<id>"}"#
-            ));
+            return Response {
+                status: 200,
+                json: format!(
+                    concat!(
+                        r#"{{"extensions":{{"mode=typed":{}}},"#,
+                        r#""organizations":{{"unversioned":"/organizations (v2)","#,
+                        r#""v1":"/v1/organizations","v2":"/v2/organizations"}},"#,
+                        r#""record":"/v2/organizations/<id>"}}"#
+                    ),
+                    crate::search::typed::VERSION
+                ),
+            };
         }
         if rest == "heartbeat" {
             return Response::fixed(r#"{"status":"OK"}"#);
@@ -296,6 +314,18 @@ impl Engine {
                     "format '{f}' is not supported; the only format is json"
                 ));
             }
+            if let Some(m) = params.value("mode") {
+                if m != TYPED {
+                    errors.push(format!(
+                        "mode '{m}' is not supported; the only mode is {TYPED} (the search page's reading of query)"
+                    ));
+                } else if params.has("query.advanced") || params.has("affiliation") {
+                    errors.push(
+                        "mode=typed applies to query only; query.advanced and affiliation are read as written"
+                            .to_string(),
+                    );
+                }
+            }
         }
         let mut filters = Filters {
             first_location_only: version == Version::V1,
@@ -349,10 +379,17 @@ impl Engine {
             (Some(hits), _) => hits,
             (None, None) => self.list(&filters),
             (None, Some(q)) if q.trim().is_empty() => Hits::default(),
-            (None, Some(q)) => match self.search(q, &filters) {
-                Ok(h) => h,
-                Err(e) => return Response::error(400, e),
-            },
+            (None, Some(q)) => {
+                let answer = if params.value("mode") == Some(TYPED) {
+                    self.search_typed(q, &filters)
+                } else {
+                    self.search(q, &filters)
+                };
+                match answer {
+                    Ok(h) => h,
+                    Err(e) => return Response::error(400, e),
+                }
+            }
         };
         let meta = facets::compute(self.index(), &hits.records, version);
         let from = ((page - 1) * crate::router::PAGE_SIZE).min(hits.records.len());

@@ -129,6 +129,9 @@ const PREFIXES: &[&str] = &[
     "/v2/organizations?",
     "/v2/organizations?query.advanced=",
     "/v1/organizations?affiliation=",
+    "/v2/organizations?mode=typed&query=",
+    "/v1/organizations?mode=typed&all_status&query=",
+    "/v2/organizations?query=univ+n&mode=",
 ];
 
 fn random_text(rng: &mut XorShift) -> String {

@@ -58,7 +58,12 @@ fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> String {
     if !s.adv.trim().is_empty() {
         parts.push(format!("query.advanced={}", encode(&s.adv)));
     } else if !s.q.trim().is_empty() {
-        parts.push(format!("query={}", encode(&escape_query(s.q.trim()))));
+        // The router's reading of text typed into a search box: the last
+        // word by prefix, the typeahead's matches first (core search::typed).
+        parts.push(format!(
+            "query={}&mode=typed",
+            encode(&escape_query(s.q.trim()))
+        ));
     }
     if !filter.is_empty() {
         parts.push(format!("filter={}", encode(filter)));

@@ -28,18 +28,18 @@ fn now_ms() -> f64 {
 
 /// Parameters of `search`, `advanced` and `affiliation`.
 #[derive(Default)]
-struct ListParams {
-    query: Option<String>,
+pub(crate) struct ListParams {
+    pub(crate) query: Option<String>,
     expression: Option<String>,
     text: Option<String>,
-    filter: Option<String>,
-    all_status: bool,
-    page: Option<u32>,
-    version: Option<u8>,
+    pub(crate) filter: Option<String>,
+    pub(crate) all_status: bool,
+    pub(crate) page: Option<u32>,
+    pub(crate) version: Option<u8>,
 }
 
 impl ListParams {
-    fn from_js(v: &JsValue) -> Result<ListParams, JsError> {
+    pub(crate) fn from_js(v: &JsValue) -> Result<ListParams, JsError> {
         let o = params::object(v, "struct ListParams")?;
         let mut p = ListParams::default();
         if let Some(x) = o.field("query") {

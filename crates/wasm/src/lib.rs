@@ -14,6 +14,10 @@ use wasm_bindgen::prelude::*;
 mod full;
 #[cfg(feature = "full")]
 pub use full::{Registry, RegistryBuilder};
+#[cfg(feature = "full")]
+mod search_pieces;
+#[cfg(feature = "full")]
+pub use search_pieces::PiecesSearch;
 mod params;
 #[cfg(all(test, feature = "full"))]
 mod tests;

@@ -73,6 +73,7 @@
 mod client;
 mod partition;
 mod route;
+pub mod search;
 
 pub use crate::shard::pieces::{
     ExactWords, ID_KEY_CHARS, PieceKind, PieceSpec, first_char, id_key, pack, piece_file,

@@ -76,7 +76,7 @@ impl Directory {
     }
 
     /// The part a unit starting with `first` needs, if it is not loaded.
-    fn missing_part<'a>(&self, first: &'a str) -> Option<&'a str> {
+    pub(super) fn missing_part<'a>(&self, first: &'a str) -> Option<&'a str> {
         let listed = self
             .firsts
             .binary_search_by(|f| f.as_str().cmp(first))
@@ -97,7 +97,7 @@ impl Directory {
     }
 
     /// A node: kind and record count (`u32::MAX` when unknown).
-    fn get(&self, key: &str) -> Option<(PieceKind, u32)> {
+    pub(super) fn get(&self, key: &str) -> Option<(PieceKind, u32)> {
         match self.entries.binary_search_by(|e| e.0.as_str().cmp(key)) {
             Ok(i) => Some((self.entries[i].1, self.entries[i].2)),
             Err(_) if !self.complete => Some((PieceKind::Leaf, u32::MAX)),

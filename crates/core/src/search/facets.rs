@@ -70,12 +70,125 @@ fn capitalise(s: &str) -> String {
     out
 }
 
-/// Facets of `records` (any order).
-pub fn compute(index: &Index, records: &[u32], version: Version) -> Meta {
-    let mut status = [0usize; 3];
-    let mut types = [0usize; 16];
-    let mut continents = [0usize; 8];
-    let mut countries = vec![0usize; index.countries().len()];
+/// Facet counts before they become a [`Meta`]: every entry, not only the
+/// first ten, keyed by value (countries by their code as stored), so that
+/// counts of parts of the registry add up ([`crate::pieces`]). Signed: a
+/// part counted twice is taken off again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FacetCounts {
+    /// By [`STATUSES`] index.
+    pub statuses: [i64; 3],
+    /// By [`TYPES`] bit.
+    pub types: [i64; 16],
+    /// By [`CONTINENTS`] bit.
+    pub continents: [i64; 8],
+    /// By country code as stored, in first-seen order.
+    pub countries: Vec<(String, i64)>,
+}
+
+impl FacetCounts {
+    /// Counts one record (`sign` −1 takes it off): its status, type bits,
+    /// continent bits and countries (codes, location order; v1 counts the
+    /// first only).
+    pub fn add<'a>(
+        &mut self,
+        status: u8,
+        types: u16,
+        continents: u8,
+        countries: impl IntoIterator<Item = &'a str>,
+        version: Version,
+        sign: i64,
+    ) {
+        self.statuses[status as usize % 3] += sign;
+        for (b, slot) in self.types.iter_mut().enumerate() {
+            if types & (1 << b) != 0 {
+                *slot += sign;
+            }
+        }
+        for (b, slot) in self.continents.iter_mut().enumerate() {
+            if continents & (1 << b) != 0 {
+                *slot += sign;
+            }
+        }
+        let take = if version == Version::V1 {
+            1
+        } else {
+            usize::MAX
+        };
+        for code in countries.into_iter().take(take) {
+            match self.countries.iter_mut().find(|(c, _)| c == code) {
+                Some((_, n)) => *n += sign,
+                None => self.countries.push((code.to_string(), sign)),
+            }
+        }
+    }
+
+    /// Adds `other` (times `sign`).
+    pub fn merge(&mut self, other: &FacetCounts, sign: i64) {
+        for (a, b) in self.statuses.iter_mut().zip(other.statuses) {
+            *a += sign * b;
+        }
+        for (a, b) in self.types.iter_mut().zip(other.types) {
+            *a += sign * b;
+        }
+        for (a, b) in self.continents.iter_mut().zip(other.continents) {
+            *a += sign * b;
+        }
+        for (code, n) in &other.countries {
+            match self.countries.iter_mut().find(|(c, _)| c == code) {
+                Some((_, m)) => *m += sign * n,
+                None => self.countries.push((code.clone(), sign * n)),
+            }
+        }
+    }
+
+    /// The `meta` object: the ten largest entries of each facet; `title`
+    /// names a country by its code.
+    pub fn meta(&self, version: Version, title: impl Fn(&str) -> String) -> Meta {
+        let n = |c: i64| usize::try_from(c).unwrap_or(0);
+        let v1 = version == Version::V1;
+        Meta {
+            continents: (!v1).then(|| {
+                top(CONTINENTS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (code, name))| {
+                        (
+                            n(self.continents[i]),
+                            crate::text::lower(code),
+                            name.to_string(),
+                        )
+                    })
+                    .collect())
+            }),
+            countries: top(self
+                .countries
+                .iter()
+                .map(|(code, c)| (n(*c), crate::text::lower(code), title(code)))
+                .collect()),
+            statuses: top(STATUSES
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (n(self.statuses[i]), s.to_string(), s.to_string()))
+                .collect()),
+            types: top(TYPES
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let title = if v1 { capitalise(t) } else { t.to_string() };
+                    (n(self.types[i]), t.to_string(), title)
+                })
+                .collect()),
+        }
+    }
+}
+
+/// Facet counts of `records` (any order) of `index`.
+pub fn counts(index: &Index, records: &[u32], version: Version) -> FacetCounts {
+    let mut status = [0i64; 3];
+    let mut types = [0i64; 16];
+    let mut continents = [0i64; 8];
+    let mut countries = vec![0i64; index.countries().len()];
     for &r in records {
         status[index.status(r) as usize] += 1;
         let t = index.type_bits(r);
@@ -100,35 +213,27 @@ pub fn compute(index: &Index, records: &[u32], version: Version) -> Meta {
             countries[c as usize] += 1;
         }
     }
-    let v1 = version == Version::V1;
-    Meta {
-        continents: (!v1).then(|| {
-            top(CONTINENTS
-                .iter()
-                .enumerate()
-                .map(|(i, (code, name))| {
-                    (continents[i], crate::text::lower(code), name.to_string())
-                })
-                .collect())
-        }),
-        countries: top(index
+    FacetCounts {
+        statuses: status,
+        types,
+        continents,
+        countries: index
             .countries()
             .iter()
-            .enumerate()
-            .map(|(i, c)| (countries[i], crate::text::lower(&c.code), c.title.clone()))
-            .collect()),
-        statuses: top(STATUSES
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (status[i], s.to_string(), s.to_string()))
-            .collect()),
-        types: top(TYPES
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let title = if v1 { capitalise(t) } else { t.to_string() };
-                (types[i], t.to_string(), title)
-            })
-            .collect()),
+            .zip(countries)
+            .map(|(c, n)| (c.code.clone(), n))
+            .collect(),
     }
+}
+
+/// Facets of `records` (any order).
+pub fn compute(index: &Index, records: &[u32], version: Version) -> Meta {
+    counts(index, records, version).meta(version, |code| {
+        index
+            .countries()
+            .iter()
+            .find(|c| c.code == code)
+            .map(|c| c.title.clone())
+            .unwrap_or_default()
+    })
 }

@@ -280,12 +280,22 @@ impl Filters {
 
     /// True when record `r` passes every filter except status.
     pub fn matches_fields(&self, index: &Index, r: u32) -> bool {
+        self.matches_columns(
+            index.type_bits(r),
+            index.continent_bits(r),
+            index.record_countries(r),
+        )
+    }
+
+    /// [`Filters::matches_fields`] on a record's columns: type bits,
+    /// continent bits, country ids (location order) of the index these
+    /// filters were parsed against.
+    pub fn matches_columns(&self, types: u16, continents: u8, countries: &[u16]) -> bool {
         if let Some(t) = self.types
-            && index.type_bits(r) & t == 0
+            && types & t == 0
         {
             return false;
         }
-        let countries = index.record_countries(r);
         let countries = if self.first_location_only {
             &countries[..countries.len().min(1)]
         } else {
@@ -303,11 +313,35 @@ impl Filters {
             .into_iter()
             .flatten()
         {
-            if index.continent_bits(r) & set == 0 {
+            if continents & set == 0 {
                 return false;
             }
         }
         true
+    }
+
+    /// These filters for another index: country ids parsed against `from`
+    /// become the ids of the same codes in `to` (a code `to` lacks matches
+    /// none of its records, as it should).
+    pub fn relocate(&self, from: &Index, to: &Index) -> Filters {
+        let map = |set: &Option<Vec<u16>>| {
+            set.as_ref().map(|ids| {
+                ids.iter()
+                    .filter_map(|&i| {
+                        let code = &from.countries().get(i as usize)?.code;
+                        to.countries()
+                            .iter()
+                            .position(|c| c.code == *code)
+                            .map(|p| p as u16)
+                    })
+                    .collect()
+            })
+        };
+        Filters {
+            country_codes: map(&self.country_codes),
+            country_names: map(&self.country_names),
+            ..self.clone()
+        }
     }
 
     /// True when record `r` is visible and passes every filter.

@@ -28,6 +28,7 @@ pub mod facets;
 pub mod filters;
 pub mod query;
 pub mod suggest;
+pub mod typed;
 
 use crate::id::{IdError, RecordId};
 use crate::index::{Index, name_flags};
@@ -40,6 +41,8 @@ pub use filters::{Filters, Version};
 pub use query::{Clause, ClauseKind, Occur, ParsedQuery};
 pub use suggest::{MatchedName, Suggestion};
 
+/// Items per page of a result list.
+pub const PAGE_SIZE: usize = 20;
 /// Score of an external-id match.
 pub const EXTERNAL_ID_SCORE: f32 = 2000.0;
 /// Boost of an exact display-name or label match.
@@ -123,6 +126,19 @@ fn default_clock() -> f64 {
     0.0
 }
 
+/// The statistics E2's BM25 reads from the whole registry, for an engine
+/// over a part of it (a piece, [`crate::pieces`]): with them its scores
+/// are the whole registry's for every record it holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GlobalStats {
+    /// Names (index entries) of the whole registry.
+    pub entries: usize,
+    /// Their average length in words.
+    pub avg_len: f32,
+    /// Entries holding each folded term, for the terms a query needs.
+    pub df: std::collections::HashMap<String, usize>,
+}
+
 /// Ranked E2 matches, before paging.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Hits {
@@ -202,34 +218,25 @@ impl Engine {
     /// E2: runs `query` (raw text, URL-decoded) under `filters`. `Err` is a
     /// 400 message (syntax, length).
     pub fn search(&self, query: &str, filters: &Filters) -> Result<Hits, String> {
-        let n_chars = query.chars().count();
-        if n_chars > MAX_QUERY_CHARS {
-            return Err(format!(
-                "query is too long ({n_chars} characters); the maximum is {MAX_QUERY_CHARS}"
-            ));
-        }
-        let parsed_id = RecordId::parse(query);
-        if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
-            && query.contains(crate::id::ID_HOST)
-        {
-            // Clearly meant as an identifier (it names the host): say why
-            // it is not one rather than searching for its text.
-            return Err(e.to_string());
-        }
-        if let Ok(id) = parsed_id {
-            let records: Vec<u32> = self
-                .registry
-                .index_of(id)
-                .map(|i| i as u32)
-                .filter(|&r| filters.matches(&self.index, r, true))
-                .into_iter()
-                .collect();
-            let scores = vec![EXTERNAL_ID_SCORE; records.len()];
-            return Ok(Hits { records, scores });
+        self.search_with(query, filters, None)
+    }
+
+    /// [`Engine::search`], scored with the whole registry's statistics when
+    /// this engine holds only part of it (`stats`; a query term missing
+    /// from `stats.df` is counted here).
+    pub fn search_with(
+        &self,
+        query: &str,
+        filters: &Filters,
+        stats: Option<&GlobalStats>,
+    ) -> Result<Hits, String> {
+        check_length(query)?;
+        if let Some(hits) = self.id_query(query, filters)? {
+            return Ok(hits);
         }
         let parsed = query::parse(query)?;
-        let mut scored = self.score(query, &parsed)?;
-        scored.retain(|&(_, r)| filters.matches(&self.index, r, false));
+        let mut scored = self.score(query, &parsed, None, stats)?.hits;
+        scored.retain(|&(_, r, _)| filters.matches(&self.index, r, false));
         // Equal scores (records named alike): the one people pick more
         // often first, then id order, so the order stays total.
         let prior = self.registry.priors();
@@ -244,6 +251,32 @@ impl Engine {
         })
     }
 
+    /// A query that is a record id (any form): that record whatever its
+    /// status (filters still apply); `Err` for text that names the id host
+    /// but has wrong check digits (clearly meant as an identifier: say why
+    /// it is not one rather than searching for its text); `None` for any
+    /// other text.
+    fn id_query(&self, query: &str, filters: &Filters) -> Result<Option<Hits>, String> {
+        let parsed_id = RecordId::parse(query);
+        if let Err(e @ IdError::BadChecksum { .. }) = &parsed_id
+            && query.contains(crate::id::ID_HOST)
+        {
+            return Err(e.to_string());
+        }
+        let Ok(id) = parsed_id else {
+            return Ok(None);
+        };
+        let records: Vec<u32> = self
+            .registry
+            .index_of(id)
+            .map(|i| i as u32)
+            .filter(|&r| filters.matches(&self.index, r, true))
+            .into_iter()
+            .collect();
+        let scores = vec![EXTERNAL_ID_SCORE; records.len()];
+        Ok(Some(Hits { records, scores }))
+    }
+
     /// Records with the external id `id` as stored. Every external id kind
     /// (GRID, ISNI, FundRef, Wikidata) contains a digit, so text without one
     /// never needs (nor triggers the lazy build of) the id maps.
@@ -254,15 +287,13 @@ impl Engine {
         self.index.external(&self.registry).exact(id)
     }
 
-    fn bm25_norm(&self, e: u32) -> f32 {
-        let len = self.index.entry_terms(e).len().max(1) as f32;
-        (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / self.index.avg_len()))
+    fn bm25_norm(&self, e: u32, stats: Option<&GlobalStats>) -> f32 {
+        let len = self.index.entry_terms(e).len();
+        bm25_norm(len, stats.map_or(self.index.avg_len(), |s| s.avg_len))
     }
 
-    fn idf(&self, df: usize) -> f32 {
-        let n = self.index.entries() as f32;
-        let df = (df as f32).min(n);
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    fn idf(&self, df: usize, stats: Option<&GlobalStats>) -> f32 {
+        idf(stats.map_or(self.index.entries(), |s| s.entries), df)
     }
 
     /// Term ids a query token stands for.
@@ -305,8 +336,25 @@ impl Engine {
         out
     }
 
-    /// Scores every record the parsed query matches (unfiltered).
-    fn score(&self, raw: &str, q: &ParsedQuery) -> Result<Vec<(f32, u32)>, String> {
+    /// Scores every record the parsed query matches (unfiltered). With
+    /// `typed_last` (the search page's reading, [`typed`]), that clause's
+    /// last token also matches by prefix (it still counts as typed for the
+    /// exact-name boost), and each hit carries how many query units its
+    /// best-covered name matches.
+    fn score(
+        &self,
+        raw: &str,
+        q: &ParsedQuery,
+        typed_last: Option<usize>,
+        stats: Option<&GlobalStats>,
+    ) -> Result<Scored, String> {
+        // A term's document frequency: the whole registry's when known.
+        let df_of = |t: u32| -> usize {
+            stats
+                .and_then(|s| s.df.get(self.index.term(t)))
+                .copied()
+                .unwrap_or_else(|| self.index.postings(t).len())
+        };
         let ix = &self.index;
         let n_entries = ix.entries();
         let n_records = ix.records();
@@ -321,6 +369,11 @@ impl Engine {
         // Query phrase sequence for the exact-name boost.
         let mut exact_seq: Vec<String> = Vec::new();
         let mut n_terms = 0usize;
+        // Query units each name matches (typed reading only).
+        let mut entry_cov: Vec<u16> = Vec::new();
+        if typed_last.is_some() {
+            entry_cov.resize(n_entries, 0);
+        }
         let fuzzy_terms = q
             .clauses
             .iter()
@@ -338,7 +391,7 @@ impl Engine {
             }
         };
 
-        for clause in &q.clauses {
+        for (ci, clause) in q.clauses.iter().enumerate() {
             let (text, is_phrase, prefix, fuzzy, sloppy) = match &clause.kind {
                 ClauseKind::Term {
                     text,
@@ -380,7 +433,7 @@ impl Engine {
                         .iter()
                         .min_by_key(|&&t| ix.postings(t).len())
                         .unwrap_or(&ids[0]);
-                    let idf_sum: f32 = ids.iter().map(|&t| self.idf(ix.postings(t).len())).sum();
+                    let idf_sum: f32 = ids.iter().map(|&t| self.idf(df_of(t), stats)).sum();
                     for &e in ix.postings(rarest) {
                         if contains_seq(ix.entry_terms(e), &ids) {
                             matched.push(e);
@@ -391,10 +444,20 @@ impl Engine {
                 units.push(matched);
             } else {
                 let last = toks.len().saturating_sub(1);
+                let last_prefix = prefix || typed_last == Some(ci);
                 for (k, t) in toks.iter().enumerate() {
-                    let ranges = self.token_terms(&t.text, prefix && k == last, fuzzy);
-                    let df: usize = ranges.iter().map(|r| ix.range_postings(r)).sum();
-                    let idf = self.idf(df);
+                    let ranges = self.token_terms(&t.text, last_prefix && k == last, fuzzy);
+                    let df: usize = ranges
+                        .iter()
+                        .map(|r| {
+                            if r.len() == 1 {
+                                df_of(r.start)
+                            } else {
+                                ix.range_postings(r)
+                            }
+                        })
+                        .sum();
+                    let idf = self.idf(df, stats);
                     let mut matched = Vec::new();
                     stamp_no += 1;
                     for r in ranges {
@@ -434,7 +497,10 @@ impl Engine {
                             if entry_score[e as usize] == 0.0 {
                                 touched.push(e);
                             }
-                            entry_score[e as usize] += idf * self.bm25_norm(e) + 1e-6;
+                            entry_score[e as usize] += idf * self.bm25_norm(e, stats) + 1e-6;
+                            if let Some(c) = entry_cov.get_mut(e as usize) {
+                                *c += 1;
+                            }
                         }
                     }
                     ext_hits.extend_from_slice(&ext);
@@ -478,6 +544,7 @@ impl Engine {
         };
         let and_id = ix.term_id("and");
         let mut rec_score = vec![0f32; n_records];
+        let mut rec_cov: Vec<u16> = vec![0; if entry_cov.is_empty() { 0 } else { n_records }];
         let mut rec_touched: Vec<u32> = Vec::new();
         for &e in &touched {
             let mut s = entry_score[e as usize];
@@ -504,6 +571,9 @@ impl Engine {
             if s > rec_score[r] {
                 rec_score[r] = s;
             }
+            if let Some(c) = rec_cov.get_mut(r) {
+                *c = (*c).max(entry_cov[e as usize]);
+            }
         }
         for &r in &ext_hits {
             if rec_score[r as usize] == 0.0 {
@@ -516,16 +586,69 @@ impl Engine {
         } else {
             (1u64 << must_count) - 1
         };
-        let out = rec_touched
+        let mut scored = Scored {
+            hits: Vec::new(),
+            must_bits,
+            full_mask,
+            excluded,
+        };
+        scored.hits = rec_touched
             .into_iter()
-            .filter(|&r| {
-                (must_count == 0 || must_bits[r as usize] & full_mask == full_mask)
-                    && (excluded.is_empty() || !excluded[r as usize])
+            .filter(|&r| scored.allows(r))
+            .map(|r| {
+                let cov = rec_cov.get(r as usize).copied().unwrap_or(0);
+                (rec_score[r as usize], r, cov)
             })
-            .map(|r| (rec_score[r as usize], r))
             .collect();
-        Ok(out)
+        Ok(scored)
     }
+}
+
+/// What [`Engine::score`] found: the matches, and the query's required and
+/// excluded clauses (for records found another way, [`typed`]).
+struct Scored {
+    /// (score, record, query units its best-covered name matches — typed
+    /// reading only, else 0) of every match, unfiltered, in no order.
+    hits: Vec<(f32, u32, u16)>,
+    /// Per record, a bit per required unit it matches (empty: none required).
+    must_bits: Vec<u64>,
+    full_mask: u64,
+    /// Per record, matched by an excluded clause (empty: none).
+    excluded: Vec<bool>,
+}
+
+impl Scored {
+    /// Whether record `r` has every required unit and no excluded one.
+    fn allows(&self, r: u32) -> bool {
+        self.must_bits
+            .get(r as usize)
+            .is_none_or(|b| b & self.full_mask == self.full_mask)
+            && !self.excluded.get(r as usize).copied().unwrap_or(false)
+    }
+}
+
+/// The 400 message for a query longer than [`MAX_QUERY_CHARS`].
+fn check_length(query: &str) -> Result<(), String> {
+    let n_chars = query.chars().count();
+    if n_chars > MAX_QUERY_CHARS {
+        return Err(format!(
+            "query is too long ({n_chars} characters); the maximum is {MAX_QUERY_CHARS}"
+        ));
+    }
+    Ok(())
+}
+
+/// BM25's length normalisation of a name of `len` words (at least one).
+pub fn bm25_norm(len: usize, avg_len: f32) -> f32 {
+    let len = len.max(1) as f32;
+    (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / avg_len))
+}
+
+/// BM25's inverse document frequency of a term in `df` of `n` names.
+pub fn idf(n: usize, df: usize) -> f32 {
+    let n = n as f32;
+    let df = (df as f32).min(n);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// True when `hay` contains `needle` contiguously.

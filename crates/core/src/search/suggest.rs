@@ -68,6 +68,19 @@ const MAX_WORDS: usize = 16;
 /// the matched name, display-name length, record.
 pub(crate) type Key = (u8, u8, u16, u16, u32, u32);
 
+/// Whether a typeahead lists record `r` under `filters`: only an explicit
+/// `status` filter hides a status (a typeahead should not hide inactive
+/// records silently), and every field filter applies.
+fn visible(filters: &Filters, ix: &crate::index::Index, r: u32) -> bool {
+    filters
+        .statuses
+        .is_none_or(|s| s & (1 << ix.status(r)) != 0)
+        && filters.matches_fields(ix, r)
+}
+
+/// A ranked match: its key, the entry (name) that matched best, its tier.
+pub(crate) type Ranked = (Key, u32, u8);
+
 /// Score bonus of a match where the query is a prefix of the display name,
 /// in prior units (1/8 nat): 24 = 3 nats, a 20× likelihood ratio.
 pub const DISPLAY_PREFIX_BONUS: u16 = 24;
@@ -141,7 +154,7 @@ const REASONS: [&str; 6] = [
 ];
 
 /// A required query unit.
-struct Unit {
+pub(crate) struct Unit {
     /// Term-id range it may match (prefix range, or exact bigram).
     range: std::ops::Range<u32>,
     /// For bigrams: the two unigram term ids.
@@ -260,12 +273,7 @@ impl Engine {
             return Vec::new();
         }
         let ix = self.index();
-        let visible = |r: u32| {
-            filters
-                .statuses
-                .is_none_or(|s| s & (1 << ix.status(r)) != 0)
-                && filters.matches_fields(ix, r)
-        };
+        let visible = |r: u32| visible(filters, ix, r);
         if text.is_empty() {
             // Offers before anything is typed: the e-mail domain's records
             // (in the order `Resolved` keeps them), then the remembered ones
@@ -289,12 +297,7 @@ impl Engine {
         {
             return unranked(vec![self.whole(r, "id")]);
         }
-        let ext = if text::looks_like_external_id(text) {
-            ix.external(self.registry())
-                .by_key(&text::external_id_key(text))
-        } else {
-            Vec::new()
-        };
+        let ext = self.external_any_form(text);
         if !ext.is_empty() {
             return unranked(
                 ext.iter()
@@ -305,6 +308,42 @@ impl Engine {
             );
         }
 
+        let Some((units, ranked)) = self.ranked_matches(text, filters, k, ctx) else {
+            return Vec::new();
+        };
+        ranked
+            .into_iter()
+            .map(|(key, e, tier)| (Some(key), self.hit(e, &units, REASONS[tier as usize])))
+            .collect()
+    }
+
+    /// Records with the external id `text` in any usual form (ISNI with or
+    /// without spaces or as a URL, GRID, Wikidata, FundRef); the id maps are
+    /// consulted (and built) only for text that looks like one.
+    pub(crate) fn external_any_form(&self, text: &str) -> Vec<u32> {
+        if !text::looks_like_external_id(text) {
+            return Vec::new();
+        }
+        self.index()
+            .external(self.registry())
+            .by_key(&text::external_id_key(text))
+    }
+
+    /// The best `k` matches of `text` read as typeahead words (every word by
+    /// prefix in one name, in any order; no id look-ups), best first: each
+    /// with its ranking key, the entry (name) that matched best and its
+    /// tier, plus the query units (for highlighting). `None` when some word
+    /// matches no term. `k` may exceed the number of matches: the search
+    /// page ranks all of them this way ([`super::typed`]).
+    pub(crate) fn ranked_matches(
+        &self,
+        text: &str,
+        filters: &Filters,
+        k: usize,
+        ctx: &Resolved,
+    ) -> Option<(Vec<Unit>, Vec<Ranked>)> {
+        let ix = self.index();
+        let visible = |r: u32| visible(filters, ix, r);
         // Query units.
         let toks = text::tokens(text);
         let words: Vec<&text::Token> = toks.iter().filter(|t| t.kind == TokenKind::Word).collect();
@@ -359,7 +398,7 @@ impl Engine {
             }
         }
         if units.is_empty() || units.iter().any(|u| u.range.is_empty()) {
-            return Vec::new();
+            return None;
         }
         let exact_ids: Option<Vec<u32>> = phrase
             .iter()
@@ -422,7 +461,7 @@ impl Engine {
         // record), offered to a bounded max-heap of the best k records.
         // Keys end with the record, so they are distinct and the result is
         // exactly the first k of a full sort.
-        let mut top: BinaryHeap<(Key, u32, u8)> = BinaryHeap::with_capacity(k + 1);
+        let mut top: BinaryHeap<(Key, u32, u8)> = BinaryHeap::with_capacity(k.min(1024) + 1);
         // The worst key in a full heap: anything not better is rejected.
         let mut bar: Option<Key> = None;
         let mut offer = |(key, e, tier): (Key, u32, u8), bar: &mut Option<Key>| {
@@ -545,10 +584,7 @@ impl Engine {
         if let Some(c) = cur {
             offer(c, &mut bar);
         }
-        top.into_sorted_vec()
-            .into_iter()
-            .map(|(key, e, tier)| (Some(key), self.hit(e, &units, REASONS[tier as usize])))
-            .collect()
+        Some((units, top.into_sorted_vec()))
     }
 
     fn matched_name(&self, r: usize, pos: usize) -> MatchedName {

@@ -35,6 +35,7 @@
 
 mod bytes;
 pub mod pieces;
+pub mod search;
 pub(crate) mod sections;
 
 use std::fmt;
@@ -73,6 +74,11 @@ pub enum SectionKind {
     /// [`SectionKind::ALL`]; a build before it rejects such a piece (a
     /// client then asks the whole data).
     ExactWords,
+    /// Only in E2's statistics file ([`search::SearchStats`]): the whole
+    /// registry's BM25 statistics, country table and common terms.
+    SearchStats,
+    /// Only in a common term's member file ([`search::TermMembers`]).
+    TermMembers,
 }
 
 impl SectionKind {
@@ -91,13 +97,19 @@ impl SectionKind {
             SectionKind::Records => 3,
             SectionKind::Domains => 4,
             SectionKind::ExactWords => 5,
+            SectionKind::SearchStats => 6,
+            SectionKind::TermMembers => 7,
         }
     }
 
     fn from_code(c: u8) -> Option<SectionKind> {
         SectionKind::ALL
             .into_iter()
-            .chain([SectionKind::ExactWords])
+            .chain([
+                SectionKind::ExactWords,
+                SectionKind::SearchStats,
+                SectionKind::TermMembers,
+            ])
             .find(|k| k.code() == c)
     }
 
@@ -109,6 +121,8 @@ impl SectionKind {
             SectionKind::Records => "records",
             SectionKind::Domains => "domains",
             SectionKind::ExactWords => "exact_words",
+            SectionKind::SearchStats => "search_stats",
+            SectionKind::TermMembers => "term_members",
         }
     }
 }

@@ -175,10 +175,10 @@ pub fn encode_kinds(
                 SectionKind::Names => encode_names(&recs),
                 SectionKind::Records => encode_records(&recs)?,
                 SectionKind::Domains => encode_domains(&recs),
-                SectionKind::ExactWords => {
-                    return Err(
-                        "exact_words is written by the piece builder, not from records".into(),
-                    );
+                SectionKind::ExactWords | SectionKind::SearchStats | SectionKind::TermMembers => {
+                    return Err(format!(
+                        "{kind} is written by the piece builder, not from records"
+                    ));
                 }
             },
         ));

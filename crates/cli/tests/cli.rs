@@ -1,0 +1,278 @@
+//! The `registry` command as a user meets it: per-command help, errors for
+//! unknown options, progress on stderr during builds (none with -q), and a
+//! data folder that holds one build however often it is rebuilt.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const DEMO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../data/demo/registry-demo.json"
+);
+
+fn registry(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_registry"))
+        .args(args)
+        .output()
+        .expect("run registry")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("registry-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every command and an option of each its help must mention.
+const COMMANDS: &[(&str, &str)] = &[
+    ("build", "--skip-invalid"),
+    ("info", "<shard>"),
+    ("get", "--v1"),
+    ("bench-shard", "--runs"),
+    ("serve", "--max-connections"),
+    ("query", "--suggest"),
+    ("bench-search", "--targets"),
+    ("bench-advanced", "--reps"),
+    ("eval-affiliation", "--errors"),
+    ("fit-affiliation", "--precision"),
+    ("bench-pieces", "--budget"),
+    ("fit-prior", "--dry-run"),
+    ("site", "--app"),
+    ("synth", "--factor"),
+    ("bench-serve", "--clients"),
+    ("help", "help"),
+];
+
+#[test]
+fn every_command_has_its_own_help() {
+    let full = text(&registry(&["help"]).stdout);
+    for (command, option) in COMMANDS {
+        for flag in ["--help", "-h"] {
+            // Wherever the flag stands, even after other arguments.
+            for args in [vec![*command, flag], vec![*command, "x", flag]] {
+                let out = registry(&args);
+                let help = text(&out.stdout);
+                assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+                assert!(
+                    help.starts_with(&format!("USAGE:\n    registry {command}")),
+                    "{args:?}: {help}"
+                );
+                assert!(help.contains(option), "{args:?} does not mention {option}");
+                // Its own help, not everyone's.
+                assert!(
+                    help.len() < full.len() / 2,
+                    "{args:?} printed the full help"
+                );
+            }
+        }
+        let out = registry(&["help", command]);
+        assert!(out.status.success());
+        assert!(text(&out.stdout).starts_with(&format!("USAGE:\n    registry {command}")));
+        assert!(
+            full.contains(option),
+            "`registry help` does not mention {option}"
+        );
+    }
+    for args in [vec!["--help"], vec!["-h"], vec!["help"]] {
+        let out = registry(&args);
+        assert!(out.status.success());
+        assert_eq!(text(&out.stdout), full);
+    }
+}
+
+#[test]
+fn unknown_options_and_commands_are_clear_errors() {
+    let out = registry(&["serve", "--prot", "8080"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("unknown option '--prot'"), "{err}");
+    assert!(err.contains("did you mean '--port'"), "{err}");
+    assert!(err.contains("registry serve --help"), "{err}");
+    let out = registry(&["build", "--frobnicate"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("unknown option '--frobnicate'") && !err.contains("did you mean"),
+        "{err}"
+    );
+    let out = registry(&["serv"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("did you mean 'serve'"));
+    let out = registry(&["get"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("registry get --help"));
+    let out = registry(&["help", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+fn shard_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().into_owned();
+            n.ends_with(".shard").then_some(n)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+fn piece_builds(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("pieces"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_data_folder_keeps_only_its_latest_build() {
+    let dir = tmp_dir("rebuild");
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("notes.txt"), "mine").unwrap();
+    std::fs::write(data.join("other.0123456789abcdef.bin"), "mine too").unwrap();
+    let build = |release: &str| {
+        let out = registry(&[
+            "build",
+            DEMO,
+            "-o",
+            data.to_str().unwrap(),
+            "--release",
+            release,
+            "--level",
+            "1",
+            "-q",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    };
+    build("first");
+    let first_files = shard_files(&data);
+    let first_pieces = piece_builds(&data);
+    assert_eq!(first_files.len(), 5, "{first_files:?}");
+    assert_eq!(first_pieces.len(), 1);
+    build("second");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("manifest.json")).unwrap()).unwrap();
+    let mut listed: Vec<String> = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(
+        shard_files(&data),
+        listed,
+        "shard files of the first build remain"
+    );
+    assert!(first_files.iter().all(|f| !listed.contains(f)));
+    let pieces = piece_builds(&data);
+    assert_eq!(
+        pieces,
+        [manifest["build_id"].as_str().unwrap()],
+        "pieces of the first build remain"
+    );
+    // Files that are not a build's stay.
+    assert!(data.join("notes.txt").exists());
+    assert!(data.join("other.0123456789abcdef.bin").exists());
+    // The folder still loads.
+    let out = registry(&["info", data.to_str().unwrap()]);
+    assert!(out.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn builds_show_progress_unless_quiet() {
+    let dir = tmp_dir("progress");
+    // A stand-in for the built app (`registry site` checks its files).
+    let app = dir.join("app");
+    std::fs::create_dir_all(app.join("pkg")).unwrap();
+    for f in [
+        "index.html",
+        "sw.js",
+        "sw-control.js",
+        "registry.js",
+        "registry-worker.js",
+        "registry-data.js",
+        "pkg/registry_wasm_bg.wasm",
+    ] {
+        std::fs::write(app.join(f), "x").unwrap();
+    }
+    let out_dir = dir.join("out");
+    let site = |quiet: bool| {
+        let mut args = vec![
+            "site",
+            DEMO,
+            "-o",
+            out_dir.to_str().unwrap(),
+            "--app",
+            app.to_str().unwrap(),
+            "--level",
+            "1",
+        ];
+        if quiet {
+            args.push("-q");
+        }
+        registry(&args)
+    };
+    let build = |quiet: bool| {
+        let mut args = vec![
+            "build",
+            DEMO,
+            "-o",
+            out_dir.to_str().unwrap(),
+            "--level",
+            "1",
+        ];
+        if quiet {
+            args.push("--quiet");
+        }
+        registry(&args)
+    };
+    for (what, out) in [("site", site(false)), ("build", build(false))] {
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
+        for step in [
+            "importing records … 63 records (",
+            "compressing sections (zstd -1) … 4 sections (",
+            "typeahead pieces … ",
+            "writing ",
+        ] {
+            assert!(err.contains(step), "{what}: no '{step}' in:\n{err}");
+        }
+        // The shard files are listed, not each typeahead piece.
+        assert!(
+            !err.contains("pieces/") || !err.contains(".h.shard"),
+            "{err}"
+        );
+    }
+    for (what, out) in [("site -q", site(true)), ("build --quiet", build(true))] {
+        assert!(out.status.success());
+        assert_eq!(text(&out.stderr), "", "{what} printed something");
+    }
+    // Serving a dump builds it in memory first: with progress too.
+    let mut server = Command::new(env!("CARGO_BIN_EXE_registry"))
+        .args(["serve", "--port", "0", "--data", DEMO])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert!(line.starts_with("listening on"), "{line}");
+    server.kill().unwrap();
+    let out = server.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(err.contains("importing records … 63 records ("), "{err}");
+    assert!(err.contains("building the shard … 63 records ("), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,151 @@
+//! What a build writes for E2 over pieces, besides the typeahead pieces it
+//! reuses: a piece per split term, the member files of common terms and
+//! the statistics (see the parent module's docs).
+
+use std::collections::HashMap;
+
+use crate::pieces::PieceBudget;
+use crate::search::Engine;
+use crate::shard::pieces::{PieceKind, PieceSpec};
+use crate::shard::search::{CommonTerm, CountryEntry, Member, SearchStats, TermMembers};
+
+/// The E2 files of a build, before they are written.
+#[derive(Clone, Debug, Default)]
+pub struct SearchPieces {
+    /// One piece per split term whose records fit the budget: every record
+    /// holding exactly that term ([`PieceKind::Leaf`] files keyed by the
+    /// term; written as `t-<hex>.shard`).
+    pub terms: Vec<PieceSpec>,
+    /// One member file per common term (too many records for a piece).
+    pub members: Vec<TermMembers>,
+    /// The rank chunks of each common term, in order: (term, chunk number,
+    /// piece of its records; written as `k-<hex>-<n>.shard`).
+    pub chunks: Vec<(String, u32, PieceSpec)>,
+    /// The statistics file.
+    pub stats: SearchStats,
+}
+
+/// Records (ascending indexes) holding term `t` of `engine`'s index.
+fn term_records(engine: &Engine, t: u32) -> Vec<u32> {
+    let ix = engine.index();
+    let mut out: Vec<u32> = ix.postings(t).iter().map(|&e| ix.entry_record(e)).collect();
+    out.dedup(); // postings are in entry order, so a record's are adjacent
+    out
+}
+
+/// The E2 files of `engine`'s registry, given its typeahead pieces
+/// (`specs`, [`crate::pieces::partition`]) and the budget they were cut
+/// with: the typeahead leaves already hold every record of every term
+/// under their prefix; only terms that are themselves split prefixes need
+/// more.
+pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget) -> SearchPieces {
+    let ix = engine.index();
+    let reg = engine.registry();
+    let sizes: Vec<usize> = (0..reg.len())
+        .map(|r| 24 + reg.names(r).map(|n| n.value.len() + 4).sum::<usize>())
+        .collect();
+    let mut terms = Vec::new();
+    let mut members = Vec::new();
+    let mut chunks = Vec::new();
+    let mut common = Vec::new();
+    let and = ix.term_id("and");
+    for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
+        let Some(t) = ix.term_id(&spec.key) else {
+            continue; // a prefix no record has as a whole term
+        };
+        let records = term_records(engine, t);
+        let bytes: usize = records.iter().map(|&r| sizes[r as usize]).sum();
+        if bytes <= budget.raw_bytes {
+            terms.push(PieceSpec {
+                key: spec.key.clone(),
+                kind: PieceKind::Leaf,
+                records,
+                exact_words: None,
+            });
+            continue;
+        }
+        // Records by their shortest name holding the term (words besides
+        // `and`: what bounds both BM25 and the exact-name boost), cut into
+        // pieces of the leaf budget.
+        let mut shortest: HashMap<u32, u32> = HashMap::new();
+        for &e in ix.postings(t) {
+            let len = ix
+                .entry_terms(e)
+                .iter()
+                .filter(|&&x| Some(x) != and)
+                .count()
+                .max(1) as u32;
+            let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
+            *slot = (*slot).min(len);
+        }
+        let mut order: Vec<(u32, u32)> = records.iter().map(|&r| (shortest[&r], r)).collect();
+        order.sort_unstable();
+        let mut firsts = Vec::new();
+        let mut chunk: Vec<u32> = Vec::new();
+        let mut bytes = 0usize;
+        for (i, &(len, r)) in order.iter().enumerate() {
+            if chunk.is_empty() {
+                firsts.push(len);
+            }
+            chunk.push(r);
+            bytes += sizes[r as usize];
+            if bytes > budget.raw_bytes || i + 1 == order.len() {
+                chunk.sort_unstable();
+                chunks.push((
+                    spec.key.clone(),
+                    firsts.len() as u32 - 1,
+                    PieceSpec {
+                        key: spec.key.clone(),
+                        kind: PieceKind::Leaf,
+                        records: std::mem::take(&mut chunk),
+                        exact_words: None,
+                    },
+                ));
+                bytes = 0;
+            }
+        }
+        common.push(CommonTerm {
+            term: spec.key.clone(),
+            df: ix.postings(t).len() as u64,
+            records: records.len() as u64,
+            chunks: firsts,
+        });
+        members.push(TermMembers {
+            term: spec.key.clone(),
+            members: records
+                .iter()
+                .map(|&r| Member {
+                    record: r,
+                    status: ix.status(r),
+                    types: ix.type_bits(r),
+                    continents: ix.continent_bits(r),
+                    countries: ix.record_countries(r).to_vec(),
+                })
+                .collect(),
+        });
+    }
+    common.sort_by(|a, b| a.term.cmp(&b.term));
+    let spellings = ix.country_spellings();
+    let stats = SearchStats {
+        records: reg.len() as u64,
+        entries: ix.entries() as u64,
+        avg_len: ix.avg_len(),
+        countries: ix
+            .countries()
+            .iter()
+            .zip(spellings)
+            .map(|(c, names)| CountryEntry {
+                code: c.code.clone(),
+                title: c.title.clone(),
+                names,
+            })
+            .collect(),
+        common,
+    };
+    SearchPieces {
+        terms,
+        members,
+        chunks,
+        stats,
+    }
+}

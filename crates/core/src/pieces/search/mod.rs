@@ -1,0 +1,711 @@
+//! E2 (`query`, filters, paging, exact facet counts) answered from pieces:
+//! the page a shared `?q=` link needs after a few small fetches, equal to
+//! the whole registry's answer — same records in the same order, same
+//! `number_of_results`, same `meta` — or [`SearchAnswer::Whole`] where the
+//! pieces cannot prove it.
+//!
+//! # Why it is exact
+//!
+//! E2 scores each record from its own names and four whole-registry
+//! numbers: the number of names, their average length, and each query
+//! term's document frequency ([`crate::search::GlobalStats`]). Filters and
+//! facets read the record's own columns. So an engine over any set of
+//! records that holds *every* record of a term answers, for those records,
+//! what the whole registry answers. Every query term has such a source:
+//!
+//! * a term under a typeahead leaf's prefix: that leaf (it holds every
+//!   record with a term under the prefix, [`crate::pieces`]);
+//! * a term that is itself a split prefix: its own *term piece*, when its
+//!   records fit the budget;
+//! * otherwise a *common term* (`university`, `of`): too many records for
+//!   a piece. Its *member file* ([`crate::shard::search::TermMembers`])
+//!   lists its records with their filter and facet columns, and the
+//!   statistics file gives its document frequency and shortest name.
+//!
+//! Records held by a loaded piece (`U`) are scored and counted there.
+//! Records matching only through common terms and held by no loaded piece
+//! are counted from the member files (set arithmetic: members passing the
+//! query's conditions and the filters, minus those in `U`), and their
+//! score is bounded from above by the common terms' best possible BM25
+//! (their IDF at the shortest name holding them), plus the exact-name
+//! boost when the query's words are all common. A page is answered when
+//! every record on it outscores that bound; otherwise only the whole
+//! registry can rank the rest: [`SearchAnswer::Whole`].
+//!
+//! # Quirks
+//!
+//! * Queries with a digit (a possible external id, which the pieces do not
+//!   index), prefix (`word*`) and fuzzy (`word~`) terms, and quoted phrases
+//!   made only of common terms go to the whole registry.
+//! * A page whose last record does not outscore the common terms' bound
+//!   goes to the whole registry, though its order may well be the same;
+//!   more likely for deep pages, filters that leave few records with rare
+//!   words, and queries of common words alone.
+
+mod build;
+
+pub use build::{SearchPieces, search_pieces};
+
+use std::collections::{HashMap, HashSet};
+
+use crate::index::Index;
+use crate::registry::RecordSummary;
+use crate::search::facets::{FacetCounts, Meta};
+use crate::search::query::{self, ClauseKind, Occur};
+use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version};
+use crate::shard::pieces::{PieceKind, first_char, id_key};
+use crate::shard::search::{SearchStats, TermMembers};
+use crate::shard::{SectionKind, ShardError, read_file};
+use crate::text::{self, TokenKind};
+use crate::{RecordId, Registry};
+
+use super::route::Directory;
+
+/// Most rank chunks one answer loads before it leaves the page to the
+/// whole registry (each is a leaf's size: ~15–20 KB compressed).
+pub const MAX_RANK_CHUNKS: u32 = 6;
+
+/// A file the answer needs; the host fetches it and hands it to
+/// [`SearchClient::add`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Need {
+    /// The statistics file (manifest `pieces.search.stats`).
+    Stats,
+    /// The typeahead directory part of a first character.
+    Directory(String),
+    /// A typeahead leaf, by prefix.
+    Leaf(String),
+    /// The piece of a split term.
+    Term(String),
+    /// The member file of a common term.
+    Members(String),
+    /// Rank chunk `n` of a common term.
+    Rank(String, u32),
+    /// A typeahead id piece, by key.
+    Id(String),
+}
+
+impl Need {
+    /// The file's name in the pieces folder (`pieces.path` of the
+    /// manifest): what the host fetches. Prefixes and terms are written in
+    /// hex (any script, no escaping); a 404 means the file has no records.
+    pub fn file_name(&self) -> String {
+        let hex = |s: &str| -> String { s.bytes().map(|b| format!("{b:02x}")).collect() };
+        match self {
+            Need::Stats => "search.stats".to_string(),
+            Need::Directory(first) => format!("d-{}.json", hex(first)),
+            Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
+            Need::Term(term) => format!("t-{}.shard", hex(term)),
+            Need::Members(term) => format!("c-{}.shard", hex(term)),
+            Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
+            Need::Id(key) => format!("i-{key}.shard"),
+        }
+    }
+}
+
+/// A `query` request: what the router reads from the query string.
+#[derive(Clone, Debug)]
+pub struct ListQuery {
+    /// The `query` text (URL-decoded).
+    pub query: String,
+    /// The `filter` value, if given.
+    pub filter: Option<String>,
+    /// `all_status` given.
+    pub all_status: bool,
+    /// Page (1–500).
+    pub page: usize,
+    /// API version.
+    pub version: Version,
+}
+
+/// One record of a page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageHit {
+    /// The record's summary (what a results row shows).
+    pub summary: RecordSummary,
+    /// Its E2 score.
+    pub score: f32,
+}
+
+/// A page of E2 results, as the whole registry would give it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageAnswer {
+    /// The page's records, best first.
+    pub hits: Vec<PageHit>,
+    /// Matches in all.
+    pub number_of_results: usize,
+    /// Facets over all matches.
+    pub meta: Meta,
+}
+
+/// What [`SearchClient::answer`] gives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchAnswer {
+    /// Fetch these (all of them; in any order), add them, ask again.
+    Need(Vec<Need>),
+    /// The answer.
+    Page(PageAnswer),
+    /// The request is invalid: the whole registry's 400 messages.
+    Invalid(Vec<String>),
+    /// Only the whole registry can answer; why.
+    Whole(&'static str),
+}
+
+/// Where a query token's records are.
+enum Source<'a> {
+    Engine(&'a Engine),
+    Common(&'a crate::shard::search::CommonTerm),
+    Nothing,
+}
+
+/// E2 over pieces: the files loaded so far. Pieces are shared with the
+/// typeahead's files (leaves, id pieces, directory parts), so a host may
+/// hand the same bytes to both clients.
+#[derive(Default)]
+pub struct SearchClient {
+    stats: Option<(SearchStats, Index)>,
+    dir: Directory,
+    has_ids: bool,
+    engines: HashMap<Need, Engine>,
+    members: HashMap<String, TermMembers>,
+}
+
+impl SearchClient {
+    /// A client for a (sharded or complete) typeahead directory.
+    pub fn new(dir: Directory) -> SearchClient {
+        SearchClient {
+            dir,
+            ..SearchClient::default()
+        }
+    }
+
+    /// Says that the build has id pieces.
+    pub fn with_id_pieces(mut self) -> SearchClient {
+        self.has_ids = true;
+        self
+    }
+
+    /// Loads the statistics file.
+    pub fn add_stats(&mut self, bytes: &[u8]) -> Result<(), ShardError> {
+        let stats = SearchStats::decode(&section(bytes, SectionKind::SearchStats)?)?;
+        let countries = Index::country_table(
+            stats
+                .countries
+                .iter()
+                .map(|c| (c.code.as_str(), c.title.as_str(), c.names.as_slice())),
+        );
+        self.stats = Some((stats, countries));
+        Ok(())
+    }
+
+    /// Loads the directory part of first character `first`.
+    pub fn add_directory(&mut self, first: &str, keys: impl IntoIterator<Item = String>) {
+        self.dir.add_split_keys(first, keys);
+    }
+
+    /// Loads a file asked for by [`Need`]; `None`: it does not exist (HTTP
+    /// 404: no record under that prefix or id key).
+    pub fn add(&mut self, need: &Need, bytes: Option<&[u8]>) -> Result<(), ShardError> {
+        match need {
+            Need::Stats => match bytes {
+                Some(b) => self.add_stats(b),
+                None => Err(ShardError::Malformed {
+                    section: SectionKind::SearchStats,
+                    offset: 0,
+                    what: "the statistics file is missing".into(),
+                }),
+            },
+            Need::Directory(first) => {
+                // A directory part is JSON, handed in by `add_directory`.
+                self.dir.add_split_keys(first, Vec::new());
+                Ok(())
+            }
+            Need::Members(term) => {
+                let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
+                let m = match bytes {
+                    Some(b) => {
+                        TermMembers::decode(&section(b, SectionKind::TermMembers)?, countries)?
+                    }
+                    None => TermMembers {
+                        term: term.clone(),
+                        members: Vec::new(),
+                    },
+                };
+                self.members.insert(term.clone(), m);
+                Ok(())
+            }
+            Need::Leaf(_) | Need::Term(_) | Need::Id(_) | Need::Rank(..) => {
+                let registry = match bytes {
+                    Some(b) => Registry::from_bytes(b)?,
+                    None => Registry::empty(),
+                };
+                self.engines.insert(need.clone(), Engine::new(registry));
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether `need` is loaded.
+    pub fn has(&self, need: &Need) -> bool {
+        match need {
+            Need::Stats => self.stats.is_some(),
+            Need::Directory(first) => self.dir.missing_part(first).is_none(),
+            Need::Members(t) => self.members.contains_key(t),
+            _ => self.engines.contains_key(need),
+        }
+    }
+
+    /// How many of common term `t`'s rank chunks are loaded (from the first).
+    fn rank_chunks(&self, t: &str) -> u32 {
+        let mut n = 0;
+        while self.engines.contains_key(&Need::Rank(t.to_string(), n)) {
+            n += 1;
+        }
+        n
+    }
+
+    /// Where the records of query token `t` are (a [`Need`] when not loaded).
+    fn source<'a>(&'a self, stats: &'a SearchStats, t: &str) -> Result<Source<'a>, Need> {
+        if let Some(c) = stats.common(t) {
+            return match self.members.contains_key(t) {
+                true => Ok(Source::Common(c)),
+                false => Err(Need::Members(t.to_string())),
+            };
+        }
+        if let Some(first) = self.dir.missing_part(first_char(t)) {
+            return Err(Need::Directory(first.to_string()));
+        }
+        let mut need = Need::Term(t.to_string());
+        for (i, _) in t.char_indices().skip(1).chain([(t.len(), ' ')]) {
+            match self.dir.get(&t[..i]) {
+                Some((PieceKind::Head, _)) => continue,
+                Some(_) => {
+                    need = Need::Leaf(t[..i].to_string());
+                    break;
+                }
+                None => return Ok(Source::Nothing),
+            }
+        }
+        match self.engines.get(&need) {
+            Some(e) => Ok(Source::Engine(e)),
+            None => Err(need),
+        }
+    }
+
+    /// The answer to `q`, or what to fetch first.
+    pub fn answer(&self, q: &ListQuery) -> SearchAnswer {
+        let Some((stats, countries)) = &self.stats else {
+            return SearchAnswer::Need(vec![Need::Stats]);
+        };
+        let mut filters = match &q.filter {
+            Some(f) => match Filters::parse(f, q.version, countries) {
+                Ok(f) => f,
+                Err(e) => return SearchAnswer::Invalid(e),
+            },
+            None => Filters {
+                first_location_only: q.version == Version::V1,
+                ..Filters::default()
+            },
+        };
+        filters.all_status = q.all_status;
+        let query = q.query.as_str();
+        if query.trim().is_empty() {
+            return self.page(q, countries, Vec::new(), 0, FacetCounts::default());
+        }
+        let n_chars = query.chars().count();
+        if n_chars > crate::search::MAX_QUERY_CHARS {
+            return SearchAnswer::Invalid(vec![format!(
+                "query is too long ({n_chars} characters); the maximum is {}",
+                crate::search::MAX_QUERY_CHARS
+            )]);
+        }
+        match RecordId::parse(query) {
+            Err(e @ crate::IdError::BadChecksum { .. }) if query.contains(crate::id::ID_HOST) => {
+                return SearchAnswer::Invalid(vec![e.to_string()]);
+            }
+            Ok(id) => return self.answer_id(q, id, &filters, countries),
+            Err(_) => {}
+        }
+        let parsed = match query::parse(query) {
+            Ok(p) => p,
+            Err(e) => return SearchAnswer::Invalid(vec![e]),
+        };
+        if query.bytes().any(|b| b.is_ascii_digit()) {
+            return SearchAnswer::Whole("a word with a digit may be an external id");
+        }
+        if parsed
+            .clauses
+            .iter()
+            .any(|c| matches!(c.kind, ClauseKind::Term { prefix, fuzzy, .. } if prefix || fuzzy))
+        {
+            return SearchAnswer::Whole("prefix and fuzzy terms need the whole dictionary");
+        }
+        if parsed.clauses.len() > crate::search::MAX_QUERY_TERMS {
+            return SearchAnswer::Invalid(vec![format!(
+                "query has too many terms (more than {}); quote a long name as a phrase",
+                crate::search::MAX_QUERY_TERMS
+            )]);
+        }
+
+        // Every token's source; what is missing is fetched first, all at once.
+        let mut clauses: Vec<(Occur, bool, Vec<text::Token>)> = Vec::new();
+        for c in &parsed.clauses {
+            let (text, exact_phrase) = match &c.kind {
+                ClauseKind::Term { text, .. } => (text, false),
+                ClauseKind::Phrase { text, sloppy } => (text, !sloppy),
+            };
+            clauses.push((c.occur, exact_phrase, text::tokens(text)));
+        }
+        let mut needs: Vec<Need> = Vec::new();
+        for (_, _, toks) in &clauses {
+            for t in toks {
+                if let Err(n) = self.source(stats, &t.text) {
+                    needs.push(n);
+                }
+            }
+        }
+        if !needs.is_empty() {
+            needs.sort();
+            needs.dedup();
+            return SearchAnswer::Need(needs);
+        }
+        let is_common = |t: &str| stats.common(t).is_some();
+        // A quoted phrase of common words alone may match records no piece holds.
+        for (_, exact_phrase, toks) in &clauses {
+            let seq = toks.iter().filter(|t| t.kind != TokenKind::Bigram);
+            if *exact_phrase && seq.clone().count() > 0 && seq.clone().all(|t| is_common(&t.text)) {
+                return SearchAnswer::Whole("a quoted phrase of common words only");
+            }
+        }
+
+        // The whole registry's statistics for these tokens.
+        let mut global = GlobalStats {
+            entries: stats.entries as usize,
+            avg_len: stats.avg_len,
+            df: HashMap::new(),
+        };
+        let mut engines: Vec<&Engine> = Vec::new();
+        for (_, _, toks) in &clauses {
+            for t in toks {
+                match self.source(stats, &t.text) {
+                    Ok(Source::Engine(e)) => {
+                        let ix = e.index();
+                        let df = ix.term_id(&t.text).map_or(0, |id| ix.postings(id).len());
+                        global.df.insert(t.text.clone(), df);
+                        if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+                            engines.push(e);
+                        }
+                    }
+                    Ok(Source::Common(c)) => {
+                        global.df.insert(t.text.clone(), c.df as usize);
+                        for n in 0..self.rank_chunks(&c.term) {
+                            let e = &self.engines[&Need::Rank(c.term.clone(), n)];
+                            if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+                                engines.push(e);
+                            }
+                        }
+                    }
+                    Ok(Source::Nothing) => {
+                        global.df.insert(t.text.clone(), 0);
+                    }
+                    Err(n) => return SearchAnswer::Need(vec![n]),
+                }
+            }
+        }
+
+        // Records held by the loaded pieces: scored and counted there.
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut scored: Vec<(f32, u8, u32, &Engine, u32)> = Vec::new();
+        for &e in &engines {
+            let local = filters.relocate(countries, e.index());
+            let hits = match e.search_with(query, &local, Some(&global)) {
+                Ok(h) => h,
+                Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+            };
+            let reg = e.registry();
+            for (&r, &s) in hits.records.iter().zip(&hits.scores) {
+                let id = reg.id(r as usize).number();
+                if seen.insert(id) {
+                    scored.push((s, reg.priors()[r as usize], id, e, r));
+                }
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        let mut facets = FacetCounts::default();
+        for &(_, _, _, e, r) in &scored {
+            add_record(&mut facets, e.index(), r, q.version, 1);
+        }
+
+        // Records matching through common terms only, held by no loaded piece.
+        let rare_must = clauses.iter().any(|(occur, _, toks)| {
+            *occur == Occur::Must && toks.iter().any(|t| !is_common(&t.text))
+        });
+        let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
+        let mut bound = 0f32;
+        let mut next_chunk = None;
+        let mut loaded_chunks = 0u32;
+        if !rare_must {
+            let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&str> {
+                let mut v: Vec<&str> = clauses
+                    .iter()
+                    .filter(|(o, p, _)| occurs.contains(o) && !(skip_phrases && *p))
+                    .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+                    .filter(|t| is_common(t))
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            let scoring = tokens(&[Occur::Should, Occur::Must], true);
+            let required = tokens(&[Occur::Must], false);
+            // A quoted phrase with a rare word excludes only records that
+            // hold that word, all in loaded pieces.
+            let excluded = tokens(&[Occur::MustNot], true);
+            let member_set = |t: &str| &self.members[t];
+            let outside_match = |has: &dyn Fn(&str) -> bool| {
+                scoring.iter().any(|t| has(t))
+                    && required.iter().all(|t| has(t))
+                    && !excluded.iter().any(|t| has(t))
+            };
+            // Members passing the conditions and the filters.
+            let mut all: Vec<u32> = scoring
+                .iter()
+                .flat_map(|t| member_set(t).members.iter().map(|m| m.record))
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = scoring
+                .iter()
+                .chain(&required)
+                .chain(&excluded)
+                .map(|t| {
+                    member_set(t)
+                        .members
+                        .iter()
+                        .map(|m| (m.record, m))
+                        .collect()
+                })
+                .collect();
+            let names: Vec<&str> = scoring
+                .iter()
+                .chain(&required)
+                .chain(&excluded)
+                .copied()
+                .collect();
+            for r in all {
+                let has = |t: &str| {
+                    names
+                        .iter()
+                        .position(|n| *n == t)
+                        .is_some_and(|i| lookup[i].contains_key(&r))
+                };
+                if !outside_match(&has) {
+                    continue;
+                }
+                let m = names
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, _)| lookup[i].get(&r))
+                    .copied();
+                let Some(m) = m else { continue };
+                if filters.visible_statuses(false) & (1 << m.status) == 0
+                    || !filters.matches_columns(m.types, m.continents, &m.countries)
+                {
+                    continue;
+                }
+                outside += 1;
+                let codes = m
+                    .countries
+                    .iter()
+                    .map(|&c| stats.countries[c as usize].code.as_str());
+                outside_facets.add(m.status, m.types, m.continents, codes, q.version, 1);
+            }
+            // Minus those a loaded piece holds (counted above if they match).
+            let mut held: HashSet<u32> = HashSet::new();
+            for &e in &engines {
+                let ix = e.index();
+                let local = filters.relocate(countries, ix);
+                let reg = e.registry();
+                for r in 0..reg.len() as u32 {
+                    if !held.insert(reg.id(r as usize).number()) {
+                        continue;
+                    }
+                    let has = |t: &str| record_has(ix, r, t);
+                    if outside_match(&has) && local.matches(ix, r, false) {
+                        outside -= 1;
+                        add_record(&mut outside_facets, ix, r, q.version, -1);
+                    }
+                }
+            }
+            // What a record no loaded piece holds can score at most: per
+            // unit, as E2 adds them (a word twice counts twice), its term's
+            // IDF at the shortest name of its first unloaded rank chunk.
+            let units: usize = clauses.iter().map(|(_, _, t)| t.len()).sum();
+            let unit_terms: Vec<&str> = clauses
+                .iter()
+                .filter(|(o, p, _)| *o != Occur::MustNot && !p)
+                .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+                .filter(|t| is_common(t))
+                .collect();
+            let frontier = |t: &str| {
+                let c = stats.common(t).expect("a common term");
+                c.chunks.get(self.rank_chunks(t) as usize).copied()
+            };
+            let bound_of = |t: &str| {
+                let c = stats.common(t).expect("a common term");
+                frontier(t).map_or(0.0, |len| {
+                    crate::search::idf(global.entries, c.df as usize)
+                        * crate::search::bm25_norm(len as usize, global.avg_len)
+                })
+            };
+            bound = unit_terms.iter().map(|t| bound_of(t)).sum::<f32>() + 1e-6 * units as f32;
+            // The exact-name boost, when the query's words are all common
+            // and each may still be a whole name of an unloaded record.
+            let exact: Vec<&str> = clauses
+                .iter()
+                .filter(|(o, _, _)| *o != Occur::MustNot)
+                .flat_map(|(_, _, toks)| toks.iter())
+                .filter(|t| t.kind != TokenKind::Bigram && t.text != "and")
+                .map(|t| t.text.as_str())
+                .collect();
+            if !exact.is_empty()
+                && exact
+                    .iter()
+                    .all(|t| is_common(t) && frontier(t).is_some_and(|l| l as usize <= exact.len()))
+            {
+                bound += crate::search::EXACT_NAME_BOOST;
+            }
+            // The next chunk to load: the term that leaves the most room.
+            next_chunk = unit_terms
+                .iter()
+                .filter(|t| frontier(t).is_some())
+                .max_by(|a, b| bound_of(a).total_cmp(&bound_of(b)))
+                .map(|t| Need::Rank(t.to_string(), self.rank_chunks(t)));
+            loaded_chunks = unit_terms.iter().map(|t| self.rank_chunks(t)).sum::<u32>();
+        }
+        let total = scored.len() as i64 + outside;
+        let Ok(total) = usize::try_from(total) else {
+            return SearchAnswer::Whole("the member files disagree with the pieces");
+        };
+        let from = (q.page.saturating_sub(1) * PAGE_SIZE).min(total);
+        let to = (from + PAGE_SIZE).min(total);
+        if outside > 0 && to > 0 {
+            // The page must lie within the pieces' records and outscore the bound.
+            let proven = to <= scored.len() && scored[to - 1].0 > bound * (1.0 + 1e-4) + 1e-4;
+            if !proven {
+                return match next_chunk {
+                    Some(n) if loaded_chunks < MAX_RANK_CHUNKS => SearchAnswer::Need(vec![n]),
+                    _ => SearchAnswer::Whole("common words rank records no piece holds"),
+                };
+            }
+        }
+        facets.merge(&outside_facets, 1);
+        let hits: Vec<(f32, &Engine, u32)> = scored[from.min(scored.len())..to.min(scored.len())]
+            .iter()
+            .map(|&(s, _, _, e, r)| (s, e, r))
+            .collect();
+        self.page(q, countries, hits, total, facets)
+    }
+
+    fn answer_id(
+        &self,
+        q: &ListQuery,
+        id: RecordId,
+        filters: &Filters,
+        countries: &Index,
+    ) -> SearchAnswer {
+        if !self.has_ids {
+            return SearchAnswer::Whole("this build has no id pieces");
+        }
+        let need = Need::Id(id_key(id));
+        let Some(e) = self.engines.get(&need) else {
+            return SearchAnswer::Need(vec![need]);
+        };
+        let local = filters.relocate(countries, e.index());
+        let hits = match e.search(&q.query, &local) {
+            Ok(h) => h,
+            Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+        };
+        let mut facets = FacetCounts::default();
+        for &r in &hits.records {
+            add_record(&mut facets, e.index(), r, q.version, 1);
+        }
+        let total = hits.records.len();
+        let from = (q.page.saturating_sub(1) * PAGE_SIZE).min(total);
+        let to = (from + PAGE_SIZE).min(total);
+        let page = (from..to)
+            .map(|i| (hits.scores[i], e, hits.records[i]))
+            .collect();
+        self.page(q, countries, page, total, facets)
+    }
+
+    fn page(
+        &self,
+        q: &ListQuery,
+        countries: &Index,
+        hits: Vec<(f32, &Engine, u32)>,
+        total: usize,
+        facets: FacetCounts,
+    ) -> SearchAnswer {
+        let title = |code: &str| {
+            countries
+                .countries()
+                .iter()
+                .find(|c| c.code == code)
+                .map(|c| c.title.clone())
+                .unwrap_or_default()
+        };
+        SearchAnswer::Page(PageAnswer {
+            hits: hits
+                .into_iter()
+                .map(|(score, e, r)| PageHit {
+                    summary: e.registry().summary(r as usize),
+                    score,
+                })
+                .collect(),
+            number_of_results: total,
+            meta: facets.meta(q.version, title),
+        })
+    }
+}
+
+/// The one section of a single-section file.
+fn section(bytes: &[u8], kind: SectionKind) -> Result<Vec<u8>, ShardError> {
+    let file = read_file(bytes)?;
+    file.sections
+        .into_iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, b)| b)
+        .ok_or(ShardError::Malformed {
+            section: kind,
+            offset: 0,
+            what: format!("the file has no {kind} section"),
+        })
+}
+
+/// Counts record `r` of `ix` into `f`.
+fn add_record(f: &mut FacetCounts, ix: &Index, r: u32, version: Version, sign: i64) {
+    let codes = ix
+        .record_countries(r)
+        .iter()
+        .map(|&c| ix.countries()[c as usize].code.as_str());
+    f.add(
+        ix.status(r),
+        ix.type_bits(r),
+        ix.continent_bits(r),
+        codes,
+        version,
+        sign,
+    );
+}
+
+/// Whether a name of record `r` holds term `t`.
+fn record_has(ix: &Index, r: u32, t: &str) -> bool {
+    let Some(id) = ix.term_id(t) else {
+        return false;
+    };
+    let entries = ix.record_entries(r);
+    let postings = ix.postings(id);
+    let i = postings.partition_point(|&e| e < entries.start);
+    postings.get(i).is_some_and(|&e| e < entries.end)
+}

@@ -1,0 +1,256 @@
+//! The file formats of E2 over pieces ([`crate::pieces::search`]): what
+//! the whole registry's BM25 and facets need besides the pieces' own
+//! records, as bytes. Nothing here knows about queries.
+//!
+//! * [`SearchStats`] (section `search_stats`, one small file a build): the
+//!   number of names and their average length (BM25's whole-registry
+//!   statistics), the country table (code, facet title, every spelling the
+//!   data uses: what a `country.country_name` filter is checked against),
+//!   and the *common terms*: terms too frequent for a piece of their own,
+//!   with their document frequency, record count and rank chunks.
+//! * [`TermMembers`] (section `term_members`, one file a common term): every
+//!   record with the term, by index in the whole registry, with the columns
+//!   filters and facets read (status, types, continents, countries).
+//!
+//! # Quirks
+//!
+//! * Country ids in [`TermMembers`] index [`SearchStats::countries`] of the
+//!   same build; a member file of another build is meaningless with it
+//!   (the build id in both paths keeps them together).
+
+use super::bytes::{Reader, Writer};
+use super::{SectionKind, ShardError};
+
+/// A country of the whole registry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CountryEntry {
+    /// ISO 3166 alpha-2 code, as stored.
+    pub code: String,
+    /// The facet title (the data's most frequent name for the code).
+    pub title: String,
+    /// Every `country_name` the data gives for the code.
+    pub names: Vec<String>,
+}
+
+/// A term with no piece of its own: too many records carry it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommonTerm {
+    /// The folded term.
+    pub term: String,
+    /// Names (index entries) holding it: its document frequency.
+    pub df: u64,
+    /// Records holding it.
+    pub records: u64,
+    /// Its *rank chunks*: its records in order of their shortest name
+    /// holding it (words other than `and`), cut into pieces; for each
+    /// chunk, that length of its first record. A record outside the first
+    /// `k` chunks has no name holding the term shorter than `chunks[k]`.
+    pub chunks: Vec<u32>,
+}
+
+/// What E2 over pieces reads of the whole registry (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    /// Records of the whole registry.
+    pub records: u64,
+    /// Names (index entries) of the whole registry.
+    pub entries: u64,
+    /// Their average length in words (BM25's `avgdl`), bit-exact.
+    pub avg_len: f32,
+    /// The country table; [`TermMembers`] refer to it by position.
+    pub countries: Vec<CountryEntry>,
+    /// The common terms, sorted by term.
+    pub common: Vec<CommonTerm>,
+}
+
+impl SearchStats {
+    /// Section bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.varint(self.records);
+        w.varint(self.entries);
+        w.u32_le(self.avg_len.to_bits());
+        w.usize(self.countries.len());
+        for c in &self.countries {
+            w.str(&c.code);
+            w.str(&c.title);
+            w.usize(c.names.len());
+            for n in &c.names {
+                w.str(n);
+            }
+        }
+        w.usize(self.common.len());
+        for t in &self.common {
+            w.str(&t.term);
+            w.varint(t.df);
+            w.varint(t.records);
+            w.usize(t.chunks.len());
+            for &c in &t.chunks {
+                w.varint(u64::from(c));
+            }
+        }
+        w.buf
+    }
+
+    /// From [`SearchStats::encode`]'s bytes.
+    pub fn decode(bytes: &[u8]) -> Result<SearchStats, ShardError> {
+        let mut r = Reader::new(bytes, SectionKind::SearchStats);
+        let records = r.varint()?;
+        let entries = r.varint()?;
+        let avg_len = f32::from_bits(r.u32_le()?);
+        if !avg_len.is_finite() || avg_len < 1.0 {
+            return Err(r.malformed("average name length"));
+        }
+        let n = r.count("countries")?;
+        let mut countries = Vec::with_capacity(n.min(r.remaining()));
+        for _ in 0..n {
+            let code = r.str()?.to_string();
+            let title = r.str()?.to_string();
+            let k = r.count("country names")?;
+            let mut names = Vec::with_capacity(k.min(r.remaining()));
+            for _ in 0..k {
+                names.push(r.str()?.to_string());
+            }
+            countries.push(CountryEntry { code, title, names });
+        }
+        let n = r.count("common terms")?;
+        let mut common: Vec<CommonTerm> = Vec::with_capacity(n.min(r.remaining()));
+        for _ in 0..n {
+            let term = r.str()?.to_string();
+            let df = r.varint()?;
+            let records = r.varint()?;
+            let k = r.count("rank chunks")?;
+            let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+            for _ in 0..k {
+                let c = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+                if chunks.last().is_some_and(|&p| p > c) {
+                    return Err(r.malformed("rank chunks out of order"));
+                }
+                chunks.push(c);
+            }
+            if common.last().is_some_and(|p| p.term >= term) {
+                return Err(r.malformed("common terms out of order"));
+            }
+            if df == 0 || df > entries || records > df || chunks.first().is_some_and(|&c| c == 0) {
+                return Err(r.malformed("common term counts"));
+            }
+            common.push(CommonTerm {
+                term,
+                df,
+                records,
+                chunks,
+            });
+        }
+        if !r.at_end() {
+            return Err(r.malformed("bytes after the common terms"));
+        }
+        Ok(SearchStats {
+            records,
+            entries,
+            avg_len,
+            countries,
+            common,
+        })
+    }
+
+    /// The common term `term`, if it is one.
+    pub fn common(&self, term: &str) -> Option<&CommonTerm> {
+        self.common
+            .binary_search_by(|t| t.term.as_str().cmp(term))
+            .ok()
+            .map(|i| &self.common[i])
+    }
+}
+
+/// One record holding a common term: its index in the whole registry and
+/// the columns filters and facets read (as [`crate::index::Index`] has them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Member {
+    /// Index in the whole registry (identifier order).
+    pub record: u32,
+    /// Index into [`crate::model::STATUSES`].
+    pub status: u8,
+    /// Type bits ([`crate::model::TYPES`]).
+    pub types: u16,
+    /// Continent bits ([`crate::index::CONTINENTS`]).
+    pub continents: u8,
+    /// Countries, in location order, as indexes into
+    /// [`SearchStats::countries`].
+    pub countries: Vec<u16>,
+}
+
+/// Every record holding one common term (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TermMembers {
+    /// The folded term.
+    pub term: String,
+    /// Its records, by ascending index.
+    pub members: Vec<Member>,
+}
+
+impl TermMembers {
+    /// Section bytes: the term, the count, then each member: index delta,
+    /// status, types, continents, country count and ids (varints; columns
+    /// interleaved, which zstd handles well for these small values).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.str(&self.term);
+        w.usize(self.members.len());
+        let mut next = 0u32;
+        for m in &self.members {
+            w.varint(u64::from(m.record - next));
+            next = m.record + 1;
+            w.u8(m.status);
+            w.varint(u64::from(m.types));
+            w.u8(m.continents);
+            w.usize(m.countries.len());
+            for &c in &m.countries {
+                w.varint(u64::from(c));
+            }
+        }
+        w.buf
+    }
+
+    /// From [`TermMembers::encode`]'s bytes; `countries` is the number of
+    /// countries of the build's [`SearchStats`] (ids beyond it are damage).
+    pub fn decode(bytes: &[u8], countries: usize) -> Result<TermMembers, ShardError> {
+        let mut r = Reader::new(bytes, SectionKind::TermMembers);
+        let term = r.str()?.to_string();
+        let n = r.count("members")?;
+        let mut members = Vec::with_capacity(n.min(r.remaining()));
+        let mut next = 0u64;
+        for _ in 0..n {
+            let record = next
+                .checked_add(r.varint()?)
+                .filter(|&x| x < u64::from(u32::MAX))
+                .ok_or_else(|| r.malformed("record index"))?;
+            next = record + 1;
+            let status = r.u8()?;
+            if usize::from(status) >= crate::model::STATUSES.len() {
+                return Err(r.malformed("status"));
+            }
+            let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
+            let continents = r.u8()?;
+            let k = r.count("countries")?;
+            let mut cs = Vec::with_capacity(k.min(r.remaining()));
+            for _ in 0..k {
+                let c = r.varint()?;
+                if c >= countries as u64 {
+                    return Err(r.malformed("country id"));
+                }
+                cs.push(c as u16);
+            }
+            members.push(Member {
+                record: record as u32,
+                status,
+                types,
+                continents,
+                countries: cs,
+            });
+        }
+        if !r.at_end() {
+            return Err(r.malformed("bytes after the members"));
+        }
+        Ok(TermMembers { term, members })
+    }
+}

@@ -1,0 +1,342 @@
+//! E2 over pieces answers exactly as the whole registry: for a set of
+//! queries of every kind (one word, several words, common words, phrases,
+//! required and excluded words, ids, with and without filters, pages 1–3),
+//! every page the pieces answer has the same records in the same order, the
+//! same `number_of_results` and the same `meta` as `Engine::handle`'s
+//! answer; the rest go to the whole registry. The demo data is cut with a
+//! tiny budget so that it has split terms and common terms like the real
+//! registry; the full data (when `../shared` exists) with the default one.
+
+mod search_support;
+
+use std::collections::HashMap;
+
+use registry_core::pieces::search::{
+    ListQuery, Need, SearchAnswer, SearchClient, SearchPieces, search_pieces,
+};
+use registry_core::pieces::{self, Directory, PieceBudget, PieceKind, PieceSpec};
+use registry_core::search::Version;
+use registry_core::shard::{self, SectionKind};
+use registry_core::{Record, RecordId};
+use search_support::{Data, demo, enc, full};
+use serde_json::Value;
+
+/// Every file of a build, as a host serves them, by what a client asks.
+struct Files {
+    files: HashMap<Need, Vec<u8>>,
+    parts: HashMap<String, Vec<String>>,
+    firsts: Vec<String>,
+}
+
+fn single_section_file(kind: SectionKind, raw: &[u8]) -> Vec<u8> {
+    let mut built = shard::build_kinds(&[], "pieces", 0, &shard::Stored, &[]).unwrap();
+    built.push_section(kind, raw, &shard::Stored);
+    built.file(&[kind])
+}
+
+fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
+    let specs = pieces::partition(&d.engine, budget);
+    let sp = search_pieces(&d.engine, &specs, budget);
+    let by_id: HashMap<RecordId, &Record> = d
+        .records
+        .iter()
+        .map(|r| (RecordId::parse(&r.id).unwrap(), r))
+        .collect();
+    let file_of = |s: &PieceSpec| {
+        let recs: Vec<Record> = s
+            .records
+            .iter()
+            .map(|&i| (*by_id[&d.engine.registry().id(i as usize)]).clone())
+            .collect();
+        pieces::piece_file(s, &recs, "pieces", 0, &shard::Stored).unwrap()
+    };
+    let mut out = HashMap::new();
+    let mut parts: HashMap<String, Vec<String>> = HashMap::new();
+    for s in &specs {
+        match s.kind {
+            PieceKind::Leaf => {
+                out.insert(Need::Leaf(s.key.clone()), file_of(s));
+            }
+            PieceKind::Id => {
+                out.insert(Need::Id(s.key.clone()), file_of(s));
+            }
+            PieceKind::Head => parts
+                .entry(pieces::first_char(&s.key).to_string())
+                .or_default()
+                .push(s.key.clone()),
+        }
+    }
+    for s in &sp.terms {
+        out.insert(Need::Term(s.key.clone()), file_of(s));
+    }
+    for (term, n, spec) in &sp.chunks {
+        out.insert(Need::Rank(term.clone(), *n), file_of(spec));
+    }
+    for m in &sp.members {
+        out.insert(
+            Need::Members(m.term.clone()),
+            single_section_file(SectionKind::TermMembers, &m.encode()),
+        );
+    }
+    out.insert(
+        Need::Stats,
+        single_section_file(SectionKind::SearchStats, &sp.stats.encode()),
+    );
+    let mut firsts: Vec<String> = parts.keys().cloned().collect();
+    firsts.sort();
+    (
+        Files {
+            files: out,
+            parts,
+            firsts,
+        },
+        sp,
+    )
+}
+
+/// Asks until the client answers, fetching what it needs (a file the
+/// build did not write is a 404).
+fn ask(c: &mut SearchClient, f: &Files, q: &ListQuery, fetched: &mut usize) -> SearchAnswer {
+    for _ in 0..16 {
+        match c.answer(q) {
+            SearchAnswer::Need(needs) => {
+                for n in needs {
+                    match &n {
+                        Need::Directory(first) => {
+                            c.add_directory(first, f.parts.get(first).cloned().unwrap_or_default())
+                        }
+                        _ => {
+                            let bytes = f.files.get(&n);
+                            *fetched += bytes.map_or(0, Vec::len);
+                            c.add(&n, bytes.map(Vec::as_slice)).unwrap();
+                        }
+                    }
+                }
+            }
+            a => return a,
+        }
+    }
+    panic!("{q:?}: still asking after 16 rounds");
+}
+
+fn url(q: &ListQuery) -> String {
+    let v = if q.version == Version::V1 { "v1" } else { "v2" };
+    let mut u = format!("/{v}/organizations?query={}", enc(&q.query));
+    if let Some(f) = &q.filter {
+        u.push_str(&format!("&filter={}", enc(f)));
+    }
+    if q.all_status {
+        u.push_str("&all_status");
+    }
+    u.push_str(&format!("&page={}", q.page));
+    u
+}
+
+/// Deterministic choices.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// The query set: ≥ 300 requests of every kind, from the data itself.
+fn queries(d: &Data, common: &[String], n: usize) -> Vec<ListQuery> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let reg = d.engine.registry();
+    let words_of = |r: usize| -> Vec<String> {
+        reg.display_name(r)
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_ascii_digit()))
+            .collect()
+    };
+    let mut texts: Vec<String> = Vec::new();
+    while texts.len() < n {
+        let r = rng.below(reg.len());
+        let w = words_of(r);
+        if w.is_empty() {
+            continue;
+        }
+        let i = rng.below(w.len());
+        let pick = |rng: &mut Rng| w[rng.below(w.len())].clone();
+        let text = match texts.len() % 12 {
+            0 => w[i].clone(),
+            1 => w.join(" "),
+            2 => format!("{} {}", pick(&mut rng), pick(&mut rng)),
+            3 => common[rng.below(common.len())].clone(),
+            4 => format!("{} {}", common[rng.below(common.len())], w[i]),
+            5 if w.len() > 1 => format!("\"{}\"", w[..2].join(" ")),
+            6 => reg
+                .id(r)
+                .to_string()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string(),
+            7 => format!("+{} {}", w[i], common[rng.below(common.len())]),
+            8 if w.len() > 1 => format!("{} -{}", w[0], w[1]),
+            9 => format!("university of {}", w[i]),
+            10 => reg.id(r).to_string(),
+            _ => format!("{} {}", w[i], words_of(rng.below(reg.len())).join(" ")),
+        };
+        texts.push(text);
+    }
+    let country = |r: usize| reg.summary(r).country_code.unwrap_or_default();
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, query)| {
+            let filter = match i % 5 {
+                1 => Some("types:education".to_string()),
+                2 => Some(format!(
+                    "country.country_code:{}",
+                    country(rng.below(reg.len()))
+                )),
+                3 => Some("status:inactive,types:company".to_string()),
+                _ => None,
+            };
+            ListQuery {
+                query,
+                filter,
+                all_status: i % 7 == 3,
+                page: 1 + i % 3,
+                version: if i % 4 == 1 { Version::V1 } else { Version::V2 },
+            }
+        })
+        .collect()
+}
+
+fn compare(d: &Data, budget: &PieceBudget, n: usize) -> (usize, usize, Vec<usize>) {
+    let (f, sp) = files(d, budget);
+    let mut common: Vec<String> = sp.stats.common.iter().map(|c| c.term.clone()).collect();
+    if common.is_empty() {
+        common.push("university".into());
+    }
+    let qs = queries(d, &common, n);
+    let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+    let (mut answered, mut invalid) = (0, 0);
+    let mut bytes = Vec::new();
+    let mut whole: HashMap<&str, usize> = HashMap::new();
+    for q in &qs {
+        // A fresh client per query counts what a first visit fetches.
+        let mut fresh = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+        let mut fetched = 0;
+        let a = ask(&mut fresh, &f, q, &mut fetched);
+        let mut again = 0;
+        let b = ask(&mut c, &f, q, &mut again);
+        // A warm client holds more rank chunks, so it may answer where a
+        // cold one gives up; what both answer is the same.
+        if matches!((&a, &b), (SearchAnswer::Page(_), SearchAnswer::Page(_))) {
+            assert_eq!(a, b, "{q:?}: a warm client answers as a cold one");
+        }
+        check(d, q, &b);
+        if let SearchAnswer::Whole(why) = &a {
+            *whole.entry(why).or_insert(0) += 1;
+            continue;
+        }
+        if matches!(a, SearchAnswer::Invalid(_)) {
+            invalid += 1;
+        } else {
+            answered += 1;
+            bytes.push(fetched);
+        }
+        check(d, q, &a);
+    }
+    bytes.sort_unstable();
+    println!("to the whole registry: {whole:?}");
+    (answered + invalid, qs.len(), bytes)
+}
+
+/// An answer of the pieces equals the whole registry's.
+fn check(d: &Data, q: &ListQuery, a: &SearchAnswer) {
+    let answer = engine_answer(d, q);
+    {
+        match a {
+            SearchAnswer::Page(p) => {
+                let (status, v) = answer;
+                assert_eq!(status, 200, "{q:?}: pieces answered, the registry says {v}");
+                let ids: Vec<String> = v["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i["id"].as_str().unwrap().to_string())
+                    .collect();
+                let got: Vec<String> = p.hits.iter().map(|h| h.summary.id.clone()).collect();
+                assert_eq!(got, ids, "{q:?} ({})", url(q));
+                assert_eq!(
+                    p.number_of_results as u64,
+                    v["number_of_results"].as_u64().unwrap(),
+                    "{q:?}"
+                );
+                assert_eq!(serde_json::to_value(&p.meta).unwrap(), v["meta"], "{q:?}");
+                // The scores too, bit for bit: BM25 with the whole registry's statistics.
+                let mut filters = match &q.filter {
+                    Some(f) => d.engine.parse_filters(f, q.version).unwrap(),
+                    None => registry_core::search::Filters {
+                        first_location_only: q.version == Version::V1,
+                        ..Default::default()
+                    },
+                };
+                filters.all_status = q.all_status;
+                let whole = d.engine.search(&q.query, &filters).unwrap();
+                let from = (q.page - 1) * 20;
+                let scores: Vec<u32> = p.hits.iter().map(|h| h.score.to_bits()).collect();
+                let expected: Vec<u32> = whole.scores[from.min(whole.scores.len())..]
+                    .iter()
+                    .take(20)
+                    .map(|s| s.to_bits())
+                    .collect();
+                assert_eq!(scores, expected, "{q:?}: scores");
+            }
+            SearchAnswer::Invalid(errors) => {
+                let (status, v) = answer;
+                assert_eq!(status, 400, "{q:?}");
+                assert_eq!(serde_json::to_value(errors).unwrap(), v["errors"], "{q:?}");
+            }
+            SearchAnswer::Whole(_) => {}
+            SearchAnswer::Need(_) => unreachable!(),
+        }
+    }
+}
+
+fn engine_answer(d: &Data, q: &ListQuery) -> (u16, Value) {
+    let r = d.engine.handle(&url(q));
+    (r.status, serde_json::from_str(&r.json).unwrap())
+}
+
+#[test]
+fn demo_pages_equal_the_whole_registry() {
+    // A tiny budget splits the 63 demo records like the real registry.
+    let budget = PieceBudget {
+        raw_bytes: 600,
+        head_records: 12,
+        ..PieceBudget::default()
+    };
+    let (answered, total, _) = compare(demo(), &budget, 360);
+    println!("demo: {answered} of {total} requests answered from pieces");
+    assert!(total >= 300);
+    assert!(
+        answered * 2 > total,
+        "most requests are answered from pieces"
+    );
+}
+
+#[test]
+fn full_pages_equal_the_whole_registry() {
+    let Some(d) = full() else { return };
+    let (answered, total, bytes) = compare(d, &PieceBudget::default(), 360);
+    let pct = |p: usize| bytes.get(bytes.len() * p / 100).copied().unwrap_or(0);
+    println!(
+        "full: {answered} of {total} requests answered from pieces; data bytes p50 {} p95 {}",
+        pct(50),
+        pct(95)
+    );
+    assert!(
+        answered * 2 > total,
+        "most requests are answered from pieces"
+    );
+}

@@ -1,0 +1,85 @@
+// E2 over pieces in the browser (web/registry-search.js + the wasm's
+// PiecesSearch): on the demo split like a large registry, every page the
+// pieces answer equals the whole registry's answer (registry.js's Worker
+// over the same data), and a first page costs a few small files.
+//
+// Needs the site built by scripts/build-web.sh (target/site).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { splitSite } from "./ui-helpers.mjs";
+
+let browser, split;
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  split = await splitSite();
+});
+
+after(async () => {
+  await browser?.close();
+  await split?.close();
+});
+
+const REQUESTS = [
+  { query: "northfield" },
+  { query: "university of agriculture", filter: "types:education" },
+  { query: "university", page: 2 },
+  { query: "of", allStatus: true },
+  { query: "institute -technology" },
+  { query: "\"university of\"" },
+  { query: "kilimani university", filter: "country.country_code:KE" },
+  { query: "polar", version: 1 },
+  { query: "0bsd6jb11" },
+  { query: "((" },
+];
+
+test("pages from pieces equal the whole registry's, and cost a few small files", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  // 400s asked for above are intended.
+  watchErrors(page, errors);
+  const fetched = [];
+  page.on("request", (r) => /\/pieces\//.test(r.url()) && fetched.push(r.url().split("/").pop()));
+  await page.goto(split.url + "widget-demo.html");
+  const out = await page.evaluate(async (requests) => {
+    const { startPiecesSearch } = await import("./registry-search.js");
+    const { openRegistry } = await import("./registry.js");
+    const pieces = startPiecesSearch({ dataUrl: new URL("./data/", location.href) });
+    const results = [];
+    for (const r of requests) results.push({ r, pieces: await pieces.page(r), bytes: pieces.bytes() });
+    const whole = await openRegistry({ dataUrl: new URL("./data/", location.href) });
+    for (const x of results) {
+      const r = x.r;
+      let url = `/v${r.version ?? 2}/organizations?query=${encodeURIComponent(r.query)}&page=${r.page ?? 1}`;
+      if (r.filter) url += `&filter=${encodeURIComponent(r.filter)}`;
+      if (r.allStatus) url += "&all_status";
+      const { status, body } = await whole.request(url);
+      x.whole = { status, body: JSON.parse(body) };
+    }
+    return results;
+  }, REQUESTS);
+  let answered = 0;
+  for (const { r, pieces, whole } of out) {
+    if (pieces.whole) continue;
+    answered++;
+    if (pieces.errors) {
+      assert.equal(whole.status, 400, JSON.stringify(r));
+      assert.deepEqual(pieces.errors, whole.body.errors, JSON.stringify(r));
+      continue;
+    }
+    assert.equal(whole.status, 200, JSON.stringify(r));
+    assert.deepEqual(pieces.hits.map((h) => h.summary.id), whole.body.items.map((i) => i.id), JSON.stringify(r));
+    assert.equal(pieces.numberOfResults, whole.body.number_of_results, JSON.stringify(r));
+    assert.deepEqual(pieces.meta, whole.body.meta, JSON.stringify(r));
+  }
+  assert.ok(answered >= REQUESTS.length - 2, `${answered} of ${REQUESTS.length} answered from pieces`);
+  assert.ok(fetched.includes("search.stats"), "the statistics file was fetched");
+  assert.ok(fetched.some((f) => f.startsWith("c-")), `a common term's members were fetched: ${fetched}`);
+  const own = fetched.filter((f) => /^(search\.stats|[ckt]-)/.test(f));
+  assert.equal(new Set(own).size, own.length, `each file is fetched once: ${own}`);
+  assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+  await context.close();
+});
