@@ -211,6 +211,12 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   // The first-keystroke pack (shard::pieces::pack): the heads and
   // directory parts of the commonest first characters in one file, so that
   // a first keystroke needs no round trip. Its entries fill the same cache.
+  // Decoded here rather than by the core's decoder through the wasm: it
+  // needs no wasm (it can run before the wasm is in), and a binding
+  // returning the entries to JS measured +1.5 KB brotli on the widget's
+  // suggest-only wasm, whose code budget (220 KB) has less than that left.
+  // The layout is four fields; the browser tests answer from the pack and
+  // compare with the whole registry.
   let warming = null;
   function warm() {
     warming ??= manifestP
