@@ -1,5 +1,7 @@
 // Fetching shard files named in a manifest, with SHA-256 verification.
-// Shared by the Worker and the service worker.
+// Shared by the Worker and the service worker (which also import
+// registry-pieces.js themselves, so it is fetched beside this file, not after).
+import { BYTE_CAPS, readCapped, readCappedJson } from "./registry-pieces.js";
 
 async function sha256Hex(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -11,7 +13,7 @@ export async function fetchManifest(dataUrl) {
   const url = new URL("manifest.json", dataUrl);
   const res = await fetch(url, { cache: "no-cache" });
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
-  const manifest = await res.json();
+  const manifest = await readCappedJson(res, BYTE_CAPS.manifest, url);
   if (manifest.format !== "registry-shard" || !Array.isArray(manifest.files))
     throw new Error(`${url} is not a registry shard manifest`);
   return manifest;
@@ -44,7 +46,8 @@ export async function fetchVerified(dataUrl, entry) {
   const url = new URL(entry.name, dataUrl);
   const res = await fetch(url);
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
+  // Reading stops past the size the manifest states: a longer body is wrong anyway.
+  const bytes = await readCapped(res, Math.min(entry.bytes, BYTE_CAPS.section), `${entry.name} (the manifest says ${entry.bytes} bytes)`);
   if (bytes.length !== entry.bytes) throw new Error(`${entry.name}: ${bytes.length} bytes, the manifest says ${entry.bytes}`);
   const hash = await sha256Hex(bytes);
   if (hash !== entry.sha256) throw new Error(`${entry.name}: SHA-256 mismatch (damaged download or stale cache)`);

@@ -13,6 +13,7 @@
 // * App files: network first, cache fallback (offline after the first visit).
 import init, { Registry } from "./pkg/registry_wasm.js";
 import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
+import { BYTE_CAPS, readCappedJson } from "./registry-pieces.js";
 
 const ROOT = new URL("./", self.location.href);
 const DATA = new URL("data/", ROOT);
@@ -153,7 +154,7 @@ async function dataFile(request) {
 }
 
 const PRECACHE = [
-  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./sw-control.js",
+  "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
   "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
@@ -163,7 +164,8 @@ self.addEventListener("install", (event) => {
     await Promise.allSettled(PRECACHE.map((p) => cache.add(new URL(p, ROOT))));
     let extra = [];
     try {
-      extra = await (await fetch(new URL("app-files.json", ROOT), { cache: "no-cache" })).json();
+      const res = await fetch(new URL("app-files.json", ROOT), { cache: "no-cache" });
+      extra = await readCappedJson(res, BYTE_CAPS.manifest, "app-files.json");
     } catch {}
     await Promise.allSettled(extra.map((p) => cache.add(new URL(p, ROOT))));
     await checkForUpdate().catch(() => {});

@@ -144,18 +144,21 @@ fn zstd_frame(window_log: u8, content: &[u8]) -> Vec<u8> {
 /// decompressed. Readers used to reserve the claim before decoding (peak
 /// RSS 2.1 GB, then an error).
 fn claims_two_gib() -> Vec<u8> {
-    let frame = zstd_frame(10, b"abcd");
-    let bytes = container(
-        1,
-        &[Section {
-            codec: 1,
-            raw_len: 1 << 31,
-            raw_crc: 0,
-            ..section(SectionKind::Summary, &frame)
-        }],
-    );
+    let bytes = zstd_summary(&zstd_frame(10, b"abcd"), 1 << 31, 0);
     assert_eq!(bytes.len(), 59);
     bytes
+}
+
+/// A file of one record whose summary is the zstd frame `frame`, said to
+/// hold `raw_len` bytes of CRC `raw_crc`.
+fn zstd_summary(frame: &[u8], raw_len: u64, raw_crc: u32) -> Vec<u8> {
+    let summary = Section {
+        codec: 1,
+        raw_len,
+        raw_crc,
+        ..section(SectionKind::Summary, frame)
+    };
+    container(1, &[summary])
 }
 
 fn assert_claim_refused(err: &ShardError) {
@@ -192,16 +195,7 @@ fn a_59_byte_shard_claiming_2_gib_is_refused_within_100_mb() {
 fn a_zstd_window_larger_than_its_section_is_refused_before_it_is_reserved() {
     // 128 MiB window for a section of 3 bytes: the decoder reserves the
     // window when it reads the frame header.
-    let frame = zstd_frame(27, b"abc");
-    let bytes = container(
-        1,
-        &[Section {
-            codec: 1,
-            raw_len: 3,
-            raw_crc: crc32(b"abc"),
-            ..section(SectionKind::Summary, &frame)
-        }],
-    );
+    let bytes = zstd_summary(&zstd_frame(27, b"abc"), 3, crc32(b"abc"));
     for sliced in [false, true] {
         let (result, peak) = peak_of(|| match sliced {
             false => shard::read_file(&bytes).map(drop),
@@ -221,16 +215,7 @@ fn a_zstd_window_larger_than_its_section_is_refused_before_it_is_reserved() {
         assert!(peak <= 16 * MB, "sliced {sliced}: peak heap {peak} bytes");
     }
     // The same frame with a window that fits is read.
-    let frame = zstd_frame(10, b"abc");
-    let ok = container(
-        1,
-        &[Section {
-            codec: 1,
-            raw_len: 3,
-            raw_crc: crc32(b"abc"),
-            ..section(SectionKind::Summary, &frame)
-        }],
-    );
+    let ok = zstd_summary(&zstd_frame(10, b"abc"), 3, crc32(b"abc"));
     let file = shard::read_file(&ok).unwrap();
     assert_eq!(file.sections[0].1, b"abc");
 }

@@ -215,18 +215,18 @@ fn sections() -> Seeds {
         .iter()
         .position(|k| *k == SectionKind::ExactWords)
         .unwrap_or(0) as u8;
-    for (i, spec) in d
-        .specs
-        .iter()
-        .filter_map(|s| s.exact_words.as_ref())
-        .enumerate()
-        .take(4)
-    {
-        let mut bytes = vec![code];
-        bytes.extend(spec.encode());
+    exact_words(code, &mut seeds);
+    seeds
+}
+
+/// The first heads' exact words, each after the byte `selector`.
+fn exact_words(selector: u8, seeds: &mut Seeds) {
+    let heads = demo().specs.iter().filter_map(|s| s.exact_words.as_ref());
+    for (i, words) in heads.enumerate().take(4) {
+        let mut bytes = vec![selector];
+        bytes.extend(words.encode());
         seeds.insert(format!("exact_words-{i:02}"), bytes);
     }
-    seeds
 }
 
 fn import() -> Seeds {
@@ -324,13 +324,7 @@ fn pieces() -> Seeds {
         bytes.extend(body);
         bytes
     };
-    let keyed: Vec<(PieceKind, &str)> = d
-        .specs
-        .iter()
-        .filter(|s| s.kind != PieceKind::Id)
-        .map(|s| (s.kind, s.key.as_str()))
-        .collect();
-    for (which, &(kind, key)) in keyed.iter().enumerate().step_by(7).take(6) {
+    for (which, (kind, key)) in d.term_pieces().into_iter().enumerate().step_by(7).take(6) {
         let name = format!("{}-{}", kind.code(), hex(key));
         seeds.insert(name, selected(PieceInput::Piece, which, &piece(kind, key)));
     }
@@ -371,16 +365,6 @@ fn pieces() -> Seeds {
     let mut bytes = vec![PieceInput::Pack.byte()];
     bytes.extend(pack::encode(&entries));
     seeds.insert("first.pack".into(), bytes);
-    for (i, words) in d
-        .specs
-        .iter()
-        .filter_map(|s| s.exact_words.as_ref())
-        .enumerate()
-        .take(4)
-    {
-        let mut bytes = vec![PieceInput::ExactWords.byte()];
-        bytes.extend(words.encode());
-        seeds.insert(format!("exact_words-{i:02}"), bytes);
-    }
+    exact_words(PieceInput::ExactWords.byte(), &mut seeds);
     seeds
 }

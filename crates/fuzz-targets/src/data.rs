@@ -53,6 +53,16 @@ impl Demo {
         firsts
     }
 
+    /// The leaves and heads (kind and prefix), in partition order: what
+    /// the `pieces` target's second byte picks from for a piece file.
+    pub fn term_pieces(&self) -> Vec<(PieceKind, &str)> {
+        self.specs
+            .iter()
+            .filter(|s| s.kind != PieceKind::Id)
+            .map(|s| (s.kind, s.key.as_str()))
+            .collect()
+    }
+
     /// The keys of the pieces of `kind`, in partition order.
     pub fn keys(&self, kind: PieceKind) -> Vec<&str> {
         self.specs

@@ -28,12 +28,7 @@ pub fn pieces(data: &[u8]) {
             let mut client = shipped_client();
             let text = match kind {
                 PieceInput::Piece => {
-                    let keys: Vec<(PieceKind, &str)> = d
-                        .specs
-                        .iter()
-                        .filter(|s| s.kind != PieceKind::Id)
-                        .map(|s| (s.kind, s.key.as_str()))
-                        .collect();
+                    let keys = d.term_pieces();
                     let (_, key) = keys[which as usize % keys.len()];
                     if client.add(key, body).is_err() {
                         return;
