@@ -89,12 +89,13 @@ pub fn gunzip(b: &[u8]) -> Result<Vec<u8>, ContainerError> {
     let trailer = &b[b.len() - 8..];
     let want_crc = u32::from_le_bytes(trailer[0..4].try_into().unwrap_or_default());
     let want_len = u32::from_le_bytes(trailer[4..8].try_into().unwrap_or_default());
-    // The trailer states the size (mod 2^32): more output is damage, so it
-    // is the limit, and the buffer grows only as output arrives.
-    let limit = (want_len as usize).min(MAX_DUMP_BYTES);
-    let out = decompress_to_vec_with_limit(&b[pos..b.len() - 8], limit).map_err(|e| {
-        ContainerError::BadGzip(format!("{:?} (truncated or corrupted data)", e.status))
-    })?;
+    // The trailer states the size (mod 2^32, so at most MAX_DUMP_BYTES):
+    // more output is damage, so it is the limit, and the buffer grows only
+    // as output arrives.
+    let out =
+        decompress_to_vec_with_limit(&b[pos..b.len() - 8], want_len as usize).map_err(|e| {
+            ContainerError::BadGzip(format!("{:?} (truncated or corrupted data)", e.status))
+        })?;
     if out.len() as u32 != want_len || crc32(&out) != want_crc {
         return Err(bad("checksum mismatch (truncated or corrupted data)"));
     }

@@ -72,8 +72,7 @@ pub fn section_limit(codec: Codec, stored_len: u64) -> u64 {
         Codec::Stored => stored_len.min(MAX_SECTION_BYTES),
         Codec::Zstd => stored_len
             .saturating_mul(MAX_ZSTD_RATIO)
-            .max(SMALL_SECTION_BYTES)
-            .min(MAX_SECTION_BYTES),
+            .clamp(SMALL_SECTION_BYTES, MAX_SECTION_BYTES),
     }
 }
 
