@@ -6,6 +6,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
+import http from "node:http";
+import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 import { splitSite } from "./ui-helpers.mjs";
@@ -280,5 +282,56 @@ test("the app's search box suggests from the pieces while its whole data is on i
     release();
     await context.close();
     await slow.close();
+  }
+});
+
+test("a piece response longer than a piece can be is refused before it is read whole; the whole registry answers instead", async () => {
+  const site = await serve(SITE, PREFIX);
+  const target = new URL(site.url);
+  // Every leaf and head is an endless stream of bytes (64 MiB at most, so a
+  // reader that reads it all still ends); everything else is the site.
+  let sent = 0;
+  const hostile = http.createServer((req, res) => {
+    if (/\/pieces\/[0-9a-f]{16}\/[0-9a-f]+(\.h)?\.shard$/.test(req.url)) {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      const chunk = Buffer.alloc(64 << 10, 7);
+      const pump = () => {
+        while (!res.destroyed && sent < 64 << 20) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return res.once("drain", pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    http.get({ host: target.hostname, port: target.port, path: req.url }, (up) => {
+      res.writeHead(up.statusCode, up.headers);
+      up.pipe(res);
+    });
+  });
+  await new Promise((r) => hostile.listen(0, "127.0.0.1", r));
+  const context = await browser.newContext();
+  try {
+    const { p, errs } = await watchedPage(context);
+    await p.goto(`http://127.0.0.1:${hostile.address().port}${PREFIX}api.html`);
+    const out = await p.evaluate(async () => {
+      const { openPieces, TypeaheadClient } = await import("./registry-pieces.js");
+      const { openRegistry } = await import("./registry.js");
+      const pieces = await openPieces({ dataUrl: "./data/" });
+      const refused = await pieces.suggest("northfield", { limit: 5 }).then(() => "read", (e) => e.message);
+      const client = new TypeaheadClient(pieces, () => openRegistry({ dataUrl: new URL("./data/", location.href), mode: "typeahead" }));
+      const hits = await client.suggest("northfield", { limit: 5 });
+      return { refused, first: hits[0]?.summary.name, whole: client.wholeOpened };
+    });
+    assert.match(out.refused, /more than 8388608 bytes/);
+    // Stopped near the cap (plus what the sockets buffered), not at 64 MiB.
+    assert.ok(sent < 32 << 20, `${sent} bytes sent`);
+    assert.equal(out.first, "Northfield University");
+    assert.ok(out.whole, "the whole registry answered");
+    assert.deepEqual(errs, []);
+  } finally {
+    await context.close();
+    await new Promise((r) => hostile.close(r));
+    await site.close();
   }
 });

@@ -1,7 +1,9 @@
 // Fetching shard files named in a manifest, with SHA-256 verification.
-// Shared by the Worker and the service worker. The manifest is read by the
-// one reader of the runtime (registry-pieces.js), re-exported here.
-import { fetchManifest } from "./registry-pieces.js";
+// Shared by the Worker and the service worker (which also import
+// registry-pieces.js themselves, so it is fetched beside this file, not after).
+// The manifest is read by the one reader of the runtime (registry-pieces.js),
+// re-exported here.
+import { BYTE_CAPS, fetchManifest, readCapped } from "./registry-pieces.js";
 export { fetchManifest };
 
 async function sha256Hex(bytes) {
@@ -36,7 +38,8 @@ export async function fetchVerified(dataUrl, entry) {
   const url = new URL(entry.name, dataUrl);
   const res = await fetch(url);
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
+  // Reading stops past the size the manifest states: a longer body is wrong anyway.
+  const bytes = await readCapped(res, Math.min(entry.bytes, BYTE_CAPS.section), `${entry.name} (the manifest says ${entry.bytes} bytes)`);
   if (bytes.length !== entry.bytes) throw new Error(`${entry.name}: ${bytes.length} bytes, the manifest says ${entry.bytes}`);
   const hash = await sha256Hex(bytes);
   if (hash !== entry.sha256) throw new Error(`${entry.name}: SHA-256 mismatch (damaged download or stale cache)`);

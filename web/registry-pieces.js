@@ -26,6 +26,47 @@ const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16)
 /** Data built without typeahead pieces: not a failure for a client that can ask the whole registry. */
 const noPieces = (message) => Object.assign(new Error(message), { name: "NoPiecesError" });
 
+/**
+ * Most bytes a file of each kind may have: far above what `registry build`
+ * writes (a manifest of a few KB, directory parts under 2 KB, pieces under
+ * 300 KB, the first-keystroke pack ~100 KB at 144k records), so only
+ * damaged or hostile data reaches them. A whole-data file's cap is the size
+ * its manifest entry states (at most `section`).
+ */
+export const BYTE_CAPS = { manifest: 1 << 20, part: 256 << 10, piece: 8 << 20, pack: 8 << 20, section: 1 << 30 };
+
+/**
+ * The body of `res` as bytes, refused as soon as more than `cap` have
+ * arrived (the rest is not downloaded): no response can make the page hold
+ * more than a file of its kind can need. Throws naming `what`.
+ */
+export async function readCapped(res, cap, what = res.url) {
+  const tooLarge = () => new Error(`${what}: more than ${cap} bytes, more than such a file holds (damaged or wrong data?)`);
+  if (!res.body) {
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (bytes.length > cap) throw tooLarge();
+    return bytes;
+  }
+  const reader = res.body.getReader();
+  const chunks = [];
+  let total = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    total += r.value.length;
+    if (total > cap) {
+      reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(r.value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
+  return out;
+}
+
+/** `readCapped`, parsed as JSON. */
+export const readCappedJson = async (res, cap, what) => JSON.parse(new TextDecoder().decode(await readCapped(res, cap, what)));
+
 async function fetchOk(url, init) {
   const res = await fetch(url, init);
   if (!res.ok && res.status !== 404) throw new Error(`${url}: HTTP ${res.status}`);
@@ -134,7 +175,7 @@ export async function fetchManifest(dataUrl, { pieces = false } = {}) {
   const url = new URL("manifest.json", dataUrl);
   const res = await fetch(url, { cache: "no-cache" });
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
-  const m = await res.json();
+  const m = await readCappedJson(res, BYTE_CAPS.manifest, url);
   if (m?.format !== "registry-shard" || !Array.isArray(m.files)) throw new Error(`${url} is not a registry shard manifest`);
   const why = pieces && piecesUnusable(m);
   if (why) throw noPieces(`${url}: ${why}`);
@@ -152,6 +193,42 @@ const roughWord = (text) => {
   const end = chars.findIndex((c) => !/[\p{L}\p{N}]/u.test(c));
   return end === -1 ? chars : chars.slice(0, end);
 };
+
+/**
+ * The files in a first-keystroke pack (shard::pieces::pack: `RPK1`, entry
+ * count u32, then per entry kind byte, key length u16, key, body length
+ * u32, body), as [file name, body] pairs; every length is checked against
+ * the bytes there, and nothing is returned from a damaged pack.
+ */
+export function readPack(buf, what) {
+  const damaged = (why) => new Error(`${what}: not a first-keystroke pack (${why})`);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const need = (at, n) => {
+    if (at + n > buf.length) throw damaged(`an entry runs past its ${buf.length} bytes`);
+  };
+  need(0, 8);
+  if (new TextDecoder().decode(buf.subarray(0, 4)) !== "RPK1") throw damaged("wrong magic");
+  const count = view.getUint32(4, true);
+  if (count > (buf.length - 8) / 7) throw damaged(`${count} entries cannot fit in ${buf.length} bytes`);
+  const out = [];
+  let at = 8;
+  for (let n = 0; n < count; n++) {
+    need(at, 3);
+    const kind = String.fromCharCode(buf[at]);
+    const klen = view.getUint16(at + 1, true);
+    need(at + 3, klen + 4);
+    const key = new TextDecoder().decode(buf.subarray(at + 3, at + 3 + klen));
+    const blen = view.getUint32(at + 3 + klen, true);
+    need(at + 7 + klen, blen);
+    const body = buf.slice(at + 7 + klen, at + 7 + klen + blen);
+    at += 7 + klen + blen;
+    if (kind === "d") out.push([`d-${hex(key)}.json`, JSON.parse(new TextDecoder().decode(body))]);
+    else if (kind === "h") out.push([`${hex(key)}.h.shard`, body]);
+    else throw damaged(`unknown entry kind '${kind}'`);
+  }
+  if (at !== buf.length) throw damaged(`${buf.length - at} bytes after its entries`);
+  return out;
+}
 
 /**
  * Pieces for the data at `dataUrl`, at once: `manifest` (object or promise;
@@ -195,15 +272,15 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   }
   const partFile = (first) =>
     file(`d-${hex(first)}.json`, async (res) => {
-      const text = await res.text();
-      bytes += text.length;
-      return JSON.parse(text);
+      const body = await readCapped(res, BYTE_CAPS.part);
+      bytes += body.length;
+      return JSON.parse(new TextDecoder().decode(body));
     });
   // Leaves and heads are named by the hex of their prefix, id pieces by the id's first characters.
   const pieceName = (key, kind) => (kind === "i" ? `i-${key}.shard` : `${hex(key)}${kind === "h" ? ".h" : ""}.shard`);
   const pieceFile = (key, kind) =>
     file(pieceName(key, kind), async (res) => {
-      const body = new Uint8Array(await res.arrayBuffer());
+      const body = await readCapped(res, BYTE_CAPS.piece);
       bytes += body.length;
       return body;
     });
@@ -225,21 +302,9 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
         if (!pack?.first?.length) return; // no split first character: nothing to warm
         const res = await fetchOk(new URL(pack.name, new URL(m.pieces.path, base)));
         if (!res.ok) throw new Error(`${pack.name}: HTTP ${res.status}`);
-        const buf = new Uint8Array(await res.arrayBuffer());
+        const buf = await readCapped(res, BYTE_CAPS.pack, pack.name);
         bytes += buf.length;
-        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-        if (new TextDecoder().decode(buf.subarray(0, 4)) !== "RPK1") throw new Error(`${pack.name} is not a pack`);
-        let at = 8;
-        for (let n = view.getUint32(4, true); n > 0; n--) {
-          const kind = String.fromCharCode(buf[at]);
-          const klen = view.getUint16(at + 1, true);
-          const key = new TextDecoder().decode(buf.subarray(at + 3, at + 3 + klen));
-          const blen = view.getUint32(at + 3 + klen, true);
-          const body = buf.slice(at + 7 + klen, at + 7 + klen + blen);
-          at += 7 + klen + blen;
-          const name = kind === "d" ? `d-${hex(key)}.json` : `${hex(key)}.h.shard`;
-          if (!files.has(name)) files.set(name, Promise.resolve(kind === "d" ? JSON.parse(new TextDecoder().decode(body)) : body));
-        }
+        for (const [name, body] of readPack(buf, pack.name)) if (!files.has(name)) files.set(name, Promise.resolve(body));
       })
       .catch((e) => {
         warming = null;

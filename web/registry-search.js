@@ -11,13 +11,14 @@
 // Files are fetched at most once each (a 404 means "no record under that
 // prefix"); the pieces folder is immutable (its build id is in the path).
 
-import { fetchPiecesManifest } from "./registry-pieces.js";
+import { BYTE_CAPS, fetchPiecesManifest, readCapped } from "./registry-pieces.js";
 
 async function fetchFile(url) {
   const res = await fetch(url);
   if (res.status === 404) return undefined;
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  // Directory parts are JSON arrays of prefixes, the rest piece-like files.
+  return readCapped(res, /\/d-[0-9a-f]+\.json$/.test(url.pathname) ? BYTE_CAPS.part : BYTE_CAPS.piece, url);
 }
 
 /**

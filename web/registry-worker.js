@@ -6,6 +6,7 @@
 // The first message must be {method: "open", args: [{dataUrl, mode}]}.
 import init, { Registry } from "./pkg/registry_wasm.js";
 import { loadShardFiles } from "./registry-data.js";
+import "./registry-pieces.js"; // registry-data.js's import, listed here so it is fetched in parallel
 
 let registry = null;
 let openInfo = null;

@@ -19,7 +19,7 @@
 // * App files: network first, cache fallback (offline after the first visit).
 import init, { Registry } from "./pkg/registry_wasm.js";
 import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
-import { RecordPieces } from "./registry-pieces.js";
+import { BYTE_CAPS, RecordPieces, readCappedJson } from "./registry-pieces.js";
 
 const ROOT = new URL("./", self.location.href);
 const DATA = new URL("data/", ROOT);
@@ -205,7 +205,8 @@ self.addEventListener("install", (event) => {
     await Promise.allSettled(PRECACHE.map((p) => cache.add(new URL(p, ROOT))));
     let extra = [];
     try {
-      extra = await (await fetch(new URL("app-files.json", ROOT), { cache: "no-cache" })).json();
+      const res = await fetch(new URL("app-files.json", ROOT), { cache: "no-cache" });
+      extra = await readCappedJson(res, BYTE_CAPS.manifest, "app-files.json");
     } catch {}
     await Promise.allSettled(extra.map((p) => cache.add(new URL(p, ROOT))));
     // The data is not downloaded here: a page asks for it ("check-update")

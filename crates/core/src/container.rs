@@ -89,9 +89,13 @@ pub fn gunzip(b: &[u8]) -> Result<Vec<u8>, ContainerError> {
     let trailer = &b[b.len() - 8..];
     let want_crc = u32::from_le_bytes(trailer[0..4].try_into().unwrap_or_default());
     let want_len = u32::from_le_bytes(trailer[4..8].try_into().unwrap_or_default());
-    let out = decompress_to_vec_with_limit(&b[pos..b.len() - 8], MAX_DUMP_BYTES).map_err(|e| {
-        ContainerError::BadGzip(format!("{:?} (truncated or corrupted data)", e.status))
-    })?;
+    // The trailer states the size (mod 2^32, so at most MAX_DUMP_BYTES):
+    // more output is damage, so it is the limit, and the buffer grows only
+    // as output arrives.
+    let out =
+        decompress_to_vec_with_limit(&b[pos..b.len() - 8], want_len as usize).map_err(|e| {
+            ContainerError::BadGzip(format!("{:?} (truncated or corrupted data)", e.status))
+        })?;
     if out.len() as u32 != want_len || crc32(&out) != want_crc {
         return Err(bad("checksum mismatch (truncated or corrupted data)"));
     }
@@ -122,7 +126,8 @@ fn zip_entries(b: &[u8]) -> Option<Vec<ZipEntry>> {
         .find(|&i| u32_at(b, i) == Some(0x0605_4b50))?;
     let count = u16_at(b, eocd + 10)? as usize;
     let mut at = u32_at(b, eocd + 16)? as usize;
-    let mut entries = Vec::with_capacity(count);
+    // A central-directory entry takes at least 46 bytes.
+    let mut entries = Vec::with_capacity(count.min(b.len() / 46));
     for _ in 0..count {
         if u32_at(b, at)? != 0x0201_4b50 {
             return None;
@@ -180,8 +185,9 @@ pub fn unzip_dump(b: &[u8]) -> Result<Vec<u8>, ContainerError> {
         + 30
         + u16_at(b, lo + 26).unwrap_or(0) as usize
         + u16_at(b, lo + 28).unwrap_or(0) as usize;
-    let data = b
-        .get(start..start + pick.compressed)
+    let data = start
+        .checked_add(pick.compressed)
+        .and_then(|end| b.get(start..end))
         .ok_or_else(|| bad("entry data truncated"))?;
     let out = match pick.method {
         0 => data.to_vec(),

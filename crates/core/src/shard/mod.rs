@@ -52,6 +52,30 @@ pub const FORMAT_VERSION: u16 = 2;
 pub const OLDEST_READABLE_VERSION: u16 = 1;
 /// Largest decompressed section accepted (guards against decompression bombs).
 pub const MAX_SECTION_BYTES: u64 = 1 << 31;
+/// Largest ratio of decompressed to stored bytes a zstd section may claim.
+/// The sections `registry build` writes stay far below it (see
+/// [`section_limit`]); a claim above it is refused before anything is
+/// allocated, so a few stored bytes cannot make a reader reserve gigabytes.
+pub const MAX_ZSTD_RATIO: u64 = 256;
+/// A zstd section may claim this many bytes whatever its stored size
+/// (tiny, very repetitive sections: a piece's column of equal bytes).
+pub const SMALL_SECTION_BYTES: u64 = 64 << 10;
+/// Largest zstd window accepted whatever the section's size. Our writer
+/// (one-shot compression of a known size) never uses a window larger than
+/// the section; the floor covers streaming encoders at any level up to 19.
+const MIN_WINDOW_LIMIT: u64 = 8 << 20;
+
+/// The most decompressed bytes a section of `stored_len` stored bytes may
+/// claim: its own size when stored, `MAX_ZSTD_RATIO` times it (at least
+/// [`SMALL_SECTION_BYTES`], at most [`MAX_SECTION_BYTES`]) when compressed.
+pub fn section_limit(codec: Codec, stored_len: u64) -> u64 {
+    match codec {
+        Codec::Stored => stored_len.min(MAX_SECTION_BYTES),
+        Codec::Zstd => stored_len
+            .saturating_mul(MAX_ZSTD_RATIO)
+            .clamp(SMALL_SECTION_BYTES, MAX_SECTION_BYTES),
+    }
+}
 
 /// The kinds of section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -255,6 +279,19 @@ pub enum ShardError {
         /// What was wrong.
         what: String,
     },
+    /// A section claims more decompressed bytes than its stored bytes can
+    /// hold ([`section_limit`]): crafted or corrupted, refused before
+    /// anything is allocated for it.
+    Oversized {
+        /// The section.
+        section: SectionKind,
+        /// Decompressed bytes the header claims.
+        claimed: u64,
+        /// Stored bytes.
+        stored: u64,
+        /// The most this section may claim.
+        limit: u64,
+    },
 }
 
 const REBUILD: &str = "rebuild it with `registry build`, or download it again";
@@ -340,6 +377,15 @@ impl fmt::Display for ShardError {
             ShardError::BadHeader { what } => {
                 write!(f, "shard header is invalid: {what}; {REBUILD}")
             }
+            ShardError::Oversized {
+                section,
+                claimed,
+                stored,
+                limit,
+            } => write!(
+                f,
+                "shard section '{section}' claims {claimed} bytes from {stored} stored bytes (at most {limit} are possible): the file is damaged or crafted; {REBUILD}"
+            ),
         }
     }
 }
@@ -624,11 +670,6 @@ pub fn read_header(bytes: &[u8]) -> Result<(ShardInfo, Vec<SectionEntry>, usize)
         let stored_len = r.varint().map_err(bad)?;
         let stored_crc = r.u32_le().map_err(bad)?;
         let raw_crc = r.u32_le().map_err(bad)?;
-        if raw_len > MAX_SECTION_BYTES {
-            return Err(ShardError::BadHeader {
-                what: format!("section of {raw_len} bytes is too large"),
-            });
-        }
         // A kind this build does not know means a newer writer: say so.
         let kind = SectionKind::from_code(kind_code).ok_or_else(|| ShardError::BadHeader {
             what: format!(
@@ -637,6 +678,30 @@ pub fn read_header(bytes: &[u8]) -> Result<(ShardInfo, Vec<SectionEntry>, usize)
         })?;
         if entries.iter().any(|e: &SectionEntry| e.kind == kind) {
             return Err(ShardError::DuplicateSection { section: kind });
+        }
+        // No section is longer than the file: this keeps every sum and
+        // offset below in range (a claim of 2^64 bytes would wrap).
+        if stored_len > bytes.len() as u64 {
+            return Err(ShardError::Truncated {
+                expected: (header_end as u64 + 4).saturating_add(stored_len),
+                found: bytes.len() as u64,
+            });
+        }
+        if codec == Codec::Stored && raw_len != stored_len {
+            return Err(ShardError::BadHeader {
+                what: format!(
+                    "uncompressed section '{kind}' of {stored_len} bytes says it holds {raw_len}"
+                ),
+            });
+        }
+        let limit = section_limit(codec, stored_len);
+        if raw_len > limit {
+            return Err(ShardError::Oversized {
+                section: kind,
+                claimed: raw_len,
+                stored: stored_len,
+                limit,
+            });
         }
         entries.push(SectionEntry {
             kind,
@@ -664,22 +729,7 @@ pub fn read_header(bytes: &[u8]) -> Result<(ShardInfo, Vec<SectionEntry>, usize)
 
 /// Parses and verifies a file: header, checksums, decompression.
 pub fn read_file(bytes: &[u8]) -> Result<ShardFile, ShardError> {
-    let (info, entries, mut pos) = read_header(bytes)?;
-    check_length(bytes, &entries, pos)?;
-    let mut sections = Vec::new();
-    for e in &entries {
-        let stored = &bytes[pos..pos + e.stored_len as usize];
-        pos += e.stored_len as usize;
-        check_stored(e, stored)?;
-        let raw = decompress(e, stored)?;
-        check_raw(e, &raw)?;
-        sections.push((e.kind, raw));
-    }
-    Ok(ShardFile {
-        info,
-        entries,
-        sections,
-    })
+    FileReader::new(bytes)?.finish()
 }
 
 /// The file holds exactly the header and the sections its table lists.
@@ -688,6 +738,7 @@ fn check_length(
     entries: &[SectionEntry],
     header_end: usize,
 ) -> Result<(), ShardError> {
+    // Each length is at most the file's (read_header), so this cannot wrap.
     let total: u64 = header_end as u64 + entries.iter().map(|e| e.stored_len).sum::<u64>();
     if (bytes.len() as u64) < total {
         return Err(ShardError::Truncated {
@@ -725,9 +776,10 @@ fn check_raw(e: &SectionEntry, raw: &[u8]) -> Result<(), ShardError> {
 
 /// [`read_file`] a piece at a time, for hosts that spread the work out (a
 /// page's main thread): each [`FileReader::step`] decompresses about a
-/// given number of bytes. Same checks, same result.
-pub struct FileReader {
-    bytes: Vec<u8>,
+/// given number of bytes. [`read_file`] is this reader run to the end, so
+/// the two cannot disagree.
+pub struct FileReader<B = Vec<u8>> {
+    bytes: B,
     info: ShardInfo,
     entries: Vec<SectionEntry>,
     /// The section being read, and where its stored bytes start.
@@ -738,11 +790,16 @@ pub struct FileReader {
     sections: Vec<(SectionKind, Vec<u8>)>,
 }
 
-impl FileReader {
+/// Most bytes one [`FileReader::step`] decompresses before it checks them
+/// against the section's stated size: a stream that lies about its size
+/// holds at most this much more before it is refused.
+const STEP_BYTES: usize = 1 << 20;
+
+impl<B: AsRef<[u8]>> FileReader<B> {
     /// Reads and checks the header and the file's length.
-    pub fn new(bytes: Vec<u8>) -> Result<FileReader, ShardError> {
-        let (info, entries, pos) = read_header(&bytes)?;
-        check_length(&bytes, &entries, pos)?;
+    pub fn new(bytes: B) -> Result<FileReader<B>, ShardError> {
+        let (info, entries, pos) = read_header(bytes.as_ref())?;
+        check_length(bytes.as_ref(), &entries, pos)?;
         Ok(FileReader {
             bytes,
             info,
@@ -754,13 +811,14 @@ impl FileReader {
         })
     }
 
-    /// Reads on, about `budget` decompressed bytes (at least one zstd block,
-    /// or one whole stored section); true when every section is read.
+    /// Reads on, about `budget` decompressed bytes (at least one zstd
+    /// block, at most about a MiB, or one whole stored section); true when
+    /// every section is read.
     pub fn step(&mut self, budget: usize) -> Result<bool, ShardError> {
         let Some(e) = self.entries.get(self.at).copied() else {
             return Ok(true);
         };
-        let stored = &self.bytes[self.pos..self.pos + e.stored_len as usize];
+        let stored = &self.bytes.as_ref()[self.pos..self.pos + e.stored_len as usize];
         let fail = |reason: &str| ShardError::Decompress {
             section: e.kind,
             reason: reason.into(),
@@ -772,12 +830,16 @@ impl FileReader {
                 match e.codec {
                     Codec::Stored => return self.section_done(e, stored.to_vec()),
                     Codec::Zstd => {
+                        // ruzstd's errors are not formatted: the section's
+                        // CRC matched, so only a faulty writer gets here,
+                        // and their message tables cost the wasm ~10 KB.
                         let mut input = stored;
-                        let mut decoder = ruzstd::decoding::FrameDecoder::new();
+                        let mut decoder = zstd_decoder(&e);
                         decoder
                             .init(&mut input)
                             .map_err(|_| fail("not a valid zstd frame"))?;
                         let used = stored.len() - input.len();
+                        // At most `section_limit` of the stored bytes.
                         (decoder, used, Vec::with_capacity(e.raw_len as usize))
                     }
                 }
@@ -788,13 +850,13 @@ impl FileReader {
         let finished = decoder
             .decode_blocks(
                 &mut input,
-                ruzstd::decoding::BlockDecodingStrategy::UptoBytes(budget.max(1)),
+                ruzstd::decoding::BlockDecodingStrategy::UptoBytes(budget.clamp(1, STEP_BYTES)),
             )
             .map_err(|_| fail("not a valid zstd stream"))?;
         let used = stored.len() - input.len();
-        if let Some(chunk) = decoder.collect() {
-            out.extend_from_slice(&chunk);
-        }
+        decoder
+            .collect_to_writer(&mut out)
+            .map_err(|_| fail("not a valid zstd stream"))?;
         if out.len() as u64 > e.raw_len {
             return Err(fail("more bytes than the header says"));
         }
@@ -821,7 +883,7 @@ impl FileReader {
 
     /// Reads what is left.
     pub fn finish(mut self) -> Result<ShardFile, ShardError> {
-        while !self.step(usize::MAX)? {}
+        while !self.step(STEP_BYTES)? {}
         Ok(ShardFile {
             info: self.info,
             entries: self.entries,
@@ -830,30 +892,11 @@ impl FileReader {
     }
 }
 
-fn decompress(e: &SectionEntry, stored: &[u8]) -> Result<Vec<u8>, ShardError> {
-    let fail = |reason: String| ShardError::Decompress {
-        section: e.kind,
-        reason,
-    };
-    match e.codec {
-        Codec::Stored => Ok(stored.to_vec()),
-        Codec::Zstd => {
-            // Straight into a buffer of the size the header promises: more
-            // output is an error, less is caught below. The error's own text
-            // is not kept: the section's CRC matched, so only a faulty writer
-            // gets here, and formatting ruzstd's errors costs the wasm ~10 KB.
-            let mut out = Vec::with_capacity(e.raw_len as usize);
-            ruzstd::decoding::FrameDecoder::new()
-                .decode_all_to_vec(stored, &mut out)
-                .map_err(|_| fail("not a valid zstd stream of the stated size".into()))?;
-            if out.len() as u64 != e.raw_len {
-                return Err(fail(format!(
-                    "{} bytes instead of {}",
-                    out.len(),
-                    e.raw_len
-                )));
-            }
-            Ok(out)
-        }
-    }
+/// A zstd decoder for section `e`. A frame header names its window size and
+/// the decoder reserves that much at once, so the window may be no larger
+/// than the section needs (a 20-byte frame could otherwise reserve 128 MiB).
+fn zstd_decoder(e: &SectionEntry) -> ruzstd::decoding::FrameDecoder {
+    let mut decoder = ruzstd::decoding::FrameDecoder::new();
+    decoder.set_max_window_size(e.raw_len.next_power_of_two().max(MIN_WINDOW_LIMIT));
+    decoder
 }

@@ -139,6 +139,9 @@ impl ExactWords {
         let upto = u32::try_from(r.varint()?).map_err(|_| r.malformed("word length"))?;
         let n = r.count("words")?;
         let mut words: Vec<String> = Vec::with_capacity(n.min(bytes.len()));
+        // Front coding lets each entry of a few bytes repeat the previous
+        // word whole: without a cap, n entries could spell n long words.
+        let mut budget = bytes.len().saturating_mul(64).saturating_add(4096);
         for _ in 0..n {
             let shared = r.varint()? as usize;
             let rest = r.str()?;
@@ -146,6 +149,9 @@ impl ExactWords {
             let Some(head) = prev.get(..shared) else {
                 return Err(r.malformed("shared prefix longer than the previous word"));
             };
+            budget = budget
+                .checked_sub(head.len() + rest.len())
+                .ok_or_else(|| r.malformed("words longer than 64 times their encoding"))?;
             let word = format!("{head}{rest}");
             if prev >= word.as_str() && !words.is_empty() {
                 return Err(r.malformed("words out of order"));

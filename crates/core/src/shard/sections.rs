@@ -506,10 +506,11 @@ pub fn decode_summary(
     };
     let mut next = 0u64;
     for _ in 0..n {
-        let id = next + r.varint()?;
-        if id > RecordId::MAX as u64 {
-            return Err(r.malformed("identifier out of range"));
-        }
+        // Checked: a delta near 2^64 would wrap to a smaller id.
+        let id = next
+            .checked_add(r.varint()?)
+            .filter(|&id| id <= RecordId::MAX as u64)
+            .ok_or_else(|| r.malformed("identifier out of range"))?;
         s.ids.push(id as u32);
         next = id + 1;
     }
@@ -526,8 +527,8 @@ pub fn decode_summary(
         let c = r.count("type count")?;
         counts.push(c);
         for _ in 0..c {
-            s.types
-                .push(r.usize_max(s.type_table.len().saturating_sub(1), "type index")? as u16);
+            let last = s.type_table.len().saturating_sub(1).min(u16::MAX as usize);
+            s.types.push(r.usize_max(last, "type index")? as u16);
         }
     }
     s.type_start = starts(counts.into_iter());
@@ -622,11 +623,16 @@ pub fn decode_names(data: Vec<u8>, record_count: u32) -> Result<Names, ShardErro
                 s.type_table.push(t.to_string());
                 s.type_table.len() - 1
             });
-            s.type_vals.push(at as u16);
+            s.type_vals
+                .push(u16::try_from(at).map_err(|_| r.malformed("too many name types"))?);
         }
         kinds.push((lang, f, types_start, nt as u8));
     }
+    // Every record's name count takes a byte: check before reserving.
     let n = record_count as usize;
+    if n > r.remaining() {
+        return Err(r.malformed(format!("{n} records cannot fit in the section")));
+    }
     let mut counts = Vec::with_capacity(n);
     for _ in 0..n {
         counts.push(r.count("name count")?);
