@@ -226,14 +226,18 @@ pub fn counts(index: &Index, records: &[u32], version: Version) -> FacetCounts {
     }
 }
 
+/// The facet title of the country whose code is `code` as stored in
+/// `index` (empty for a code it lacks).
+pub fn country_title(index: &Index, code: &str) -> String {
+    index
+        .countries()
+        .iter()
+        .find(|c| c.code == code)
+        .map(|c| c.title.clone())
+        .unwrap_or_default()
+}
+
 /// Facets of `records` (any order).
 pub fn compute(index: &Index, records: &[u32], version: Version) -> Meta {
-    counts(index, records, version).meta(version, |code| {
-        index
-            .countries()
-            .iter()
-            .find(|c| c.code == code)
-            .map(|c| c.title.clone())
-            .unwrap_or_default()
-    })
+    counts(index, records, version).meta(version, |code| country_title(index, code))
 }

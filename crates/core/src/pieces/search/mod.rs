@@ -647,14 +647,7 @@ impl SearchClient {
         total: usize,
         facets: FacetCounts,
     ) -> SearchAnswer {
-        let title = |code: &str| {
-            countries
-                .countries()
-                .iter()
-                .find(|c| c.code == code)
-                .map(|c| c.title.clone())
-                .unwrap_or_default()
-        };
+        let title = |code: &str| crate::search::facets::country_title(countries, code);
         SearchAnswer::Page(PageAnswer {
             hits: hits
                 .into_iter()
