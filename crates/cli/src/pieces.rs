@@ -539,6 +539,7 @@ fn bench_search_pieces(
                 all_status: false,
                 page: 1 + (n + k) % 3,
                 version: Version::V2,
+                typed: false,
             });
         }
     }

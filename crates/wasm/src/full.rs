@@ -36,6 +36,8 @@ pub(crate) struct ListParams {
     pub(crate) all_status: bool,
     pub(crate) page: Option<u32>,
     pub(crate) version: Option<u8>,
+    /// `mode=typed` (E2 over pieces only: the search page's reading).
+    pub(crate) typed: bool,
 }
 
 impl ListParams {
@@ -64,6 +66,11 @@ impl ListParams {
         }
         if let Some(x) = o.field("version") {
             p.version = params::opt_uint(&x, u8::MAX.into(), "u8")?.map(|n| n as u8);
+        }
+        if let Some(x) = o.field("typed") {
+            p.typed = x
+                .as_bool()
+                .ok_or_else(|| params::invalid_type(&x, "a boolean"))?;
         }
         Ok(p)
     }

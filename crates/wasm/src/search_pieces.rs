@@ -65,7 +65,7 @@ impl PiecesSearch {
         })
     }
 
-    /// `{query, filter, allStatus, page, version}` → `{need: [file names]}`
+    /// `{query, filter, allStatus, page, version, typed}` → `{need: [file names]}`
     /// (fetch them from the pieces folder, `add` each, ask again), `{hits:
     /// [{summary, score}], numberOfResults, meta}`, `{errors}` (the whole
     /// registry's 400 messages) or `{whole: why}` (ask the whole registry).
@@ -81,6 +81,7 @@ impl PiecesSearch {
             } else {
                 Version::V2
             },
+            typed: p.typed,
         };
         let none = Answer {
             need: None,

@@ -140,6 +140,10 @@ pub struct GlobalStats {
     pub avg_len: f32,
     /// Entries holding each folded term, for the terms a query needs.
     pub df: std::collections::HashMap<String, usize>,
+    /// Entries holding any term that starts with the token, for a token
+    /// read as a prefix (the last word of the search page's reading,
+    /// [`typed`]): an engine over a part holds only some of its terms.
+    pub prefix_df: std::collections::HashMap<String, usize>,
 }
 
 /// Ranked E2 matches, before paging.
@@ -327,6 +331,18 @@ impl Engine {
         idf(stats.map_or(self.index.entries(), |s| s.entries), df)
     }
 
+    /// Entries holding a term that starts with `token`, as E2 counts a
+    /// prefix token's document frequency ([`GlobalStats::prefix_df`]): the
+    /// whole registry's when this engine holds every record of the prefix.
+    pub(crate) fn prefix_df(&self, token: &str) -> usize {
+        let r = self.index.prefix_range(token);
+        match r.len() {
+            0 => 0,
+            1 => self.index.postings(r.start).len(),
+            _ => self.index.range_postings(&r),
+        }
+    }
+
     /// Term ids a query token stands for.
     fn token_terms(&self, token: &str, prefix: bool, fuzzy: bool) -> Vec<std::ops::Range<u32>> {
         if prefix {
@@ -477,17 +493,23 @@ impl Engine {
                 let last = toks.len().saturating_sub(1);
                 let last_prefix = prefix || typed_last == Some(ci);
                 for (k, t) in toks.iter().enumerate() {
-                    let ranges = self.token_terms(&t.text, last_prefix && k == last, fuzzy);
-                    let df: usize = ranges
-                        .iter()
-                        .map(|r| {
-                            if r.len() == 1 {
-                                df_of(r.start)
-                            } else {
-                                ix.range_postings(r)
-                            }
-                        })
-                        .sum();
+                    let as_prefix = last_prefix && k == last;
+                    let ranges = self.token_terms(&t.text, as_prefix, fuzzy);
+                    let whole_prefix_df = stats
+                        .filter(|_| as_prefix)
+                        .and_then(|s| s.prefix_df.get(&t.text).copied());
+                    let df: usize = whole_prefix_df.unwrap_or_else(|| {
+                        ranges
+                            .iter()
+                            .map(|r| {
+                                if r.len() == 1 {
+                                    df_of(r.start)
+                                } else {
+                                    ix.range_postings(r)
+                                }
+                            })
+                            .sum()
+                    });
                     let idf = self.idf(df, stats);
                     let mut matched = Vec::new();
                     stamp_no += 1;

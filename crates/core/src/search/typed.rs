@@ -40,7 +40,7 @@
 
 use super::context::Resolved;
 use super::query::{ClauseKind, Occur, ParsedQuery};
-use super::{Engine, Filters, Hits, SuggestContext, check_length, query};
+use super::{Engine, Filters, GlobalStats, Hits, SuggestContext, check_length, query};
 
 /// [`crate::index::Index::status`] of an active record.
 const ACTIVE: u8 = 0;
@@ -48,6 +48,17 @@ const ACTIVE: u8 = 0;
 /// Version of this reading and ranking: a change of what `mode=typed`
 /// matches or of its order raises it (the router's root answer lists it).
 pub const VERSION: u32 = 1;
+
+/// What an engine gives of a typed answer over the records it holds (the
+/// whole registry, or a piece that [`crate::pieces::search`] merges).
+pub(crate) struct TypedParts {
+    /// The typeahead's matches, in its order, with their E2 scores (0 for
+    /// a match E2 does not find), listed first.
+    pub first: Vec<(u32, f32)>,
+    /// E2's other matches under the filters, in no order: (score, record,
+    /// query units its best-covered name matches).
+    pub rest: Vec<(f32, u32, u16)>,
+}
 
 impl Engine {
     /// The search page's answer to `query` under `filters` (module docs).
@@ -64,18 +75,49 @@ impl Engine {
         {
             return Ok(hits);
         }
-        let scored = self.score(query, &parsed, last_bare_word(&parsed), None)?;
+        let TypedParts { first, mut rest } =
+            self.typed_parts(query, &parsed, filters, None, true)?;
+        // Then the rest: more words covered, E2's score, the prior, the id.
+        let prior = self.registry().priors();
+        rest.sort_unstable_by(|a, b| {
+            b.2.cmp(&a.2)
+                .then(b.0.total_cmp(&a.0))
+                .then(prior[b.1 as usize].cmp(&prior[a.1 as usize]))
+                .then(a.1.cmp(&b.1))
+        });
+        let (mut records, mut scores): (Vec<u32>, Vec<f32>) = first.into_iter().unzip();
+        records.extend(rest.iter().map(|h| h.1));
+        scores.extend(rest.iter().map(|h| h.0));
+        Ok(Hits { records, scores })
+    }
+
+    /// The typed reading's matches among this engine's records, scored with
+    /// `stats` when it holds only part of the registry; `with_first`: also
+    /// the typeahead's (else every match is in `rest`).
+    pub(crate) fn typed_parts(
+        &self,
+        query: &str,
+        parsed: &ParsedQuery,
+        filters: &Filters,
+        stats: Option<&GlobalStats>,
+        with_first: bool,
+    ) -> Result<TypedParts, String> {
+        let words = typed_words(parsed);
+        let scored = self.score(query, parsed, last_bare_word(parsed), stats)?;
         let ix = self.index();
 
         // The typeahead's matches, in its order (its answer to an external
         // id, or its ranking of every match of the words). Those it ranks
         // before its first active match are listed whatever their status,
         // as a record id is: what the typeahead showed first is never hidden.
-        let mut ordered: Vec<u32> = self.external_any_form(&words);
-        if ordered.is_empty() {
-            let ctx = Resolved::new(self, &SuggestContext::default());
-            if let Some((_, ranked)) = self.ranked_matches(&words, filters, usize::MAX, &ctx) {
-                ordered = ranked.iter().map(|&(_, e, _)| ix.entry_record(e)).collect();
+        let mut ordered: Vec<u32> = Vec::new();
+        if with_first {
+            ordered = self.external_any_form(&words);
+            if ordered.is_empty() {
+                let ctx = Resolved::new(self, &SuggestContext::default());
+                if let Some((_, ranked)) = self.ranked_matches(&words, filters, usize::MAX, &ctx) {
+                    ordered = ranked.iter().map(|&(_, e, _)| ix.entry_record(e)).collect();
+                }
             }
         }
         let mut leading = true;
@@ -95,38 +137,26 @@ impl Engine {
         for &(s, r, _) in &scored.hits {
             score_of[r as usize] = Some(s);
         }
-        let mut scores: Vec<f32> = first
+        let first: Vec<(u32, f32)> = first
             .iter()
-            .map(|&r| score_of[r as usize].unwrap_or(0.0))
+            .map(|&r| (r, score_of[r as usize].unwrap_or(0.0)))
             .collect();
-        for &r in &first {
+        for &(r, _) in &first {
             score_of[r as usize] = None; // listed already
         }
-
-        // Then the rest: more words covered, E2's score, the prior, the id.
-        let prior = self.registry().priors();
-        let mut rest: Vec<(f32, u32, u16)> = scored
+        let rest = scored
             .hits
             .iter()
             .copied()
             .filter(|&(_, r, _)| score_of[r as usize].is_some() && filters.matches(ix, r, false))
             .collect();
-        rest.sort_unstable_by(|a, b| {
-            b.2.cmp(&a.2)
-                .then(b.0.total_cmp(&a.0))
-                .then(prior[b.1 as usize].cmp(&prior[a.1 as usize]))
-                .then(a.1.cmp(&b.1))
-        });
-        let mut records = first;
-        records.extend(rest.iter().map(|h| h.1));
-        scores.extend(rest.iter().map(|h| h.0));
-        Ok(Hits { records, scores })
+        Ok(TypedParts { first, rest })
     }
 }
 
 /// The words a person typed: the text of every clause but the excluded ones
 /// (escapes resolved), what the typeahead was asked while they typed.
-fn typed_words(q: &ParsedQuery) -> String {
+pub(crate) fn typed_words(q: &ParsedQuery) -> String {
     let texts: Vec<&str> = q
         .clauses
         .iter()
@@ -141,7 +171,7 @@ fn typed_words(q: &ParsedQuery) -> String {
 
 /// The query's last clause when it is a bare word that may still be being
 /// typed (not excluded, not a phrase, not fuzzy, not already a prefix).
-fn last_bare_word(q: &ParsedQuery) -> Option<usize> {
+pub(crate) fn last_bare_word(q: &ParsedQuery) -> Option<usize> {
     let last = q.clauses.len().checked_sub(1)?;
     match (&q.clauses[last].occur, &q.clauses[last].kind) {
         (

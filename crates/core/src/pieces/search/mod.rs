@@ -52,7 +52,7 @@ use crate::index::Index;
 use crate::registry::RecordSummary;
 use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
-use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version};
+use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
 use crate::shard::search::{SearchStats, TermMembers};
 use crate::shard::{SectionKind, ShardError, read_file};
@@ -116,6 +116,8 @@ pub struct ListQuery {
     pub page: usize,
     /// API version.
     pub version: Version,
+    /// `mode=typed`: the search page's reading ([`crate::search::typed`]).
+    pub typed: bool,
 }
 
 /// One record of a page.
@@ -264,6 +266,23 @@ impl SearchClient {
         n
     }
 
+    /// The piece that holds every record of term `t` (a leaf of one of its
+    /// prefixes, else its own term piece); `None`: no record has a term
+    /// under its prefix. `Err`: the directory part to fetch first.
+    fn piece_of(&self, t: &str) -> Result<Option<Need>, Need> {
+        if let Some(first) = self.dir.missing_part(first_char(t)) {
+            return Err(Need::Directory(first.to_string()));
+        }
+        for (i, _) in t.char_indices().skip(1).chain([(t.len(), ' ')]) {
+            match self.dir.get(&t[..i]) {
+                Some((PieceKind::Head, _)) => continue,
+                Some(_) => return Ok(Some(Need::Leaf(t[..i].to_string()))),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(Need::Term(t.to_string())))
+    }
+
     /// Where the records of query token `t` are (a [`Need`] when not loaded).
     fn source<'a>(&'a self, stats: &'a SearchStats, t: &str) -> Result<Source<'a>, Need> {
         if let Some(c) = stats.common(t) {
@@ -272,20 +291,9 @@ impl SearchClient {
                 false => Err(Need::Members(t.to_string())),
             };
         }
-        if let Some(first) = self.dir.missing_part(first_char(t)) {
-            return Err(Need::Directory(first.to_string()));
-        }
-        let mut need = Need::Term(t.to_string());
-        for (i, _) in t.char_indices().skip(1).chain([(t.len(), ' ')]) {
-            match self.dir.get(&t[..i]) {
-                Some((PieceKind::Head, _)) => continue,
-                Some(_) => {
-                    need = Need::Leaf(t[..i].to_string());
-                    break;
-                }
-                None => return Ok(Source::Nothing),
-            }
-        }
+        let Some(need) = self.piece_of(t)? else {
+            return Ok(Source::Nothing);
+        };
         match self.engines.get(&need) {
             Some(e) => Ok(Source::Engine(e)),
             None => Err(need),
@@ -378,11 +386,71 @@ impl SearchClient {
             }
         }
 
+        // The search page's reading: its last bare word also by prefix, and
+        // the typeahead's matches first, from a piece that holds them all.
+        let typed_last = if q.typed {
+            typed::last_bare_word(&parsed)
+        } else {
+            None
+        };
+        let mut prefix_df = HashMap::new();
+        if let Some(t) = typed_last.and_then(|ci| clauses[ci].2.last()) {
+            if is_common(&t.text) {
+                return SearchAnswer::Whole("a common word typed last may begin other words");
+            }
+            let df = match self.piece_of(&t.text) {
+                Ok(Some(n @ Need::Leaf(_))) => match self.engines.get(&n) {
+                    Some(e) => e.prefix_df(&t.text),
+                    None => return SearchAnswer::Need(vec![n]),
+                },
+                Ok(None) => 0,
+                Ok(Some(_)) => {
+                    return SearchAnswer::Whole(
+                        "the word typed last begins too many names for one piece",
+                    );
+                }
+                Err(n) => return SearchAnswer::Need(vec![n]),
+            };
+            prefix_df.insert(t.text.clone(), df);
+        }
+        let mut first_piece: Option<&Engine> = None;
+        if q.typed {
+            let words = text::tokens(&typed::typed_words(&parsed));
+            if words.len() > crate::search::MAX_QUERY_TERMS {
+                return SearchAnswer::Whole("too many words for the typeahead's reading");
+            }
+            // Every typeahead match has a term under each of its words'
+            // prefixes: one leaf of a word holds them all; a word no name
+            // starts with means there are none.
+            let mut none = false;
+            for t in words.iter().filter(|t| {
+                t.kind == TokenKind::Word && !text::is_optional_word(&t.text) && !is_common(&t.text)
+            }) {
+                match self.piece_of(&t.text) {
+                    Ok(None) => none = true,
+                    Ok(Some(n @ Need::Leaf(_))) if first_piece.is_none() => {
+                        match self.engines.get(&n) {
+                            Some(e) => first_piece = Some(e),
+                            None => return SearchAnswer::Need(vec![n]),
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(n) => return SearchAnswer::Need(vec![n]),
+                }
+            }
+            if none {
+                first_piece = None;
+            } else if first_piece.is_none() {
+                return SearchAnswer::Whole("no word of the query lies in one piece");
+            }
+        }
+
         // The whole registry's statistics for these tokens.
         let mut global = GlobalStats {
             entries: stats.entries as usize,
             avg_len: stats.avg_len,
             df: HashMap::new(),
+            prefix_df,
         };
         let mut engines: Vec<&Engine> = Vec::new();
         for (_, _, toks) in &clauses {
@@ -413,26 +481,67 @@ impl SearchClient {
             }
         }
 
-        // Records held by the loaded pieces: scored and counted there.
+        if let Some(e) = first_piece
+            && !engines.iter().any(|x| std::ptr::eq(*x, e))
+        {
+            engines.push(e);
+        }
+        // Records held by the loaded pieces: scored and counted there. The
+        // typed reading lists the typeahead's matches first, then the rest
+        // by query units covered (E2's are all 0), score, prior and id.
         let mut seen: HashSet<u32> = HashSet::new();
-        let mut scored: Vec<(f32, u8, u32, &Engine, u32)> = Vec::new();
+        let mut first: Vec<(f32, &Engine, u32)> = Vec::new();
+        if let Some(e) = first_piece {
+            let local = filters.relocate(countries, e.index());
+            match e.typed_parts(query, &parsed, &local, Some(&global), true) {
+                Ok(parts) => {
+                    for (r, s) in parts.first {
+                        if seen.insert(e.registry().id(r as usize).number()) {
+                            first.push((s, e, r));
+                        }
+                    }
+                }
+                Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+            }
+        }
+        let mut scored: Vec<(u16, f32, u8, u32, &Engine, u32)> = Vec::new();
         for &e in &engines {
             let local = filters.relocate(countries, e.index());
-            let hits = match e.search_with(query, &local, Some(&global)) {
-                Ok(h) => h,
-                Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+            let rows: Vec<(f32, u32, u16)> = if q.typed {
+                match e.typed_parts(query, &parsed, &local, Some(&global), false) {
+                    Ok(parts) => parts.rest,
+                    Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+                }
+            } else {
+                match e.search_with(query, &local, Some(&global)) {
+                    Ok(h) => h
+                        .records
+                        .iter()
+                        .zip(&h.scores)
+                        .map(|(&r, &s)| (s, r, 0))
+                        .collect(),
+                    Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+                }
             };
             let reg = e.registry();
-            for (&r, &s) in hits.records.iter().zip(&hits.scores) {
+            for (s, r, cov) in rows {
                 let id = reg.id(r as usize).number();
                 if seen.insert(id) {
-                    scored.push((s, reg.priors()[r as usize], id, e, r));
+                    scored.push((cov, s, reg.priors()[r as usize], id, e, r));
                 }
             }
         }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(b.2.cmp(&a.2))
+                .then(a.3.cmp(&b.3))
+        });
         let mut facets = FacetCounts::default();
-        for &(_, _, _, e, r) in &scored {
+        for &(_, e, r) in &first {
+            add_record(&mut facets, e.index(), r, q.version, 1);
+        }
+        for &(_, _, _, _, e, r) in &scored {
             add_record(&mut facets, e.index(), r, q.version, 1);
         }
 
@@ -444,6 +553,8 @@ impl SearchClient {
         let mut bound = 0f32;
         let mut next_chunk = None;
         let mut loaded_chunks = 0u32;
+        // The most query units a record no loaded piece holds may cover.
+        let mut outside_cover = 0u16;
         if !rare_must {
             let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&str> {
                 let mut v: Vec<&str> = clauses
@@ -492,6 +603,16 @@ impl SearchClient {
                 .chain(&excluded)
                 .copied()
                 .collect();
+            // Query units a record no loaded piece holds may cover (typed
+            // reading): each unit of a common word it has. Counted per
+            // value like `outside`: members, minus those the pieces hold.
+            let cover_terms: Vec<&str> = clauses
+                .iter()
+                .filter(|(o, p, _)| *o != Occur::MustNot && !p)
+                .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+                .filter(|t| is_common(t))
+                .collect();
+            let mut covers = vec![0i64; cover_terms.len() + 1];
             for r in all {
                 let has = |t: &str| {
                     names
@@ -513,6 +634,7 @@ impl SearchClient {
                 {
                     continue;
                 }
+                covers[cover_terms.iter().filter(|t| has(t)).count()] += 1;
                 outside += 1;
                 let codes = m
                     .countries
@@ -521,21 +643,25 @@ impl SearchClient {
                 outside_facets.add(m.status, m.types, m.continents, codes, q.version, 1);
             }
             // Minus those a loaded piece holds (counted above if they match).
-            let mut held: HashSet<u32> = HashSet::new();
+            let mut counted: HashSet<u32> = HashSet::new();
             for &e in &engines {
                 let ix = e.index();
                 let local = filters.relocate(countries, ix);
                 let reg = e.registry();
                 for r in 0..reg.len() as u32 {
-                    if !held.insert(reg.id(r as usize).number()) {
+                    if !counted.insert(reg.id(r as usize).number()) {
                         continue;
                     }
                     let has = |t: &str| record_has(ix, r, t);
                     if outside_match(&has) && local.matches(ix, r, false) {
+                        covers[cover_terms.iter().filter(|t| has(t)).count()] -= 1;
                         outside -= 1;
                         add_record(&mut outside_facets, ix, r, q.version, -1);
                     }
                 }
+            }
+            if q.typed {
+                outside_cover = covers.iter().rposition(|&n| n > 0).unwrap_or(0) as u16;
             }
             // What a record no loaded piece holds can score at most: per
             // unit, as E2 adds them (a word twice counts twice), its term's
@@ -583,27 +709,37 @@ impl SearchClient {
                 .map(|t| Need::Rank(t.to_string(), self.rank_chunks(t)));
             loaded_chunks = unit_terms.iter().map(|t| self.rank_chunks(t)).sum::<u32>();
         }
-        let total = scored.len() as i64 + outside;
+        let total = first.len() as i64 + scored.len() as i64 + outside;
         let Ok(total) = usize::try_from(total) else {
             return SearchAnswer::Whole("the member files disagree with the pieces");
         };
         let from = (q.page.saturating_sub(1) * PAGE_SIZE).min(total);
         let to = (from + PAGE_SIZE).min(total);
-        if outside > 0 && to > 0 {
-            // The page must lie within the pieces' records and outscore the bound.
-            let proven = to <= scored.len() && scored[to - 1].0 > bound * (1.0 + 1e-4) + 1e-4;
+        if outside > 0 && to > first.len() {
+            // The page must lie within the pieces' records and rank above
+            // every record they do not hold: more units covered, or as many
+            // and a score above the bound (E2: no units, the score alone).
+            let last = (to - first.len() <= scored.len()).then(|| scored[to - first.len() - 1]);
+            let proven = last.is_some_and(|(cover, score, ..)| {
+                cover > outside_cover
+                    || (cover == outside_cover && score > bound * (1.0 + 1e-4) + 1e-4)
+            });
             if !proven {
+                let fewer_units = last.is_some_and(|l| l.0 < outside_cover);
                 return match next_chunk {
-                    Some(n) if loaded_chunks < MAX_RANK_CHUNKS => SearchAnswer::Need(vec![n]),
+                    Some(n) if loaded_chunks < MAX_RANK_CHUNKS && !fewer_units => {
+                        SearchAnswer::Need(vec![n])
+                    }
                     _ => SearchAnswer::Whole("common words rank records no piece holds"),
                 };
             }
         }
         facets.merge(&outside_facets, 1);
-        let hits: Vec<(f32, &Engine, u32)> = scored[from.min(scored.len())..to.min(scored.len())]
+        let rows = first
             .iter()
-            .map(|&(s, _, _, e, r)| (s, e, r))
-            .collect();
+            .copied()
+            .chain(scored.iter().map(|&(_, s, _, _, e, r)| (s, e, r)));
+        let hits: Vec<(f32, &Engine, u32)> = rows.skip(from).take(to - from).collect();
         self.page(q, countries, hits, total, facets)
     }
 
