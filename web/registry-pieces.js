@@ -94,6 +94,40 @@ export function recordKey(pathAndQuery, chars = 4) {
 }
 
 /**
+ * The parameters of a results page the pieces may answer
+ * (`/v2/organizations?query=…` or v1's, with only `query`, `filter`,
+ * `all_status`, `page` and `mode=typed`, each written plainly), as
+ * registry-search.js's `page` takes them; null for anything else (advanced
+ * queries, affiliation, listings without `query`, unusual spellings of a
+ * parameter): the whole registry answers, and reports what is wrong.
+ */
+export function listQuery(pathAndQuery) {
+  const m = /^\/?(v[12])\/organizations\?(.*)$/s.exec(pathAndQuery);
+  if (!m) return null;
+  const params = new URLSearchParams(m[2]);
+  const keys = [...params.keys()];
+  const known = ["query", "filter", "all_status", "page", "mode"];
+  if (new Set(keys).size !== keys.length || keys.some((k) => !known.includes(k)) || !params.has("query")) return null;
+  const q = { query: params.get("query"), version: m[1] === "v1" ? 1 : 2, page: 1, allStatus: false, typed: false };
+  if (params.has("filter")) q.filter = params.get("filter");
+  if (params.has("all_status")) {
+    const v = params.get("all_status").toLowerCase();
+    if (v !== "" && v !== "true" && v !== "false") return null;
+    q.allStatus = v !== "false";
+  }
+  if (params.has("page")) {
+    const p = params.get("page");
+    if (!/^[1-9][0-9]{0,2}$/.test(p) || Number(p) > 500) return null;
+    q.page = Number(p);
+  }
+  if (params.has("mode")) {
+    if (params.get("mode") !== "typed") return null;
+    q.typed = true;
+  }
+  return q;
+}
+
+/**
  * Answers the API paths that name one record from its *record piece*
  * (`pieces/<build id>/r-<key>.shard`: every record whose id starts with
  * `key`, a few kilobytes) with the full registry wasm's router, so the
@@ -357,6 +391,14 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
     (url) => fetchOk(url),
   );
 
+  // Results pages (E2, and the search page's `mode=typed`) from the E2
+  // pieces (registry-search.js), their records from record pieces.
+  let search = null;
+  const listSearch = () =>
+    (search ??= import("./registry-search.js").then(({ startPiecesSearch }) =>
+      startPiecesSearch({ dataUrl: base, manifest: manifestP, wasm: Promise.resolve(fullWasm ?? wasmP) }),
+    ));
+
   return {
     /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
     ready,
@@ -374,6 +416,33 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
         return await records.answer(pathAndQuery);
       } catch (e) {
         if (e?.name !== "NoPiecesError") console.warn("registry: record piece failed, asking the whole registry:", e);
+        return null;
+      }
+    },
+    /**
+     * `{status, body}` of a results page (`/v2/organizations?query=…`, v1
+     * too; filters, paging, `all_status`, `mode=typed`) from the pieces,
+     * exactly the whole registry's answer; null when only the whole
+     * registry answers it (see `listQuery`, and core's pieces::search).
+     */
+    async list(pathAndQuery) {
+      const q = listQuery(pathAndQuery);
+      if (!q || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
+      try {
+        const prefix = q.version === 1 ? "/v1/organizations/" : "/v2/organizations/";
+        const items = (hits) =>
+          Promise.all(
+            hits.map(async ({ summary }) => {
+              const r = await records.answer(prefix + summary.id.split("/").pop());
+              if (r?.status !== 200) throw new Error(`record ${summary.id}: ${r ? `HTTP ${r.status}` : "no record piece"}`);
+              return r.body;
+            }),
+          );
+        const a = await (await listSearch()).page(q, { items });
+        if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
+        return a.body ? { status: 200, body: a.body } : null;
+      } catch (e) {
+        if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
         return null;
       }
     },
@@ -523,10 +592,11 @@ export class TypeaheadClient {
     return (await this.whole()).call(method, args);
   }
 
-  /** The API router: a record from its record piece, anything else from the whole registry. */
+  /** The API router: a record from its record piece, a results page from the pieces, anything else from the whole registry. */
   async request(pathAndQuery) {
     // Offline, the whole registry's copy (the service worker's cache) answers.
-    const fromPiece = navigator.onLine !== false ? await this.#pieces.record?.(pathAndQuery) : null;
+    const online = navigator.onLine !== false;
+    const fromPiece = online ? ((await this.#pieces.record?.(pathAndQuery)) ?? (await this.#pieces.list?.(pathAndQuery))) : null;
     return fromPiece ?? (await this.whole()).request(pathAndQuery);
   }
 

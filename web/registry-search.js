@@ -61,12 +61,19 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     ready,
     /** Data bytes received so far. */
     bytes: () => bytes,
-    /** `{query, filter, allStatus, page, version}` → the page, `{errors}` or `{whole}`. */
-    page(params) {
+    /**
+     * `{query, filter, allStatus, page, version, typed}` → the page,
+     * `{errors}` or `{whole}`. `items(hits)`: a promise of each hit's
+     * record as its API answer's JSON text; then the page also has `body`,
+     * the API's answer (the whole registry's `{items, meta, …}`).
+     */
+    page(params, { items = null } = {}) {
       const run = async () => {
         const { folder, search } = await ready;
+        const started = performance.now();
         for (let round = 0; round < 16; round++) {
           const a = search.answer(params);
+          if (a.hits && items) a.body = search.response(await items(a.hits), performance.now() - started);
           if (!a.need) return a;
           const got = await Promise.all(a.need.map((name) => file(folder, name)));
           a.need.forEach((name, i) => search.add(name, got[i]));

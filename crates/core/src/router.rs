@@ -94,6 +94,24 @@ struct Envelope<T> {
     time_taken: u64,
 }
 
+/// The body of a results page (E2/E3) made elsewhere — from pieces
+/// ([`crate::pieces::search`]) and records fetched by id — in the one shape
+/// [`Engine::handle`] writes; `items` are the records' own API answers
+/// (v1 or v2, as the page's version).
+pub fn list_body(
+    items: Vec<serde_json::Value>,
+    meta: Meta,
+    number_of_results: usize,
+    time_taken: u64,
+) -> Response {
+    Response::ok(&Envelope {
+        items,
+        meta,
+        number_of_results,
+        time_taken,
+    })
+}
+
 /// Percent-encodes a query-string component (everything but ASCII
 /// alphanumerics and `-_.~`), the inverse of [`form_decode`]: front ends use
 /// it to build router URLs from user text.

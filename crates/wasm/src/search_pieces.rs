@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 
-use registry_core::pieces::search::{ListQuery, Need, SearchAnswer, SearchClient};
+use registry_core::pieces::search::{ListQuery, Need, PageAnswer, SearchAnswer, SearchClient};
 use registry_core::pieces::{Directory, ID_KEY_CHARS};
 use registry_core::registry::RecordSummary;
+use registry_core::router;
 use registry_core::search::facets::Meta;
 use registry_core::search::filters::Version;
 use serde::Serialize;
@@ -47,10 +48,33 @@ pub struct PiecesSearch {
     client: SearchClient,
     /// Files asked for, by name, and what they are.
     asked: HashMap<String, Need>,
+    /// The last page answered (for [`PiecesSearch::response`]).
+    last: Option<PageAnswer>,
 }
 
 #[wasm_bindgen]
 impl PiecesSearch {
+    fn page(&mut self, page: PageAnswer) -> Result<JsValue, JsError> {
+        let out = to_js(&Answer {
+            hits: Some(
+                page.hits
+                    .iter()
+                    .map(|h| Hit {
+                        summary: &h.summary,
+                        score: h.score,
+                    })
+                    .collect(),
+            ),
+            number_of_results: Some(page.number_of_results),
+            meta: Some(&page.meta),
+            need: None,
+            errors: None,
+            whole: None,
+        });
+        self.last = Some(page);
+        out
+    }
+
     /// From the manifest's `pieces.split_first` and `pieces.id_chars`.
     #[wasm_bindgen(constructor)]
     pub fn new(split_first: JsValue, id_chars: Option<u32>) -> Result<PiecesSearch, JsError> {
@@ -62,6 +86,7 @@ impl PiecesSearch {
                 client
             },
             asked: HashMap::new(),
+            last: None,
         })
     }
 
@@ -106,20 +131,7 @@ impl PiecesSearch {
                     ..none
                 })
             }
-            SearchAnswer::Page(page) => to_js(&Answer {
-                hits: Some(
-                    page.hits
-                        .iter()
-                        .map(|h| Hit {
-                            summary: &h.summary,
-                            score: h.score,
-                        })
-                        .collect(),
-                ),
-                number_of_results: Some(page.number_of_results),
-                meta: Some(&page.meta),
-                ..none
-            }),
+            SearchAnswer::Page(page) => self.page(page),
             SearchAnswer::Invalid(errors) => to_js(&Answer {
                 errors: Some(&errors),
                 ..none
@@ -129,6 +141,42 @@ impl PiecesSearch {
                 ..none
             }),
         }
+    }
+
+    /// The API's answer body (`{items, meta, number_of_results,
+    /// time_taken}`) for the last page `answer` gave, with `items` the JSON
+    /// text of each hit's record (its `/v2/organizations/<id>` answer, or
+    /// v1's for a v1 page), in the page's order.
+    pub fn response(&self, items: Vec<String>, time_taken: f64) -> Result<String, JsError> {
+        let Some(page) = &self.last else {
+            return Err(JsError::new("no page has been answered yet"));
+        };
+        if items.len() != page.hits.len() {
+            return Err(JsError::new(&format!(
+                "the page has {} records, {} were given",
+                page.hits.len(),
+                items.len()
+            )));
+        }
+        let items = items
+            .iter()
+            .zip(&page.hits)
+            .map(|(text, hit)| {
+                serde_json::from_str(text).map_err(|e| {
+                    JsError::new(&format!(
+                        "the record of {} is not JSON: {e}",
+                        hit.summary.id
+                    ))
+                })
+            })
+            .collect::<Result<Vec<serde_json::Value>, JsError>>()?;
+        let body = router::list_body(
+            items,
+            page.meta.clone(),
+            page.number_of_results,
+            time_taken.max(0.0).round() as u64,
+        );
+        Ok(body.json)
     }
 
     /// Adds file `name` (one `answer` asked for); `bytes` undefined: the
