@@ -12,8 +12,9 @@ license=$(sed -n 's/^license = "\(.*\)"/\1/p' Cargo.toml | head -1)
 out=target/npm/registry-picker
 rm -rf target/npm && mkdir -p "$out/ui" "$out/pkg"
 # registry.js imports registry-pieces.js (main-thread suggestions, openRegistryEarly), and so does
-# registry-data.js (the one manifest reader).
-cp "$SITE/registry-picker.js" "$SITE/registry.js" "$SITE/registry-pieces.js" "$SITE/registry-worker.js" "$SITE/registry-data.js" "$out/"
+# registry-data.js (the one manifest reader); registry-pieces.js loads registry-search.js for results
+# pages (`request` of a `?query=` URL).
+cp "$SITE/registry-picker.js" "$SITE/registry.js" "$SITE/registry-pieces.js" "$SITE/registry-search.js" "$SITE/registry-worker.js" "$SITE/registry-data.js" "$out/"
 cp "$SITE"/pkg/registry_wasm.js "$SITE"/pkg/registry_wasm_bg.wasm "$out/pkg/"
 # The ui/ files the loader names (widget UI, suggest-only registry, pieces client, CSS).
 for f in $(grep -o '"ui/[^"]*"' "$SITE/registry-picker.js" | tr -d '"'); do cp "$SITE/$f" "$out/ui/"; done
@@ -33,7 +34,7 @@ cat > "$out/package.json" <<JSON
     "./package.json": "./package.json"
   },
   "sideEffects": ["./registry-picker.js"],
-  "files": ["registry-picker.js", "registry.js", "registry-pieces.js", "registry-worker.js", "registry-data.js", "ui/", "pkg/", "index.d.ts", "README.md"],
+  "files": ["registry-picker.js", "registry.js", "registry-pieces.js", "registry-search.js", "registry-worker.js", "registry-data.js", "ui/", "pkg/", "index.d.ts", "README.md"],
   "keywords": ["organization", "affiliation", "autocomplete", "web-component", "wasm", "form"]
 }
 JSON

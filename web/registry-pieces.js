@@ -128,6 +128,29 @@ export function listQuery(pathAndQuery) {
 }
 
 /**
+ * `{status, body}` of a results page from pieces, exactly the whole
+ * registry's, or null when only the whole registry answers it: `search`,
+ * (a promise of) a registry-search.js client; `records`, a RecordPieces for
+ * the hits' records. Shared by the app and the service worker.
+ */
+export async function listAnswer(pathAndQuery, search, records) {
+  const q = listQuery(pathAndQuery);
+  if (!q) return null;
+  const prefix = q.version === 1 ? "/v1/organizations/" : "/v2/organizations/";
+  const items = (hits) =>
+    Promise.all(
+      hits.map(async ({ summary }) => {
+        const r = await records.answer(prefix + summary.id.split("/").pop());
+        if (r?.status !== 200) throw new Error(`record ${summary.id}: ${r ? `HTTP ${r.status}` : "no record piece"}`);
+        return r.body;
+      }),
+    );
+  const a = await (await search).page(q, { items });
+  if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
+  return a.body ? { status: 200, body: a.body } : null;
+}
+
+/**
  * Answers the API paths that name one record from its *record piece*
  * (`pieces/<build id>/r-<key>.shard`: every record whose id starts with
  * `key`, a few kilobytes) with the full registry wasm's router, so the
@@ -426,21 +449,9 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
      * registry answers it (see `listQuery`, and core's pieces::search).
      */
     async list(pathAndQuery) {
-      const q = listQuery(pathAndQuery);
-      if (!q || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
+      if (!listQuery(pathAndQuery) || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
       try {
-        const prefix = q.version === 1 ? "/v1/organizations/" : "/v2/organizations/";
-        const items = (hits) =>
-          Promise.all(
-            hits.map(async ({ summary }) => {
-              const r = await records.answer(prefix + summary.id.split("/").pop());
-              if (r?.status !== 200) throw new Error(`record ${summary.id}: ${r ? `HTTP ${r.status}` : "no record piece"}`);
-              return r.body;
-            }),
-          );
-        const a = await (await listSearch()).page(q, { items });
-        if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
-        return a.body ? { status: 200, body: a.body } : null;
+        return await listAnswer(pathAndQuery, listSearch(), records);
       } catch (e) {
         if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
         return null;

@@ -6,8 +6,10 @@
 //   answered by the local registry (the same router, status codes and JSON as
 //   every other front end), online or offline. Until the offline copy of
 //   the data is complete, a URL naming one record is answered from its
-//   record piece (a few kilobytes, registry-pieces.js RecordPieces) instead
-//   of waiting for the whole data.
+//   record piece (a few kilobytes, registry-pieces.js RecordPieces), and a
+//   results page (`?query=…`) from the E2 pieces (registry-search.js) and
+//   its records' pieces, instead of waiting for the whole data; what the
+//   pieces cannot answer exactly waits for it.
 // * The offline copy is downloaded at install, which the page asks for
 //   once it has shown its answer and is idle (index.html): it never
 //   competes with the answer's bytes.
@@ -17,9 +19,10 @@
 //   "current" pointer; a failed or partial download leaves the old release
 //   working and removes the partial cache.
 // * App files: network first, cache fallback (offline after the first visit).
-import init, { Registry } from "./pkg/registry_wasm.js";
+import init, { PiecesSearch, Registry } from "./pkg/registry_wasm.js";
 import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
-import { BYTE_CAPS, RecordPieces, readCappedJson } from "./registry-pieces.js";
+import { BYTE_CAPS, RecordPieces, listAnswer, readCappedJson } from "./registry-pieces.js";
+import { startPiecesSearch } from "./registry-search.js";
 
 const ROOT = new URL("./", self.location.href);
 const DATA = new URL("data/", ROOT);
@@ -122,14 +125,15 @@ async function loadRegistry() {
 }
 
 // Answers from the server's current release's pieces, for the time the
-// offline copy is not complete (a first visit): the record pieces now; the
-// place where answers to `?query=` from pieces will go too.
+// offline copy is not complete (a first visit): record pages and results.
 let piecesPromise = null;
 function serverPieces() {
   piecesPromise ??= (async () => {
     const manifest = await fetchManifest(DATA);
-    const wasm = () => init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) }).then(() => ({ Registry }));
-    return { manifest, records: new RecordPieces(DATA, manifest, wasm) };
+    const module = init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) }).then(() => ({ PiecesSearch, Registry }));
+    module.catch(() => {});
+    const search = manifest.pieces?.search?.stats ? startPiecesSearch({ dataUrl: DATA, manifest, wasm: module }) : null;
+    return { manifest, search, records: new RecordPieces(DATA, manifest, () => module) };
   })();
   piecesPromise.catch(() => (piecesPromise = null));
   return piecesPromise;
@@ -138,8 +142,8 @@ function serverPieces() {
 /** `{status, body, release}` from pieces, or null when the whole registry must answer. */
 async function answerFromPieces(pathAndQuery) {
   try {
-    const { manifest, records } = await serverPieces();
-    const answer = await records.answer(pathAndQuery);
+    const { manifest, search, records } = await serverPieces();
+    const answer = (await records.answer(pathAndQuery)) ?? (search && (await listAnswer(pathAndQuery, search, records)));
     return answer && { ...answer, release: manifest.release };
   } catch {
     return null; // offline, or data without pieces: the whole registry answers
