@@ -543,42 +543,6 @@ fn bench_search_pieces(
             });
         }
     }
-    let (mut bytes, mut requests) = (Vec::new(), Vec::new());
-    let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
-    for q in &queries {
-        let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
-        let (mut got, mut asked) = (0usize, 0usize);
-        let answered = loop {
-            match c.answer(q) {
-                SearchAnswer::Need(needs) => {
-                    for need in needs {
-                        asked += 1;
-                        let body = files.get(&need.file_name()).copied();
-                        got += body.map_or(0, <[u8]>::len);
-                        if let Need::Directory(first) = &need {
-                            let keys: Vec<String> = match body {
-                                Some(b) => serde_json::from_slice(b).map_err(|e| e.to_string())?,
-                                None => Vec::new(),
-                            };
-                            c.add_directory(first, keys);
-                        } else {
-                            c.add(&need, body)
-                                .map_err(|e| format!("{}: {e}", need.file_name()))?;
-                        }
-                    }
-                }
-                SearchAnswer::Whole(reason) => {
-                    *why.entry(reason).or_default() += 1;
-                    break false;
-                }
-                SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
-            }
-        };
-        if answered {
-            bytes.push(got as f64);
-            requests.push(asked as f64);
-        }
-    }
     let search_bytes: usize = w.search.iter().map(|f| f.bytes.len()).sum();
     println!(
         "E2 over pieces: {} files, {:.1} MB (term pieces, rank chunks, member files, statistics {} bytes)",
@@ -586,16 +550,63 @@ fn bench_search_pieces(
         search_bytes as f64 / 1e6,
         w.search.last().map_or(0, |f| f.bytes.len())
     );
-    println!(
-        "E2 first page, cold client ({} requests; the manifest aside): {} answered from pieces ({:.1} %); data bytes p50 {:.0}  p95 {:.0}  max {:.0}; files fetched p50 {:.0}  p95 {:.0}; to the whole registry: {why:?}",
-        queries.len(),
-        bytes.len(),
-        bytes.len() as f64 * 100.0 / queries.len().max(1) as f64,
-        percentile(&mut bytes, 0.5),
-        percentile(&mut bytes, 0.95),
-        bytes.last().copied().unwrap_or(0.0),
-        percentile(&mut requests, 0.5),
-        percentile(&mut requests, 0.95),
-    );
+    // The API's reading, then the search page's (the app's `?q=` links).
+    for typed in [false, true] {
+        let (mut bytes, mut requests) = (Vec::new(), Vec::new());
+        let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
+        for q in queries.iter().map(|q| ListQuery { typed, ..q.clone() }) {
+            let q = &q;
+            let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
+            let (mut got, mut asked) = (0usize, 0usize);
+            let answered = loop {
+                match c.answer(q) {
+                    SearchAnswer::Need(needs) => {
+                        for need in needs {
+                            asked += 1;
+                            let body = files.get(&need.file_name()).copied();
+                            got += body.map_or(0, <[u8]>::len);
+                            if let Need::Directory(first) = &need {
+                                let keys: Vec<String> = match body {
+                                    Some(b) => {
+                                        serde_json::from_slice(b).map_err(|e| e.to_string())?
+                                    }
+                                    None => Vec::new(),
+                                };
+                                c.add_directory(first, keys);
+                            } else {
+                                c.add(&need, body)
+                                    .map_err(|e| format!("{}: {e}", need.file_name()))?;
+                            }
+                        }
+                    }
+                    SearchAnswer::Whole(reason) => {
+                        *why.entry(reason).or_default() += 1;
+                        break false;
+                    }
+                    SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
+                }
+            };
+            if answered {
+                bytes.push(got as f64);
+                requests.push(asked as f64);
+            }
+        }
+        println!(
+            "{} first page, cold client ({} requests; the manifest aside): {} answered from pieces ({:.1} %); data bytes p50 {:.0}  p95 {:.0}  max {:.0}; files fetched p50 {:.0}  p95 {:.0}; to the whole registry: {why:?}",
+            if typed {
+                "mode=typed (the search page)"
+            } else {
+                "E2"
+            },
+            queries.len(),
+            bytes.len(),
+            bytes.len() as f64 * 100.0 / queries.len().max(1) as f64,
+            percentile(&mut bytes, 0.5),
+            percentile(&mut bytes, 0.95),
+            bytes.last().copied().unwrap_or(0.0),
+            percentile(&mut requests, 0.5),
+            percentile(&mut requests, 0.95),
+        );
+    }
     Ok(())
 }
