@@ -8,7 +8,7 @@
 // Protocol: {type: "open", dataUrl} → {type: "opened", records, release};
 // {type: "match", start, texts} → {type: "matched", start, results}, one
 // result per text: {candidates: [{id, name, score, chosen, matching_type,
-// country}], error}; a failure → {type: "error", message}.
+// place}], error}; a failure → {type: "error", message}.
 import init, { Registry } from "./pkg/registry_wasm.js";
 import { loadShardFiles } from "./registry-data.js";
 
@@ -30,6 +30,12 @@ async function open(dataUrl) {
 const displayName = (org) =>
   (org.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display")) ?? org.names[0])?.value ?? org.id;
 
+/** "City, Country" of a location (the spec's `geo_details`; upstream's spelling also read). */
+function place(location) {
+  const g = location?.geo_details ?? location?.geonames_details;
+  return [g?.name, g?.country_name].filter(Boolean).join(", ");
+}
+
 function matchOne(text) {
   const bytes = encoder.encode(text).length;
   if (bytes > MAX_BYTES) return { candidates: [], error: `${bytes} bytes, longer than an affiliation string can be (at most ${MAX_BYTES}); not matched` };
@@ -44,7 +50,7 @@ function matchOne(text) {
       score: item.score,
       chosen: item.chosen,
       matching_type: item.matching_type,
-      country: item.organization.locations?.[0]?.geonames_details?.country_name ?? "",
+      place: place(item.organization.locations?.[0]),
     })),
   };
 }

@@ -20,7 +20,7 @@ const ADDED = ["id", "name", "score", "chosen", "matching_type", "second_id", "s
  * line, so one stray quote cannot swallow the rest of the file (the rules of
  * `registry match`).
  */
-export function parseCsv(text) {
+function parseCsv(text) {
   const records = [];
   let i = 0;
   let line = 1;
@@ -241,7 +241,7 @@ function reviewRow(result, k) {
     }
     return d;
   };
-  result.candidates.forEach((c, j) => fs.append(option(String(j), c.name, `${c.country ? c.country + " · " : ""}score ${c.score.toFixed(2)}`)));
+  result.candidates.forEach((c, j) => fs.append(option(String(j), c.name, `${c.place ? c.place + " · " : ""}score ${c.score.toFixed(2)}`)));
   fs.append(option("none", "None of these", ""));
   return fs;
 }
