@@ -8,10 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { createRequire } from "node:module";
-import { start, DEMO, display } from "./ui-helpers.mjs";
-
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+import { start, DEMO, display, axeViolations as scan } from "./ui-helpers.mjs";
 
 let t;
 before(async () => {
@@ -62,15 +59,6 @@ function parseCsv(text) {
   }
   assert.equal(row.length + field.length, 0, "the output ends with a whole record");
   return rows;
-}
-
-async function scan(page) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 test("the search page links to the match page and loads none of it", async () => {
