@@ -8,6 +8,7 @@ mod bench_page;
 mod bench_search;
 mod bench_serve;
 mod build;
+mod bulk;
 mod eval_affiliation;
 mod fit_affiliation;
 mod fit_prior;
@@ -181,6 +182,28 @@ const COMMANDS: &[Command] = &[
                                 on the training rows' own scores)
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
+"#,
+    },
+    Command {
+        name: "match",
+        run: bulk::cmd_match,
+        help: r#"    match <file>              Match every affiliation string of a list (on all cores): the
+                              input rows plus id, name, score, chosen, matching_type of
+                              the best candidate (the chosen one when there is one), the
+                              second candidate's id, name and score, and an error column;
+                              rows that cannot be read keep their line and say why.
+                              CSV or plain lines → CSV, JSON lines → JSON lines; progress
+                              and a summary (chosen, no candidate, errors, strings/s) on
+                              stderr. <file> may be - (standard input)
+        --column <name>         The CSV column holding the strings (RFC 4180, a header line)
+        --field <name>          The JSON lines member holding the strings
+        --format <f>            csv, jsonl or lines (default: from the file name's ending
+                                .csv/.jsonl/.ndjson, else from --column/--field, else lines)
+        --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
+        --all-status            Match with all_status (default: active records only)
+        -o, --out <file>        Output file (default: standard output)
+        --threads <n>           Threads matching at once (default: the number of cores)
+        -q, --quiet             No progress, no summary
 "#,
     },
     Command {

@@ -40,6 +40,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("bench-advanced", "--reps"),
     ("eval-affiliation", "--errors"),
     ("fit-affiliation", "--precision"),
+    ("match", "--column"),
     ("bench-pieces", "--budget"),
     ("fit-prior", "--dry-run"),
     ("site", "--app"),

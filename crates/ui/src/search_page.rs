@@ -613,6 +613,6 @@ pub fn App() -> impl IntoView {
             </search>
             {main_view}
         </main>
-        <footer class="foot"><a href="widget-demo.html">"Form widget demo"</a>" · "<a href="api.html">"Local API"</a></footer>
+        <footer class="foot"><a href="match.html">"Match a list"</a>" · "<a href="widget-demo.html">"Form widget demo"</a>" · "<a href="api.html">"Local API"</a></footer>
     }
 }
