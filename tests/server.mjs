@@ -75,7 +75,7 @@ export function watchErrors(page, errors) {
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("response", (r) => {
     if (r.status() !== 404) return;
-    if (/data\/pieces\/[0-9a-f]{16}\/(i-|r-|t-)?[0-9a-z]+(\.h)?\.shard$/.test(r.url())) pieces404++;
+    if (/data\/pieces\/[0-9a-f]{16}\/(i-|r-|t-|x-)?[0-9a-z]+(\.h)?\.shard$/.test(r.url())) pieces404++;
     else errors.push(`404: ${r.url()}`);
   });
   page.on("console", (m) => {

@@ -252,6 +252,13 @@ fn search_files(
             bytes: piece(spec)?,
         });
     }
+    for spec in &sp.extensions {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Extension(spec.key.clone()).file_name()),
+            sections: spec.sections(),
+            bytes: piece(spec)?,
+        });
+    }
     for (term, n, spec) in &sp.chunks {
         out.push(OutFile {
             name: format!("{dir}{}", Need::Rank(term.clone(), *n).file_name()),

@@ -72,6 +72,9 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
     for (term, n, spec) in &sp.chunks {
         out.insert(Need::Rank(term.clone(), *n), file_of(spec));
     }
+    for s in &sp.extensions {
+        out.insert(Need::Extension(s.key.clone()), file_of(s));
+    }
     for m in &sp.members {
         out.insert(
             Need::Members(m.term.clone()),

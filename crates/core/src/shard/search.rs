@@ -46,6 +46,11 @@ pub struct CommonTerm {
     /// chunk, that length of its first record. A record outside the first
     /// `k` chunks has no name holding the term shorter than `chunks[k]`.
     pub chunks: Vec<u32>,
+    /// Names holding a term that starts with it (itself included): the
+    /// document frequency of the term read as a prefix, which equals `df`
+    /// when no other term extends it. `None` in files written before it
+    /// was recorded (they end after the common terms).
+    pub prefix_df: Option<u64>,
 }
 
 /// What E2 over pieces reads of the whole registry (see the module docs).
@@ -87,6 +92,12 @@ impl SearchStats {
             w.usize(t.chunks.len());
             for &c in &t.chunks {
                 w.varint(u64::from(c));
+            }
+        }
+        // Appended after the list, so that files without it still read.
+        if self.common.iter().all(|t| t.prefix_df.is_some()) {
+            for t in &self.common {
+                w.varint(t.prefix_df.unwrap_or(t.df));
             }
         }
         w.buf
@@ -139,7 +150,17 @@ impl SearchStats {
                 df,
                 records,
                 chunks,
+                prefix_df: None,
             });
+        }
+        if !r.at_end() {
+            for t in &mut common {
+                let d = r.varint()?;
+                if d < t.df || d > entries {
+                    return Err(r.malformed("a common term's prefix document frequency"));
+                }
+                t.prefix_df = Some(d);
+            }
         }
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
@@ -252,5 +273,46 @@ impl TermMembers {
             return Err(r.malformed("bytes after the members"));
         }
         Ok(TermMembers { term, members })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(prefix_df: Option<u64>) -> SearchStats {
+        SearchStats {
+            records: 10,
+            entries: 30,
+            avg_len: 2.5,
+            countries: vec![CountryEntry {
+                code: "GB".into(),
+                title: "United Kingdom".into(),
+                names: vec!["United Kingdom".into()],
+            }],
+            common: vec![CommonTerm {
+                term: "university".into(),
+                df: 12,
+                records: 9,
+                chunks: vec![1, 3],
+                prefix_df,
+            }],
+        }
+    }
+
+    #[test]
+    fn prefix_df_round_trips_and_files_without_it_still_read() {
+        let with = stats(Some(14));
+        assert_eq!(SearchStats::decode(&with.encode()).unwrap(), with);
+        // A file written before the prefix document frequencies: it ends
+        // after the common terms, and reads with none.
+        let without = stats(None);
+        let bytes = without.encode();
+        assert_eq!(bytes.len() + 1, with.encode().len());
+        assert_eq!(SearchStats::decode(&bytes).unwrap(), without);
+        // A prefix df below the term's own df is damage, not data.
+        let mut bad = stats(Some(14)).encode();
+        *bad.last_mut().unwrap() = 11;
+        assert!(SearchStats::decode(&bad).is_err());
     }
 }

@@ -21,6 +21,13 @@ pub struct SearchPieces {
     /// The rank chunks of each common term, in order: (term, chunk number,
     /// piece of its records; written as `k-<hex>-<n>.shard`).
     pub chunks: Vec<(String, u32, PieceSpec)>,
+    /// One *extension piece* per split prefix whose extensions fit the
+    /// budget: every record holding a term that starts with the prefix
+    /// other than the prefix itself (written as `x-<hex>.shard`, possibly
+    /// with no record). With the prefix's own records (its term piece or
+    /// member file), it holds every record of the prefix read as a prefix:
+    /// the search page's last word ([`crate::search::typed`]).
+    pub extensions: Vec<PieceSpec>,
     /// The statistics file.
     pub stats: SearchStats,
 }
@@ -48,8 +55,17 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut members = Vec::new();
     let mut chunks = Vec::new();
     let mut common = Vec::new();
+    let mut extensions = Vec::new();
     let and = ix.term_id("and");
     for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
+        if let Some(records) = extension_records(engine, &spec.key, &sizes, budget.raw_bytes) {
+            extensions.push(PieceSpec {
+                key: spec.key.clone(),
+                kind: PieceKind::Leaf,
+                records,
+                exact_words: None,
+            });
+        }
         let Some(t) = ix.term_id(&spec.key) else {
             continue; // a prefix no record has as a whole term
         };
@@ -109,6 +125,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             df: ix.postings(t).len() as u64,
             records: records.len() as u64,
             chunks: firsts,
+            prefix_df: Some(engine.prefix_df(&spec.key) as u64),
         });
         members.push(TermMembers {
             term: spec.key.clone(),
@@ -146,6 +163,35 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         terms,
         members,
         chunks,
+        extensions,
         stats,
     }
+}
+
+/// The records (ascending) holding a term that starts with `prefix` other
+/// than `prefix` itself, or `None` when they pass `budget` bytes.
+fn extension_records(
+    engine: &Engine,
+    prefix: &str,
+    sizes: &[usize],
+    budget: usize,
+) -> Option<Vec<u32>> {
+    let ix = engine.index();
+    let own = ix.term_id(prefix);
+    let mut seen = std::collections::HashSet::new();
+    let mut bytes = 0usize;
+    for term in ix.prefix_range(prefix).filter(|&t| Some(t) != own) {
+        for &e in ix.postings(term) {
+            let r = ix.entry_record(e);
+            if seen.insert(r) {
+                bytes += sizes[r as usize];
+                if bytes > budget {
+                    return None;
+                }
+            }
+        }
+    }
+    let mut records: Vec<u32> = seen.into_iter().collect();
+    records.sort_unstable();
+    Some(records)
 }

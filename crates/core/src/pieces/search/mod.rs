@@ -83,6 +83,9 @@ pub enum Need {
     Rank(String, u32),
     /// A typeahead id piece, by key.
     Id(String),
+    /// The extension piece of a split prefix: the records of every other
+    /// term that starts with it (a 404: too many to fetch).
+    Extension(String),
 }
 
 impl Need {
@@ -99,6 +102,7 @@ impl Need {
             Need::Members(term) => format!("c-{}.shard", hex(term)),
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::Id(key) => format!("i-{key}.shard"),
+            Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
         }
     }
 }
@@ -170,6 +174,8 @@ pub struct SearchClient {
     has_ids: bool,
     engines: HashMap<Need, Engine>,
     members: HashMap<String, TermMembers>,
+    /// Split prefixes whose extension piece was not written (too big).
+    no_extension: HashSet<String>,
 }
 
 impl SearchClient {
@@ -236,7 +242,11 @@ impl SearchClient {
                 self.members.insert(term.clone(), m);
                 Ok(())
             }
-            Need::Leaf(_) | Need::Term(_) | Need::Id(_) | Need::Rank(..) => {
+            Need::Extension(prefix) if bytes.is_none() => {
+                self.no_extension.insert(prefix.clone());
+                Ok(())
+            }
+            Need::Leaf(_) | Need::Term(_) | Need::Id(_) | Need::Rank(..) | Need::Extension(_) => {
                 let registry = match bytes {
                     Some(b) => Registry::from_bytes(b)?,
                     None => Registry::empty(),
@@ -253,6 +263,7 @@ impl SearchClient {
             Need::Stats => self.stats.is_some(),
             Need::Directory(first) => self.dir.missing_part(first).is_none(),
             Need::Members(t) => self.members.contains_key(t),
+            Need::Extension(p) if self.no_extension.contains(p) => true,
             _ => self.engines.contains_key(need),
         }
     }
@@ -281,6 +292,28 @@ impl SearchClient {
             }
         }
         Ok(Some(Need::Term(t.to_string())))
+    }
+
+    /// The extension piece of `t` when the prefix `t` needs one (a common
+    /// term or a split term that other terms extend): `Ok(None)` when it
+    /// needs none, `Err` when it is to be fetched; `Ok(Some(None))` when it
+    /// was too big to write.
+    fn extension(&self, stats: &SearchStats, t: &str) -> Result<Option<Option<&Engine>>, Need> {
+        let needed = match stats.common(t) {
+            Some(c) => c.prefix_df != Some(c.df),
+            None => matches!(self.piece_of(t)?, Some(Need::Term(_))),
+        };
+        if !needed {
+            return Ok(None);
+        }
+        if self.no_extension.contains(t) {
+            return Ok(Some(None));
+        }
+        let need = Need::Extension(t.to_string());
+        match self.engines.get(&need) {
+            Some(e) => Ok(Some(Some(e))),
+            None => Err(need),
+        }
     }
 
     /// Where the records of query token `t` are (a [`Need`] when not loaded).
@@ -364,6 +397,13 @@ impl SearchClient {
             };
             clauses.push((c.occur, exact_phrase, text::tokens(text)));
         }
+        // The search page's reading: its last bare word also by prefix.
+        let typed_last = if q.typed {
+            typed::last_bare_word(&parsed)
+        } else {
+            None
+        };
+        let last_token = typed_last.and_then(|ci| clauses[ci].2.last());
         let mut needs: Vec<Need> = Vec::new();
         for (_, _, toks) in &clauses {
             for t in toks {
@@ -371,6 +411,11 @@ impl SearchClient {
                     needs.push(n);
                 }
             }
+        }
+        if let Some(t) = last_token
+            && let Err(n) = self.extension(stats, &t.text)
+        {
+            needs.push(n);
         }
         if !needs.is_empty() {
             needs.sort();
@@ -386,32 +431,51 @@ impl SearchClient {
             }
         }
 
-        // The search page's reading: its last bare word also by prefix, and
-        // the typeahead's matches first, from a piece that holds them all.
-        let typed_last = if q.typed {
-            typed::last_bare_word(&parsed)
-        } else {
-            None
-        };
+        // The last word's prefix: its own records and its extensions' (a
+        // leaf holds both; else its term piece or member file, and its
+        // extension piece), and its whole-registry document frequency.
         let mut prefix_df = HashMap::new();
-        if let Some(t) = typed_last.and_then(|ci| clauses[ci].2.last()) {
-            if is_common(&t.text) {
-                return SearchAnswer::Whole("a common word typed last may begin other words");
-            }
-            let df = match self.piece_of(&t.text) {
-                Ok(Some(n @ Need::Leaf(_))) => match self.engines.get(&n) {
-                    Some(e) => e.prefix_df(&t.text),
-                    None => return SearchAnswer::Need(vec![n]),
-                },
-                Ok(None) => 0,
-                Ok(Some(_)) => {
-                    return SearchAnswer::Whole(
-                        "the word typed last begins too many names for one piece",
-                    );
+        let mut extension_piece: Option<&Engine> = None;
+        if let Some(t) = last_token {
+            let t = t.text.as_str();
+            let extension = match self.extension(stats, t) {
+                Ok(Some(Some(e))) => Some(e),
+                Ok(Some(None)) => {
+                    return SearchAnswer::Whole("the word typed last begins too many other words");
                 }
+                Ok(None) => None,
                 Err(n) => return SearchAnswer::Need(vec![n]),
             };
-            prefix_df.insert(t.text.clone(), df);
+            let df = match (stats.common(t), self.piece_of(t)) {
+                (Some(c), _) => c.prefix_df.unwrap_or(c.df) as usize,
+                (None, Ok(Some(n @ Need::Leaf(_)))) => match self.engines.get(&n) {
+                    Some(e) => e.prefix_df(t),
+                    None => return SearchAnswer::Need(vec![n]),
+                },
+                (None, Ok(None)) => 0,
+                (None, Ok(Some(n))) => {
+                    let (Some(own), Some(x)) = (self.engines.get(&n), extension) else {
+                        return SearchAnswer::Need(vec![n]);
+                    };
+                    // The extensions' names, and the names holding the word
+                    // itself of records the extension piece does not hold.
+                    let xreg = x.registry();
+                    let in_x: HashSet<u32> = (0..xreg.len()).map(|r| xreg.id(r).number()).collect();
+                    let (ix, reg) = (own.index(), own.registry());
+                    let alone = ix.term_id(t).map_or(0, |id| {
+                        ix.postings(id)
+                            .iter()
+                            .filter(|&&e| {
+                                !in_x.contains(&reg.id(ix.entry_record(e) as usize).number())
+                            })
+                            .count()
+                    });
+                    x.prefix_df(t) + alone
+                }
+                (None, Err(n)) => return SearchAnswer::Need(vec![n]),
+            };
+            prefix_df.insert(t.to_string(), df);
+            extension_piece = extension;
         }
         let mut first_piece: Option<&Engine> = None;
         if q.typed {
@@ -481,10 +545,10 @@ impl SearchClient {
             }
         }
 
-        if let Some(e) = first_piece
-            && !engines.iter().any(|x| std::ptr::eq(*x, e))
-        {
-            engines.push(e);
+        for e in [first_piece, extension_piece].into_iter().flatten() {
+            if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+                engines.push(e);
+            }
         }
         // Records held by the loaded pieces: scored and counted there. The
         // typed reading lists the typeahead's matches first, then the rest
