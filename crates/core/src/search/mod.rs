@@ -466,7 +466,9 @@ impl Engine {
             // Units that must match: one per token for terms (and for sloppy
             // phrases), one for a whole exact phrase.
             let mut units: Vec<Vec<u32>> = Vec::new(); // matched entries per unit
-            let mut unit_scores: Vec<(Vec<u32>, f32)> = Vec::new();
+            // (entries matched, idf, whether it counts as a word covered:
+            // not a word a typeahead query may omit, `of`, `the`, …).
+            let mut unit_scores: Vec<(Vec<u32>, f32, bool)> = Vec::new();
             if is_phrase && !sloppy {
                 let seq: Vec<&str> = toks
                     .iter()
@@ -486,7 +488,7 @@ impl Engine {
                             matched.push(e);
                         }
                     }
-                    unit_scores.push((matched.clone(), idf_sum));
+                    unit_scores.push((matched.clone(), idf_sum, true));
                 }
                 units.push(matched);
             } else {
@@ -523,7 +525,7 @@ impl Engine {
                             }
                         }
                     }
-                    unit_scores.push((matched.clone(), idf));
+                    unit_scores.push((matched.clone(), idf, !text::is_optional_word(&t.text)));
                     units.push(matched);
                 }
                 if toks.is_empty() {
@@ -545,13 +547,13 @@ impl Engine {
                     }
                 }
                 occur => {
-                    for (matched, idf) in &unit_scores {
+                    for (matched, idf, covers) in &unit_scores {
                         for &e in matched {
                             if entry_score[e as usize] == 0.0 {
                                 touched.push(e);
                             }
                             entry_score[e as usize] += idf * self.bm25_norm(e, stats) + 1e-6;
-                            if let Some(c) = entry_cov.get_mut(e as usize) {
+                            if *covers && let Some(c) = entry_cov.get_mut(e as usize) {
                                 *c += 1;
                             }
                         }

@@ -27,7 +27,10 @@
 //!   ([`super::suggest`]: exact names, then the record prior plus the match
 //!   bonus, status, shorter names), so the first result is the typeahead's
 //!   first suggestion whenever that passes the list's filters; then the other
-//!   matches, those whose best name covers more query words first, then by
+//!   matches, those whose best name covers more query words first (words a
+//!   typeahead query may omit, `of`, `the`, `de`, do not count: `university
+//!   of cambridge` lists Cambridge's other organisations before the
+//!   University of Oxford), then by
 //!   E2's score, the record prior and the record id (a total order: pages
 //!   never overlap or skip).
 //! * **Ids**: a record id in any form (also escaped, as the search box sends
@@ -47,7 +50,7 @@ const ACTIVE: u8 = 0;
 
 /// Version of this reading and ranking: a change of what `mode=typed`
 /// matches or of its order raises it (the router's root answer lists it).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What an engine gives of a typed answer over the records it holds (the
 /// whole registry, or a piece that [`crate::pieces::search`] merges).

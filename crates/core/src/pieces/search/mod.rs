@@ -674,7 +674,7 @@ impl SearchClient {
                 .iter()
                 .filter(|(o, p, _)| *o != Occur::MustNot && !p)
                 .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
-                .filter(|t| is_common(t))
+                .filter(|t| is_common(t) && !text::is_optional_word(t))
                 .collect();
             let mut covers = vec![0i64; cover_terms.len() + 1];
             for r in all {
