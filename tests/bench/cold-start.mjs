@@ -19,6 +19,7 @@
 //
 //   node tests/bench/cold-start.mjs [--data FILE] [--scale 1,4] [--profiles mobile,broadband]
 //                                   [--runs 3] [--key-delay 80] [--pages widget,api,flex[,app]]
+//                                   [--link-q "university of cambridge"]  (the q-* pages' query)
 //   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app
 //
 // --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
@@ -68,6 +69,7 @@ function parseArgs(argv) {
     else if (k === "--runs") o.runs = Number(val());
     else if (k === "--key-delay") o.keyDelay = Number(val());
     else if (k === "--pages") o.pages = val().split(",");
+    else if (k === "--link-q") LINK_Q = val();
     else if (k === "-h" || k === "--help") {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 18).join("\n").replace(/^\/\/ ?/gm, ""));
       process.exit(0);
@@ -340,7 +342,7 @@ async function measurePage(server, pageDef, target, profile, opt) {
 
 // ---------------------------------------------------------------- shared links
 const LINK_ID = "03vek6s52"; // a record page (Harvard University in the real data, as in the issue; ×4 keeps every real record)
-const LINK_Q = "university of cambridge";
+let LINK_Q = "university of cambridge"; // --link-q
 const ENTER = { query: "cambridge", name: "University of Cambridge" };
 const LINKS = [
   { key: "id-app", label: "?id= app", kind: "id", url: () => `/site/index.html?id=${LINK_ID}`, app: true },
