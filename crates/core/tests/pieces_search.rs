@@ -197,6 +197,8 @@ fn queries(d: &Data, common: &[String], n: usize) -> Vec<ListQuery> {
                     country(rng.below(reg.len()))
                 )),
                 3 => Some("status:inactive,types:company".to_string()),
+                // Continents: a schema-2.0 place counts under its country's.
+                4 if i % 15 == 4 => Some("locations.geo_details.continent_code:EU".to_string()),
                 _ => None,
             };
             ListQuery {
