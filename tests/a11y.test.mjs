@@ -3,11 +3,8 @@
 // serious or critical violations.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import { createRequire } from "node:module";
-import { start, appReady } from "./ui-helpers.mjs";
+import { start, appReady, axeScan } from "./ui-helpers.mjs";
 
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 let t;
 before(async () => {
   t = await start();
@@ -16,13 +13,7 @@ after(async () => {
   await t?.close();
 });
 
-async function scan(page) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  return bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-}
+const scan = axeScan;
 
 test("search page with results, facets and the open listbox", async () => {
   const { page } = t;

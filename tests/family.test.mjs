@@ -17,16 +17,14 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { offlineReady, SHOTS } from "./ui-helpers.mjs";
+import { offlineReady, axeScan, SHOTS } from "./ui-helpers.mjs";
 
 const PREFIX = process.env.SITE_PREFIX ?? "/";
 const APP = path.resolve("target/site");
 const REGISTRY = path.resolve("target/release/registry");
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const DEMO = JSON.parse(fs.readFileSync("data/demo/registry-demo.json", "utf8"));
 const display = (r) => r.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display")).value;
 const bare = (id) => id.split("/").pop();
@@ -80,15 +78,6 @@ async function freshPage({ width = 1100, height = 850, serviceWorkers = "block",
 
 const title = (page, name) =>
   page.waitForFunction((name) => (document.getElementById("record-title")?.textContent ?? "").startsWith(name), name);
-
-async function scan(page) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 const visibleChildren = (page) =>
   page.locator(".fam-children li").evaluateAll((lis) => lis.filter((li) => li.getClientRects().length > 0).length);
@@ -188,7 +177,7 @@ for (const colorScheme of ["light", "dark"]) {
       await page.locator("section.family").waitFor();
       await page.waitForFunction(() => document.querySelectorAll("ol.fam-chain > li").length === 3);
       await page.locator(".fam-children button").click();
-      assert.deepEqual(await scan(page), []);
+      assert.deepEqual(await axeScan(page), []);
       if (SHOTS && colorScheme === "light") {
         await page.locator(".fam-children button").click();
         fs.mkdirSync(path.resolve("docs/img"), { recursive: true });

@@ -5,6 +5,7 @@ import path from "node:path";
 import fs from "node:fs";
 import os from "node:os";
 import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
 
@@ -122,4 +123,15 @@ export async function offlineReady(page, timeoutMs = 60_000) {
     });
   for (const end = Date.now() + timeoutMs; Date.now() < end; await page.waitForTimeout(100)) if (await complete()) return;
   throw new Error(`the offline copy was not complete after ${timeoutMs / 1000} s`);
+}
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's serious and critical WCAG 2.1 A/AA (and best-practice) violations on the page, as lines. */
+export async function axeScan(page) {
+  await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
+  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  return bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
 }
