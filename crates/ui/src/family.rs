@@ -61,21 +61,26 @@ async fn fetch(id: &str) -> Option<Known> {
     })
 }
 
-/// One step further along the line each way: the records to list, in
+/// A related record: (id, label).
+type Relation = (String, String);
+
+/// The line of succession as far as the fetched records tell: the records to list, in
 /// order, as (id, label) — predecessors oldest first, then successors.
 fn line(
     own: &str,
     own_pred: &[(String, String)],
     own_succ: &[(String, String)],
     known: &HashMap<String, Known>,
-) -> (Vec<(String, String)>, Vec<(String, String)>) {
+) -> (Vec<Relation>, Vec<Relation>) {
     let walk = |start: &[(String, String)], next: fn(&Known) -> &[(String, String)]| {
         let mut out: Vec<(String, String)> = Vec::new();
         let mut step: Vec<(String, String)> = start.to_vec();
         for _ in 0..CHAIN_STEPS {
             let mut after = Vec::new();
             for (id, label) in step {
-                if bare_id(&id) == bare_id(own) || out.iter().any(|(i, _)| bare_id(i) == bare_id(&id)) {
+                if bare_id(&id) == bare_id(own)
+                    || out.iter().any(|(i, _)| bare_id(i) == bare_id(&id))
+                {
                     continue; // a cycle in the data
                 }
                 if let Some(k) = known.get(bare_id(&id)) {
@@ -129,15 +134,24 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
     {
         return None;
     }
-    children.sort_by(|a, b| a.1.to_lowercase().cmp(&b.1.to_lowercase()));
+    children.sort_by_key(|a| a.1.to_lowercase());
     let name = display_name(r);
     let country = first_country(r);
-    let own_id = r.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let own_id = r
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
 
     // Parents and the line of succession, fetched one step at a time.
     let known = RwSignal::new(HashMap::<String, Known>::new());
     {
-        let mut first: Vec<String> = parents.iter().chain(&own_pred).chain(&own_succ).map(|(i, _)| i.clone()).collect();
+        let mut first: Vec<String> = parents
+            .iter()
+            .chain(&own_pred)
+            .chain(&own_succ)
+            .map(|(i, _)| i.clone())
+            .collect();
         first.dedup();
         let (own_id, own_pred, own_succ) = (own_id.clone(), own_pred.clone(), own_succ.clone());
         spawn_local(async move {
@@ -230,7 +244,8 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
             })
         }
     });
-    let self_country = (!country.is_empty()).then(|| view! { " " <span class="fam-country">{country.clone()}</span> });
+    let self_country = (!country.is_empty())
+        .then(|| view! { " " <span class="fam-country">{country.clone()}</span> });
     Some(
         view! {
             <section aria-labelledby="h-rel" class="family">
@@ -273,7 +288,11 @@ mod tests {
         known.insert("a".to_string(), k(&["b"], &[])); // a cycle
         known.insert("d".to_string(), k(&[], &["e"]));
         let (pred, succ) = line("https://ror.org/x", &own("b"), &own("d"), &known);
-        let ids = |v: Vec<(String, String)>| v.into_iter().map(|(i, _)| bare_id(&i).to_string()).collect::<Vec<_>>();
+        let ids = |v: Vec<(String, String)>| {
+            v.into_iter()
+                .map(|(i, _)| bare_id(&i).to_string())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(ids(pred), ["a", "b"]);
         assert_eq!(ids(succ), ["d", "e"]);
     }
