@@ -3,7 +3,7 @@
 // serious or critical violations.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { start, appReady, axeScan } from "./ui-helpers.mjs";
+import { start, appReady, axeViolations as scan } from "./ui-helpers.mjs";
 
 let t;
 before(async () => {
@@ -12,8 +12,6 @@ before(async () => {
 after(async () => {
   await t?.close();
 });
-
-const scan = axeScan;
 
 test("search page with results, facets and the open listbox", async () => {
   const { page } = t;

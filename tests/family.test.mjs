@@ -20,7 +20,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { offlineReady, axeScan, SHOTS } from "./ui-helpers.mjs";
+import { offlineReady, axeViolations, SHOTS } from "./ui-helpers.mjs";
 
 const PREFIX = process.env.SITE_PREFIX ?? "/";
 const APP = path.resolve("target/site");
@@ -184,7 +184,7 @@ for (const colorScheme of ["light", "dark"]) {
       await page.locator("section.family").waitFor();
       await page.waitForFunction(() => document.querySelectorAll("ol.fam-chain > li").length === 3);
       await page.locator(".fam-children button").click();
-      assert.deepEqual(await axeScan(page), []);
+      assert.deepEqual(await axeViolations(page), []);
       if (SHOTS && colorScheme === "light") {
         await page.locator(".fam-children button").click();
         fs.mkdirSync(path.resolve("docs/img"), { recursive: true });

@@ -127,8 +127,8 @@ export async function offlineReady(page, timeoutMs = 60_000) {
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
-/** axe-core's serious and critical WCAG 2.1 A/AA (and best-practice) violations on the page, as lines. */
-export async function axeScan(page) {
+/** axe-core's serious and critical WCAG 2.1 A/AA and best-practice violations on the page, one line each. */
+export async function axeViolations(page) {
   await page.addScriptTag({ content: AXE });
   const result = await page.evaluate(() =>
     window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));

@@ -218,7 +218,18 @@ fn compare(d: &Data, budget: &PieceBudget, n: usize) -> (usize, usize, Vec<usize
     if common.is_empty() {
         common.push("university".into());
     }
-    let qs = queries(d, &common, n);
+    let mut qs = queries(d, &common, n);
+    // Continents from countries (schema-2.0 places): `tests/continent.rs`
+    // checks the whole registry's facets; the pieces must agree with it.
+    for filter in [None, Some("locations.geo_details.continent_code:EU".to_string())] {
+        qs.push(ListQuery {
+            query: "cambridge".into(),
+            filter,
+            all_status: false,
+            page: 1,
+            version: Version::V2,
+        });
+    }
     let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
     let (mut answered, mut invalid) = (0, 0);
     let mut bytes = Vec::new();
@@ -236,6 +247,13 @@ fn compare(d: &Data, budget: &PieceBudget, n: usize) -> (usize, usize, Vec<usize
             assert_eq!(a, b, "{q:?}: a warm client answers as a cold one");
         }
         check(d, q, &b);
+        if q.query == "cambridge" {
+            let from = match &a {
+                SearchAnswer::Page(p) => format!("pieces, meta {:?}", p.meta.continents),
+                other => format!("{other:?}"),
+            };
+            println!("cambridge {:?}: {from}", q.filter);
+        }
         if let SearchAnswer::Whole(why) = &a {
             *whole.entry(why).or_insert(0) += 1;
             continue;
