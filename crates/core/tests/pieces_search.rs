@@ -221,7 +221,10 @@ fn compare(d: &Data, budget: &PieceBudget, n: usize) -> (usize, usize, Vec<usize
     let mut qs = queries(d, &common, n);
     // Continents from countries (schema-2.0 places): `tests/continent.rs`
     // checks the whole registry's facets; the pieces must agree with it.
-    for filter in [None, Some("locations.geo_details.continent_code:EU".to_string())] {
+    for filter in [
+        None,
+        Some("locations.geo_details.continent_code:EU".to_string()),
+    ] {
         qs.push(ListQuery {
             query: "cambridge".into(),
             filter,
