@@ -12,9 +12,9 @@
 //! The table follows GeoNames' country information (`countryInfo.txt`),
 //! which assigns exactly one continent to each country code, the same
 //! source and the same seven codes the registry's 2.1 locations use (so
-//! Turkey, Georgia, Armenia, Azerbaijan and Cyprus's neighbours go where
-//! GeoNames puts them: TR, GE, AM, AZ in Asia; RU and CY in Europe; TL in
-//! Oceania; EG in Africa; PA in North America). It is written out here
+//! the countries between continents go where GeoNames puts them: TR, GE,
+//! AM, AZ in Asia; RU and CY in Europe; TL in Oceania; EG in Africa; PA in
+//! North America). It is written out here
 //! from that fact, and checked against every (country, continent) pair the
 //! real data's 2.1 locations hold (`tests/continent.rs`): they agree on all
 //! 203 codes present. Legacy codes GeoNames still lists (AN, CS) and XK
