@@ -19,7 +19,8 @@
 //!   index, so they are built on first use — the first query containing a
 //!   digit — ([`Index::external`]; [`Index::warm`] builds them ahead);
 //! * per-record **filter and facet columns**: status, type bits, countries
-//!   (first location first), continent bits.
+//!   (first location first), continent bits (a place without a continent
+//!   counts under its country's: [`crate::continent`]).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,16 +31,7 @@ use crate::model::{STATUSES, TYPES};
 use crate::registry::Registry;
 use crate::text::{self, TokenKind};
 
-/// The seven continents: code and name, as the spec lists them.
-pub const CONTINENTS: [(&str, &str); 7] = [
-    ("AF", "Africa"),
-    ("AN", "Antarctica"),
-    ("AS", "Asia"),
-    ("EU", "Europe"),
-    ("NA", "North America"),
-    ("OC", "Oceania"),
-    ("SA", "South America"),
-];
+pub use crate::continent::CONTINENTS;
 
 /// Name-type bits of an entry (same values as the shard's flags).
 pub mod name_flags {
@@ -833,9 +825,8 @@ impl IndexBuilder {
                 if !ix.rec_countries[first..].contains(&id) {
                     ix.rec_countries.push(id);
                 }
-                if let Some(c) = p.continent_code
-                    && let Some(k) = CONTINENTS.iter().position(|(code, _)| *code == c)
-                {
+                // A schema-2.0 place has no continent: its country's counts.
+                if let Some(k) = crate::continent::of_place(p.continent_code, p.country_code) {
                     cont |= 1 << k;
                 }
             }

@@ -39,6 +39,7 @@
 pub mod advanced;
 pub mod affiliation;
 pub mod container;
+pub mod continent;
 pub mod crc32;
 mod decimal;
 pub mod id;

@@ -46,10 +46,16 @@ fn countries(r: &Record) -> BTreeSet<String> {
         .collect()
 }
 
+/// A place's continent, or its country's when it has none (schema 2.0).
 fn continents(r: &Record) -> BTreeSet<String> {
     r.locations
         .iter()
-        .filter_map(|l| l.geo_details.continent_code.clone().flatten())
+        .filter_map(|l| {
+            l.geo_details.continent_code.clone().flatten().or_else(|| {
+                registry_core::continent::of_country(&l.geo_details.country_code)
+                    .map(|i| registry_core::continent::CONTINENTS[i].0.to_string())
+            })
+        })
         .collect()
 }
 

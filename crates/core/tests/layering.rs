@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("order", 0),
     ("v1", 0),
     ("container", 0),
+    ("continent", 0),
     ("import", 0),
     ("prior", 0),
     // Formats: bytes in, typed values out.

@@ -209,6 +209,8 @@ fn queries(d: &Data, common: &[String], n: usize) -> Vec<ListQuery> {
                     country(rng.below(reg.len()))
                 )),
                 3 => Some("status:inactive,types:company".to_string()),
+                // Continents: a schema-2.0 place counts under its country's.
+                4 if i % 15 == 4 => Some("locations.geo_details.continent_code:EU".to_string()),
                 _ => None,
             };
             ListQuery {
@@ -229,8 +231,24 @@ fn compare(d: &Data, budget: &PieceBudget, n: usize) -> (usize, usize, Vec<usize
     if common.is_empty() {
         common.push("university".into());
     }
+    let mut qs = queries(d, &common, n);
+    // Continents from countries (schema-2.0 places): `tests/continent.rs`
+    // checks the whole registry's facets; the pieces must agree with it.
+    for filter in [
+        None,
+        Some("locations.geo_details.continent_code:EU".to_string()),
+    ] {
+        qs.push(ListQuery {
+            query: "cambridge".into(),
+            filter,
+            all_status: false,
+            page: 1,
+            version: Version::V2,
+            typed: false,
+        });
+    }
     // Each request as the API reads it and as the search page does.
-    let qs: Vec<ListQuery> = queries(d, &common, n)
+    let qs: Vec<ListQuery> = qs
         .into_iter()
         .flat_map(|q| [q.clone(), ListQuery { typed: true, ..q }])
         .collect();
@@ -251,6 +269,13 @@ fn compare(d: &Data, budget: &PieceBudget, n: usize) -> (usize, usize, Vec<usize
             assert_eq!(a, b, "{q:?}: a warm client answers as a cold one");
         }
         check(d, q, &b);
+        if q.query == "cambridge" {
+            let from = match &a {
+                SearchAnswer::Page(p) => format!("pieces, meta {:?}", p.meta.continents),
+                other => format!("{other:?}"),
+            };
+            println!("cambridge {:?}: {from}", q.filter);
+        }
         if let SearchAnswer::Whole(why) = &a {
             *whole.entry(why).or_insert(0) += 1;
             continue;

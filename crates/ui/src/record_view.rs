@@ -56,6 +56,15 @@ pub fn first_place(r: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// The country name of the first location.
+pub fn first_country(r: &Value) -> String {
+    arr(r, "locations")
+        .first()
+        .and_then(|l| s(geo(l), "country_name"))
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// Acronyms of a record.
 pub fn acronyms(r: &Value) -> Vec<String> {
     arr(r, "names")
@@ -369,12 +378,7 @@ pub fn RecordView(
                 .collect::<Vec<_>>()
                 .join(", ");
 
-            let rels = ["successor", "predecessor", "parent", "child", "related"].into_iter().filter_map(|kind| {
-                let list = relations(&r, kind);
-                if list.is_empty() { return None; }
-                let items = list.iter().map(|(i, l)| view! { <li>{record_link(i, l, go)}</li> }).collect_view();
-                Some(view! { <div class="rel" data-rel=kind><h3>{title_case(kind)}</h3><ul>{items}</ul></div> })
-            }).collect_view();
+            let family = crate::family::family_view(&r, go);
 
             let admin = r.get("admin").cloned().unwrap_or(Value::Null);
             let adm = |k: &str| {
@@ -416,7 +420,7 @@ pub fn RecordView(
                         <table class="locations"><thead><tr><th scope="col">"City"</th><th scope="col">"Subdivision"</th><th scope="col">"Country"</th><th scope="col">"Continent"</th><th scope="col">"Coordinates"</th></tr></thead>
                         <tbody>{locations}</tbody></table>
                     </section>
-                    <section aria-labelledby="h-rel"><h2 id="h-rel">"Relationships"</h2>{rels}</section>
+                    {family}
                     <section aria-labelledby="h-links"><h2 id="h-links">"Links"</h2><ul class="links">{links}</ul></section>
                     <section aria-labelledby="h-ext"><h2 id="h-ext">"External identifiers"</h2><table class="ext"><tbody>{ext}</tbody></table></section>
                     <section aria-labelledby="h-admin"><h2 id="h-admin">"Record history"</h2>

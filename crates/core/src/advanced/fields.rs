@@ -299,6 +299,13 @@ pub(crate) fn any_str<'a>(
     fn opt(v: &Option<Option<String>>) -> Option<&str> {
         v.as_ref()?.as_deref()
     }
+    fn derived(l: &crate::model::Location) -> Option<(&'static str, &'static str)> {
+        let g = &l.geo_details;
+        if opt(&g.continent_code).is_some() || opt(&g.continent_name).is_some() {
+            return None;
+        }
+        crate::continent::of_country(&g.country_code).map(|i| crate::continent::CONTINENTS[i])
+    }
     match field {
         NamesValue => r.names.iter().any(|n| k(&n.value)),
         NamesTypes => r.names.iter().flat_map(|n| &n.types).any(|t| k(t)),
@@ -306,15 +313,17 @@ pub(crate) fn any_str<'a>(
         GeoName => r.locations.iter().any(|l| k(&l.geo_details.name)),
         GeoCountryCode => r.locations.iter().any(|l| k(&l.geo_details.country_code)),
         GeoCountryName => r.locations.iter().any(|l| k(&l.geo_details.country_name)),
+        // A place without a continent (schema 2.0) has its country's, as in
+        // the facets and filters ([`crate::continent`]).
         GeoContinentCode => r
             .locations
             .iter()
-            .filter_map(|l| opt(&l.geo_details.continent_code))
+            .filter_map(|l| opt(&l.geo_details.continent_code).or_else(|| derived(l).map(|c| c.0)))
             .any(k),
         GeoContinentName => r
             .locations
             .iter()
-            .filter_map(|l| opt(&l.geo_details.continent_name))
+            .filter_map(|l| opt(&l.geo_details.continent_name).or_else(|| derived(l).map(|c| c.1)))
             .any(k),
         GeoSubdivisionCode => r
             .locations

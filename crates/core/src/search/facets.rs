@@ -14,8 +14,9 @@
 //! * statuses: `id` = `title` = the status (lowercase in both versions, as
 //!   upstream, whose v1 status values are lowercase too);
 //! * continents (v2 only): `id` = lowercase code, `title` from the fixed
-//!   AF..SA table. Records of schema 2.0 have no continent and are not
-//!   counted.
+//!   AF..SA table. A place without a continent (schema 2.0) counts under
+//!   its country's ([`crate::continent`]), so continents agree with
+//!   countries.
 
 use serde::Serialize;
 
