@@ -18,6 +18,8 @@ pub mod combobox;
 #[cfg(feature = "app")]
 pub mod facets;
 #[cfg(feature = "app")]
+pub mod map;
+#[cfg(feature = "app")]
 pub mod record_view;
 pub mod registry_client;
 #[cfg(feature = "app")]
