@@ -196,7 +196,7 @@ async function dataFile(request) {
 
 const PRECACHE = [
   "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
-  "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+  "./registry-map.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
 self.addEventListener("install", (event) => {

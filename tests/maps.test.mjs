@@ -1,0 +1,161 @@
+// The offline world map (web/registry-map.js, world-map.json): the record
+// page's dot sits at the record's coordinates through the projection, the
+// map works offline after one visit, passes axe in light and dark schemes,
+// and a results page or the widget never fetch the map file (counted at
+// the server, so service-worker and Worker requests count too).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { chromium } from "playwright-core";
+import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { SITE, PREFIX, DEMO, appReady, offlineReady } from "./ui-helpers.mjs";
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
+
+// Equal Earth, written out again here (not imported from the page's module)
+// so that a wrong formula there cannot agree with itself.
+function equalEarth(lng, lat, scale) {
+  const [a1, a2, a3, a4] = [1.340264, -0.081106, 0.000893, 0.003796];
+  const theta = Math.asin((Math.sqrt(3) / 2) * Math.sin((lat * Math.PI) / 180));
+  const lambda = (lng * Math.PI) / 180;
+  const x = (2 * Math.sqrt(3) * lambda * Math.cos(theta)) / (3 * (9 * a4 * theta ** 8 + 7 * a3 * theta ** 6 + 3 * a2 * theta ** 2 + a1));
+  const y = a4 * theta ** 9 + a3 * theta ** 7 + a2 * theta ** 3 + a1 * theta;
+  return [x * scale, -y * scale];
+}
+
+// A demo record with one located place: Edinburgh.
+const RECORD = DEMO.find((r) => r.locations?.length === 1 && r.locations[0].geonames_details?.name === "Edinburgh");
+const RECORD_ID = RECORD.id.split("/").pop();
+
+let server, browser;
+const requested = [];
+before(async () => {
+  server = await serve(SITE, PREFIX, { hold: async (rel) => requested.push(rel) });
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A fresh context (its own service worker and caches) and page. */
+async function fresh(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 850 }, ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors = [];
+  watchErrors(page, errors);
+  return { context, page, errors };
+}
+
+async function mapShown(page) {
+  await page.waitForSelector(".record-map[data-ready=true] svg circle.dot");
+}
+
+test("map file: every ISO country the demo data uses has a shape or a marker", () => {
+  const codes = new Set(DEMO.flatMap((r) => r.locations.map((l) => l.geonames_details?.country_code)).filter(Boolean));
+  const missing = [...codes].filter((c) => !MAP.countries[c] && !MAP.markers?.[c]);
+  assert.deepEqual(missing, []);
+  assert.equal(MAP.projection, "equal-earth");
+});
+
+test("record page: a dot at the record's coordinates through Equal Earth, its country outlined, the city named, an OpenStreetMap link", async () => {
+  const { context, page, errors } = await fresh();
+  try {
+    await page.goto(server.url + `?id=${RECORD_ID}`);
+    await mapShown(page);
+    const g = RECORD.locations[0].geonames_details;
+    const [ex, ey] = equalEarth(g.lng, g.lat, MAP.scale);
+    const dot = await page.locator(".record-map circle.dot").evaluate((c) => ({ x: +c.getAttribute("cx"), y: +c.getAttribute("cy") }));
+    assert.ok(Math.abs(dot.x - ex) < 1e-6 && Math.abs(dot.y - ey) < 1e-6, `dot at ${dot.x},${dot.y}, expected ${ex},${ey}`);
+    // Zoomed to the region: the view holds the dot and is far smaller than the world.
+    const [vx, vy, vw, vh] = (await page.locator(".record-map svg").getAttribute("viewBox")).split(" ").map(Number);
+    assert.ok(ex > vx && ex < vx + vw && ey > vy && ey < vy + vh, "the dot is inside the view");
+    assert.ok(vw < MAP.box[2] / 4, `zoomed in: view ${vw} wide of ${MAP.box[2]}`);
+    assert.deepEqual(await page.locator(".record-map path.here").evaluateAll((p) => p.map((x) => x.dataset.code)), [g.country_code]);
+    assert.equal(await page.locator(".record-map text.label").textContent(), g.name);
+    const osm = await page.locator(".record-map a.osm").getAttribute("href");
+    assert.equal(osm, `https://www.openstreetmap.org/?mlat=${g.lat}&mlon=${g.lng}#map=12/${g.lat}/${g.lng}`);
+    assert.match(await page.locator(".record-map svg").getAttribute("aria-label"), new RegExp(g.name));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a results page and the widget never fetch the map file", async () => {
+  const { context, page, errors } = await fresh();
+  try {
+    requested.length = 0;
+    await page.goto(server.url + "?q=university");
+    await appReady(page);
+    await page.waitForSelector(".result");
+    // Through the service worker's install too (it must not precache the map).
+    await offlineReady(page);
+    const widget = await fresh();
+    try {
+      await widget.page.goto(server.url + "widget-demo.html");
+      await widget.page.locator("#affiliation-picker-input").fill("univ");
+      await widget.page.waitForSelector("#affiliation-picker-input[aria-expanded=true]");
+      assert.deepEqual(widget.errors, []);
+    } finally {
+      await widget.context.close();
+    }
+    assert.ok(requested.length > 5, "requests were counted");
+    assert.deepEqual(requested.filter((r) => /world-map/.test(r)), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("the record page's map works offline after one visit", async () => {
+  const { context, page } = await fresh();
+  try {
+    await page.goto(server.url + `?id=${RECORD_ID}`);
+    await mapShown(page);
+    await offlineReady(page);
+    await context.setOffline(true);
+    await page.reload();
+    await mapShown(page);
+    assert.equal(await page.locator(".record-map path.here").count(), 1);
+  } finally {
+    await context.setOffline(false);
+    await context.close();
+  }
+});
+
+for (const colorScheme of ["light", "dark"]) {
+  test(`record page map, ${colorScheme} scheme: readable colours and no serious axe violation`, async () => {
+    const { context, page } = await fresh({ colorScheme });
+    try {
+      await page.goto(server.url + `?id=${RECORD_ID}`);
+      await appReady(page);
+      await mapShown(page);
+      const lum = (css) => {
+        const [r, g, b] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => {
+          const c = v / 255;
+          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const colours = await page.evaluate(() => {
+        const css = (sel, prop) => getComputedStyle(document.querySelector(sel))[prop];
+        return { sea: css(".record-map svg", "backgroundColor"), land: css(".record-map path.land:not(.here)", "fill"), label: css(".record-map text.label", "fill") };
+      });
+      const [sea, land, label] = [lum(colours.sea), lum(colours.land), lum(colours.label)];
+      if (colorScheme === "dark") assert.ok(sea < 0.1 && land < 0.1 && label > 0.6, JSON.stringify(colours));
+      else assert.ok(sea > 0.5 && land > 0.5 && label < 0.1, JSON.stringify(colours));
+      await page.addScriptTag({ content: AXE });
+      const result = await page.evaluate(() =>
+        window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
+      const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`), []);
+    } finally {
+      await context.close();
+    }
+  });
+}
