@@ -10,7 +10,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, DEMO, appReady, offlineReady } from "./ui-helpers.mjs";
+import { SITE, PREFIX, DEMO, DOCS, SHOTS, appReady, offlineReady } from "./ui-helpers.mjs";
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
@@ -81,6 +81,11 @@ test("record page: a dot at the record's coordinates through Equal Earth, its co
     assert.equal(osm, `https://www.openstreetmap.org/?mlat=${g.lat}&mlon=${g.lng}#map=12/${g.lat}/${g.lng}`);
     assert.match(await page.locator(".record-map svg").getAttribute("aria-label"), new RegExp(g.name));
     assert.deepEqual(errors, []);
+    if (SHOTS) {
+      fs.mkdirSync(path.join(DOCS, "img"), { recursive: true });
+      await page.setViewportSize({ width: 820, height: 850 });
+      await page.locator("section[aria-labelledby=h-loc]").screenshot({ path: path.join(DOCS, "img", "record-map.png") });
+    }
   } finally {
     await context.close();
   }
