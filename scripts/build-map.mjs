@@ -77,8 +77,50 @@ const MARKERS = {
   UM: [166.62, 19.29], // U.S. Minor Outlying Islands (Wake Island)
 };
 
+// A ring that crosses the antimeridian (Chukotka, Fiji's Vanua Levu)
+// would be drawn across the whole world: made continuous in longitude,
+// then cut at ±180° into one ring on each side (Sutherland–Hodgman against
+// the meridian). Antarctica's jump along the pole is a real edge of the
+// projection and stays.
+function unwrap(ring) {
+  const jump = (i) => Math.abs(ring[i][0] - ring[i - 1][0]) > 180;
+  if (!ring.some((_, i) => i && jump(i))) return [ring];
+  if (ring.some(([, lat], i) => i && jump(i) && (Math.abs(lat) > 89 || Math.abs(ring[i - 1][1]) > 89))) return [ring];
+  const cont = [ring[0]];
+  for (let i = 1; i < ring.length; i++) {
+    const prev = cont[i - 1][0];
+    let lng = ring[i][0];
+    while (lng - prev > 180) lng -= 360;
+    while (lng - prev < -180) lng += 360;
+    cont.push([lng, ring[i][1]]);
+  }
+  const edge = cont.some(([lng]) => lng > 180) ? 180 : -180;
+  const west = clip(cont, (lng) => lng <= edge, edge);
+  const east = clip(cont, (lng) => lng >= edge, edge);
+  const back = edge === 180 ? east : west;
+  const shift = edge === 180 ? -360 : 360;
+  return [edge === 180 ? west : east, back.map(([lng, lat]) => [lng + shift, lat])].filter((r) => r.length >= 4);
+}
+
+/** The part of a closed ring on the `inside` side of the meridian `at`. */
+function clip(ring, inside, at) {
+  const out = [];
+  for (let i = 0; i < ring.length - 1; i++) {
+    const [a, b] = [ring[i], ring[i + 1]];
+    const [ia, ib] = [inside(a[0]), inside(b[0])];
+    if (ia) out.push(a);
+    if (ia !== ib) {
+      const t = (at - a[0]) / (b[0] - a[0]);
+      out.push([at, a[1] + t * (b[1] - a[1])]);
+    }
+  }
+  if (out.length) out.push(out[0]);
+  return out;
+}
+
+/** The indices Douglas–Peucker keeps of `points`. */
 function simplify(points, tol) {
-  if (points.length <= 2) return points;
+  if (points.length <= 2) return new Set(points.keys());
   const keep = new Uint8Array(points.length);
   keep[0] = keep[points.length - 1] = 1;
   const stack = [[0, points.length - 1]];
@@ -97,7 +139,7 @@ function simplify(points, tol) {
       stack.push([a, worst], [worst, b]);
     }
   }
-  return points.filter((_, i) => keep[i]);
+  return new Set([...keep.keys()].filter((i) => keep[i]));
 }
 
 const f = (v) => +v.toFixed(DIGITS);
@@ -114,21 +156,25 @@ function build() {
       return [x * kx + tx, y * ky + ty];
     });
   });
-  const full = lngLat.map((arc) => arc.map(([lng, lat]) => project(lng, lat)));
-  const arcs = full.map((pts) => simplify(pts, TOLERANCE));
+  // Simplified where projected (what the eye sees), kept as lng/lat until
+  // the rings are whole (see unwrap).
+  const arcs = lngLat.map((arc) => {
+    const keep = simplify(arc.map(([lng, lat]) => project(lng, lat)), TOLERANCE);
+    return arc.filter((_, i) => keep.has(i));
+  });
   const ring = (ids, from = arcs) => {
     const out = [];
     for (const i of ids) {
       const pts = i < 0 ? from[~i].slice().reverse() : from[i];
       out.push(...(out.length ? pts.slice(1) : pts));
     }
-    return out;
+    return unwrap(out).map((r) => r.map(([lng, lat]) => project(lng, lat)));
   };
   // An island simplified below a triangle keeps its full outline instead:
   // microstates and small territories must stay on the map.
   const ringOf = (ids) => {
-    const r = ring(ids);
-    return distinct(r) >= 4 ? r : ring(ids, full);
+    const rs = ring(ids);
+    return rs.every((r) => distinct(r) >= 4) ? rs : ring(ids, lngLat);
   };
   const distinct = (r) => new Set(r.map(([x, y]) => `${f(x)},${f(y)}`)).size + 1;
   // Relative commands: short numbers, and brotli finds the repeats. The
@@ -168,7 +214,7 @@ function build() {
     if (g.id != null && !code) throw new Error(`world-atlas id ${g.id} (${name}) has no ISO alpha-2 code`);
     if (code === undefined) throw new Error(`world-atlas shape "${name}" has no id: say where it goes in UNCODED`);
     for (const poly of polys) {
-      const rings = poly.map(ringOf);
+      const rings = poly.flatMap(ringOf);
       const a = poly[0][0];
       const [lng, lat] = a < 0 ? lngLat[~a].at(-1) : lngLat[a][0];
       const part = PARTS.find(([of, , [w, e, s, n]]) => of === code && lng >= w && lng <= e && lat >= s && lat <= n);

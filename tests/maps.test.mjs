@@ -62,6 +62,18 @@ test("map file: every ISO country the demo data uses has a shape or a marker", (
   assert.equal(MAP.projection, "equal-earth");
 });
 
+test("map file: no outline crosses the world (rings cut at the antimeridian), every ring closed", async () => {
+  const { ringBoxes } = await import("../web/registry-map.js");
+  const half = MAP.box[2] / 2;
+  const wide = [];
+  for (const [code, d] of Object.entries(MAP.countries)) {
+    // Antarctica's edge along the pole is a line of the projection itself.
+    if (code !== "AQ") for (const b of ringBoxes(d)) if (b[2] - b[0] > half) wide.push(code);
+    assert.equal((d.match(/[Mm]/g) ?? []).length, (d.match(/z/g) ?? []).length, code);
+  }
+  assert.deepEqual(wide, []);
+});
+
 test("record page: a dot at the record's coordinates through Equal Earth, its country outlined, the city named, an OpenStreetMap link", async () => {
   const { context, page, errors } = await fresh();
   try {
@@ -154,6 +166,102 @@ for (const colorScheme of ["light", "dark"]) {
       const [sea, land, label] = [lum(colours.sea), lum(colours.land), lum(colours.label)];
       if (colorScheme === "dark") assert.ok(sea < 0.1 && land < 0.1 && label > 0.6, JSON.stringify(colours));
       else assert.ok(sea > 0.5 && land > 0.5 && label < 0.1, JSON.stringify(colours));
+      await page.addScriptTag({ content: AXE });
+      const result = await page.evaluate(() =>
+        window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
+      const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`), []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+/** The results page for `q` with the country map shown through its toggle. */
+async function facetMapShown(page, q) {
+  await page.goto(server.url + `?q=${q}`);
+  await appReady(page);
+  await page.waitForSelector(".result");
+  await page.locator(".map-toggle").click();
+  await page.waitForSelector(".country-map[data-ready=true] .counted");
+}
+
+test("country facet map: shaded by the facet's counts; a click filters and changes the URL exactly as ticking the list", async () => {
+  // The URL the list gives.
+  const list = await fresh();
+  let listed;
+  try {
+    await list.page.goto(server.url + "?q=university");
+    await appReady(list.page);
+    await list.page.waitForSelector(".result");
+    await list.page.locator("#f-country-us").click();
+    await list.page.waitForFunction(() => /filter=/.test(location.search));
+    listed = await list.page.evaluate(() => location.search);
+  } finally {
+    await list.context.close();
+  }
+  const { context, page, errors } = await fresh();
+  try {
+    await facetMapShown(page, "university");
+    // Every listed country is shaded and labelled with its count; the darkest is the largest.
+    const counts = await page.locator("[data-facet=country] li").evaluateAll((li) =>
+      Object.fromEntries(li.map((x) => [x.querySelector("input").value.toUpperCase(), +x.querySelector(".count").textContent])));
+    const shaded = await page.locator(".facet-map .counted").evaluateAll((p) =>
+      Object.fromEntries(p.map((x) => [x.dataset.code, +x.getAttribute("aria-label").match(/: (\d+) match/)[1]])));
+    assert.deepEqual(shaded, counts);
+    assert.ok(await page.locator(".map-legend .swatch").count() >= 2, "a legend with the scale");
+    // The pointer over Kansas (the US outline's box reaches the Aleutians: its centre is sea).
+    const [kx, ky] = equalEarth(-98, 39, MAP.scale);
+    const at = await page.locator(".facet-map").evaluate((svg, [x, y]) => {
+      const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+      return { x: p.x, y: p.y };
+    }, [kx, ky]);
+    await page.mouse.move(at.x, at.y);
+    assert.match(await page.locator(".map-status").textContent(), new RegExp(`^United States.*: ${counts.US} match`));
+    await page.mouse.click(at.x, at.y);
+    await page.waitForFunction(() => /filter=/.test(location.search));
+    assert.equal(await page.evaluate(() => location.search), listed);
+    assert.equal(await page.locator("#f-country-us").isChecked(), true);
+    await page.waitForSelector(".facet-map [data-code=US][aria-pressed=true]");
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("country facet map by keyboard alone: open it, reach a country with Tab, filter with Enter", async () => {
+  const { context, page, errors } = await fresh();
+  try {
+    await page.goto(server.url + "?q=university");
+    await appReady(page);
+    await page.waitForSelector(".result");
+    await page.locator(".map-toggle").focus();
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".country-map[data-ready=true] .counted");
+    // The map sits above the filters: back from the toggle.
+    let code = null;
+    for (let i = 0; i < 60 && !code; i++) {
+      await page.keyboard.press("Shift+Tab");
+      code = await page.evaluate(() => document.activeElement?.closest(".facet-map") && document.activeElement.dataset.code);
+    }
+    assert.ok(code, "a country of the map takes the focus");
+    assert.match(await page.locator(".map-status").textContent(), /match/);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => /filter=/.test(location.search));
+    assert.match(await page.evaluate(() => location.search), new RegExp(`filter=country%3A${code.toLowerCase()}`));
+    await page.waitForSelector(`.facet-map [data-code=${code}][aria-pressed=true]`);
+    if (SHOTS) await page.locator(".country-map").screenshot({ path: path.join(DOCS, "img", "facet-map.png") });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+for (const colorScheme of ["light", "dark"]) {
+  test(`country facet map, ${colorScheme} scheme: no serious axe violation`, async () => {
+    const { context, page } = await fresh({ colorScheme });
+    try {
+      await facetMapShown(page, "university");
       await page.addScriptTag({ content: AXE });
       const result = await page.evaluate(() =>
         window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));

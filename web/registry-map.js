@@ -187,3 +187,144 @@ export async function recordMap(figure, places) {
   figure.replaceChildren(svg, caption);
   figure.dataset.ready = "true";
 }
+
+/** The legend's steps: from 1 to `max`, on a square-root scale (a few large countries do not wash out the rest). */
+export function scaleSteps(max, n = 5) {
+  const steps = [];
+  for (let i = 1; i <= n; i++) {
+    const v = Math.max(1, Math.round((Math.sqrt(max) * i) / n) ** 2);
+    if (!steps.includes(v)) steps.push(v);
+  }
+  if (steps.at(-1) !== max) steps[steps.length - 1] = max;
+  return steps;
+}
+
+// Shades of the scale, light to dark (light scheme) — the dark scheme
+// reverses the lightness in CSS, so only the class is set here.
+const SHADES = 5;
+
+/**
+ * The country facet as a world map, drawn into `figure`: `data` is JSON
+ * {entries: [{id, title, count}], selected: [id]}. A country with a count
+ * is a button: click, Enter or Space ticks its checkbox in the facet list
+ * (`#f-country-<id>`), so the URL changes exactly as when the list is used.
+ */
+export async function facetMap(figure, data) {
+  const { entries, selected } = typeof data === "string" ? JSON.parse(data) : data;
+  addStyles();
+  addFacetStyles();
+  let map;
+  try {
+    map = await loadMap();
+  } catch (e) {
+    figure.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: `The map could not be loaded (${e.message}).` }));
+    return;
+  }
+  const max = Math.max(1, ...entries.map((e) => e.count));
+  const steps = scaleSteps(max, SHADES);
+  const shade = (count) => Math.max(0, steps.findIndex((s) => count <= s));
+  const byCode = new Map(entries.map((e) => [e.id.toUpperCase(), e]));
+  const chosen = new Set(selected.map((s) => s.toUpperCase()));
+  const [bx, by, bw, bh] = map.box;
+  const svg = el("svg", { class: "world-map facet-map", viewBox: `${bx} ${by} ${bw} ${bh}`, role: "group", "aria-label": "Countries of the matches on a world map" });
+  const status = Object.assign(document.createElement("p"), { className: "map-status" });
+  status.setAttribute("aria-live", "polite");
+  const say = (e) => (status.textContent = e ? `${e.title}: ${e.count} ${e.count === 1 ? "match" : "matches"}${chosen.has(e.id.toUpperCase()) ? " (selected)" : ""}` : "");
+  const pick = (e) => {
+    refocus = e.id.toUpperCase();
+    document.getElementById(`f-country-${e.id}`)?.click();
+  };
+  const counted = [];
+  for (const [code, d] of Object.entries(map.countries)) {
+    const e = byCode.get(code);
+    const path = el("path", { d, class: e ? `land counted s${shade(e.count)}` : "land" });
+    path.dataset.code = code;
+    if (e) counted.push([path, e]);
+    svg.append(path);
+  }
+  for (const [code, [x, y]] of Object.entries(map.markers ?? {})) {
+    const e = byCode.get(code);
+    if (!e) continue;
+    const dot = el("circle", { cx: x, cy: y, r: 3, class: `land counted s${shade(e.count)}` });
+    dot.dataset.code = code;
+    counted.push([dot, e]);
+    svg.append(dot);
+  }
+  // Larger counts first in keyboard order, like the list.
+  counted.sort((a, b) => b[1].count - a[1].count);
+  for (const [node, e] of counted) {
+    node.setAttribute("tabindex", "0");
+    node.setAttribute("role", "button");
+    node.setAttribute("aria-pressed", String(chosen.has(e.id.toUpperCase())));
+    node.setAttribute("aria-label", `${e.title}: ${e.count} ${e.count === 1 ? "match" : "matches"}. Filter by this country`);
+    const title = el("title");
+    title.textContent = `${e.title}: ${e.count}`;
+    node.append(title);
+    node.addEventListener("mouseenter", () => say(e));
+    node.addEventListener("focus", () => say(e));
+    node.addEventListener("click", () => pick(e));
+    node.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        pick(e);
+      }
+    });
+    svg.append(node); // keyboard order = document order
+  }
+  const legend = document.createElement("div");
+  legend.className = "map-legend";
+  legend.append(Object.assign(document.createElement("span"), { textContent: "Matches: " }));
+  steps.forEach((s, i) => {
+    const key = document.createElement("span");
+    key.className = "key";
+    const swatch = document.createElement("span");
+    swatch.className = `swatch s${i}`;
+    swatch.setAttribute("aria-hidden", "true");
+    key.append(swatch, ` ≤ ${s}`);
+    legend.append(key);
+  });
+  const note = Object.assign(document.createElement("p"), {
+    className: "hint",
+    textContent: `The ${entries.length} countries the facet lists, shaded by their count over all matches.`,
+  });
+  figure.replaceChildren(svg, legend, status, note);
+  figure.dataset.ready = "true";
+  // A country picked on the map keeps the focus on the redrawn map (the
+  // list gives its checkbox focus back in an animation frame: after it).
+  const back = refocus && counted.find(([, e]) => e.id.toUpperCase() === refocus);
+  refocus = null;
+  if (back) requestAnimationFrame(() => requestAnimationFrame(() => back[0].focus()));
+}
+
+let refocus = null;
+
+let facetStyled = false;
+function addFacetStyles() {
+  if (facetStyled || !("adoptedStyleSheets" in document)) return;
+  facetStyled = true;
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(`
+.country-map { flex-basis: 100%; margin: 0 0 .75rem; }
+.facet-map { max-width: none; }
+.facet-map .counted { cursor: pointer; stroke: #123a66; }
+.facet-map .counted:hover, .facet-map .counted:focus { stroke: #a1162b; stroke-width: 2.5; outline: none; }
+.facet-map [aria-pressed=true] { stroke: #a1162b; stroke-width: 2; }
+.facet-map .s0, .map-legend .s0 { fill: #c6dbef; background: #c6dbef; }
+.facet-map .s1, .map-legend .s1 { fill: #9ecae1; background: #9ecae1; }
+.facet-map .s2, .map-legend .s2 { fill: #6baed6; background: #6baed6; }
+.facet-map .s3, .map-legend .s3 { fill: #3182bd; background: #3182bd; }
+.facet-map .s4, .map-legend .s4 { fill: #08519c; background: #08519c; }
+.map-legend { display: flex; flex-wrap: wrap; gap: .25rem .75rem; align-items: center; font-size: .9rem; margin-top: .35rem; }
+.map-legend .swatch { display: inline-block; width: 1rem; height: .8rem; border: 1px solid #6b6b6b; vertical-align: middle; margin-right: .2rem; }
+.map-status { min-height: 1.5em; margin: .25rem 0 0; font-weight: 600; }
+@media (prefers-color-scheme: dark) {
+  .facet-map .counted { stroke: #ffd866; }
+  .facet-map .s0, .map-legend .s0 { fill: #1f3b57; background: #1f3b57; }
+  .facet-map .s1, .map-legend .s1 { fill: #2c5d8a; background: #2c5d8a; }
+  .facet-map .s2, .map-legend .s2 { fill: #3f7fbf; background: #3f7fbf; }
+  .facet-map .s3, .map-legend .s3 { fill: #6aa8e0; background: #6aa8e0; }
+  .facet-map .s4, .map-legend .s4 { fill: #a9d2f5; background: #a9d2f5; }
+}
+`);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}

@@ -1,4 +1,4 @@
-//! The record page's map. The drawing and the map data live in JS
+//! The record page's map and the country facet as a world map. The drawing and the map data live in JS
 //! (`web/registry-map.js`, `world-map.json`): the wasm only hands over the
 //! record's places, so a first paint carries none of the map.
 
@@ -10,6 +10,8 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     #[wasm_bindgen(js_name = recordMap)]
     fn record_map(figure: &web_sys::HtmlElement, places: &str) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = facetMap)]
+    fn facet_map(figure: &web_sys::HtmlElement, data: &str) -> js_sys::Promise;
 }
 
 /// The places of a v2 record's locations that have coordinates, as the JSON
@@ -53,4 +55,34 @@ pub fn RecordMap(
     Some(
         view! { <figure class="record-map" node_ref=node><p class="loading">"Loading the map…"</p></figure> },
     )
+}
+
+/// The country facet as a world map (shown on demand, beside the list):
+/// redrawn whenever the counts or the selection change. Picking a country
+/// ticks its checkbox in the list, so the URL changes as with the list.
+#[component]
+pub fn CountryMap(
+    /// The country facet's entries.
+    #[prop(into)]
+    entries: Signal<Vec<crate::facets::Entry>>,
+    /// The selected country codes.
+    #[prop(into)]
+    selected: Signal<Vec<String>>,
+) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Figure>::new();
+    Effect::new(move |_| {
+        let data = json!({
+            "entries": entries.get().iter().map(|e| json!({"id": e.id, "title": e.title, "count": e.count})).collect::<Vec<_>>(),
+            "selected": selected.get(),
+        });
+        if let Some(figure) = node.get() {
+            // The promise settles once drawn; a failure is shown in the figure.
+            let _ = facet_map(&figure, &data.to_string());
+        }
+    });
+    view! {
+        <figure id="country-map" class="country-map" node_ref=node>
+            <p class="loading">"Loading the map…"</p>
+        </figure>
+    }
 }
