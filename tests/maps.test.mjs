@@ -10,7 +10,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, DEMO, DOCS, SHOTS, appReady, offlineReady } from "./ui-helpers.mjs";
+import { SITE, PREFIX, DEMO, DOCS, SHOTS, appReady, offlineReady, api } from "./ui-helpers.mjs";
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
@@ -186,7 +186,7 @@ async function facetMapShown(page, q) {
   await page.waitForSelector(".country-map[data-ready=true] .counted");
 }
 
-test("country facet map: shaded by the facet's counts; a click filters and changes the URL exactly as ticking the list", async () => {
+test("country facet map: every country shaded by its exact count; a click filters and changes the URL exactly as ticking the list", async () => {
   // The URL the list gives.
   const list = await fresh();
   let listed;
@@ -203,12 +203,16 @@ test("country facet map: shaded by the facet's counts; a click filters and chang
   const { context, page, errors } = await fresh();
   try {
     await facetMapShown(page, "university");
-    // Every listed country is shaded and labelled with its count; the darkest is the largest.
-    const counts = await page.locator("[data-facet=country] li").evaluateAll((li) =>
+    // Every country with a match is shaded and labelled with its count over
+    // all matches (the registry's own count), not only the list's ten.
+    const listCounts = await page.locator("[data-facet=country] li").evaluateAll((li) =>
       Object.fromEntries(li.map((x) => [x.querySelector("input").value.toUpperCase(), +x.querySelector(".count").textContent])));
     const shaded = await page.locator(".facet-map .counted").evaluateAll((p) =>
       Object.fromEntries(p.map((x) => [x.dataset.code, +x.getAttribute("aria-label").match(/: (\d+) match/)[1]])));
-    assert.deepEqual(shaded, counts);
+    const all = await api(page, "/v2/organizations?query=university&mode=typed&facet_size=all");
+    assert.deepEqual(shaded, Object.fromEntries(all.body.meta.countries.map((c) => [c.id.toUpperCase(), c.count])));
+    for (const [code, n] of Object.entries(listCounts)) assert.equal(shaded[code], n, code);
+    const counts = shaded;
     assert.ok(await page.locator(".map-legend .swatch").count() >= 2, "a legend with the scale");
     // The pointer over Kansas (the US outline's box reaches the Aleutians: its centre is sea).
     const [kx, ky] = equalEarth(-98, 39, MAP.scale);
@@ -224,6 +228,25 @@ test("country facet map: shaded by the facet's counts; a click filters and chang
     assert.equal(await page.locator("#f-country-us").isChecked(), true);
     await page.waitForSelector(".facet-map [data-code=US][aria-pressed=true]");
     assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("country facet map with more countries than the list's ten", async () => {
+  const { context, page } = await fresh();
+  try {
+    await facetMapShown(page, "a");
+    const listed = await page.locator("[data-facet=country] li").count();
+    const shaded = await page.locator(".facet-map .counted").count();
+    const all = await api(page, "/v2/organizations?query=a&mode=typed&facet_size=all");
+    assert.equal(shaded, all.body.meta.countries.length);
+    assert.ok(shaded > listed, `${shaded} countries on the map, ${listed} in the list`);
+    assert.match(await page.locator(".country-map .hint").textContent(), new RegExp(`Every country with a match \\(${shaded}\\)`));
+    if (SHOTS) {
+      fs.mkdirSync(path.join(DOCS, "img"), { recursive: true });
+      await page.locator(".country-map").screenshot({ path: path.join(DOCS, "img", "facet-map.png") });
+    }
   } finally {
     await context.close();
   }
@@ -250,7 +273,6 @@ test("country facet map by keyboard alone: open it, reach a country with Tab, fi
     await page.waitForFunction(() => /filter=/.test(location.search));
     assert.match(await page.evaluate(() => location.search), new RegExp(`filter=country%3A${code.toLowerCase()}`));
     await page.waitForSelector(`.facet-map [data-code=${code}][aria-pressed=true]`);
-    if (SHOTS) await page.locator(".country-map").screenshot({ path: path.join(DOCS, "img", "facet-map.png") });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

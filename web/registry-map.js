@@ -205,12 +205,13 @@ const SHADES = 5;
 
 /**
  * The country facet as a world map, drawn into `figure`: `data` is JSON
- * {entries: [{id, title, count}], selected: [id]}. A country with a count
+ * {entries: [{id, title, count}], selected: [id], complete} (`complete`:
+ * every country with a match, not only the list's ten). A country with a count
  * is a button: click, Enter or Space ticks its checkbox in the facet list
  * (`#f-country-<id>`), so the URL changes exactly as when the list is used.
  */
 export async function facetMap(figure, data) {
-  const { entries, selected } = typeof data === "string" ? JSON.parse(data) : data;
+  const { entries, selected, complete } = typeof data === "string" ? JSON.parse(data) : data;
   addStyles();
   addFacetStyles();
   let map;
@@ -285,7 +286,9 @@ export async function facetMap(figure, data) {
   });
   const note = Object.assign(document.createElement("p"), {
     className: "hint",
-    textContent: `The ${entries.length} countries the facet lists, shaded by their count over all matches.`,
+    textContent: complete
+      ? `Every country with a match (${entries.length}), shaded by its count over all matches.`
+      : `The ${entries.length} countries the list shows, shaded by their count over all matches.`,
   });
   figure.replaceChildren(svg, legend, status, note);
   figure.dataset.ready = "true";
