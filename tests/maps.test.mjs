@@ -74,6 +74,19 @@ test("map file: no outline crosses the world (rings cut at the antimeridian), ev
   assert.deepEqual(wide, []);
 });
 
+test("legend steps: increasing, ending at the largest count; small counts one step each", async () => {
+  const { scaleSteps } = await import("../web/registry-map.js");
+  assert.deepEqual(scaleSteps(1), [1]);
+  assert.deepEqual(scaleSteps(2), [1, 2]);
+  assert.deepEqual(scaleSteps(5), [1, 2, 3, 4, 5]);
+  for (const max of [6, 7, 19, 100, 3456]) {
+    const s = scaleSteps(max);
+    assert.ok(s.length >= 2 && s.length <= 5, `${max}: ${s}`);
+    assert.equal(s.at(-1), max);
+    assert.ok(s.every((v, i) => i === 0 || v > s[i - 1]), `${max}: ${s}`);
+  }
+});
+
 test("record page: a dot at the record's coordinates through Equal Earth, its country outlined, the city named, an OpenStreetMap link", async () => {
   const { context, page, errors } = await fresh();
   try {

@@ -188,14 +188,18 @@ export async function recordMap(figure, places) {
   figure.dataset.ready = "true";
 }
 
-/** The legend's steps: from 1 to `max`, on a square-root scale (a few large countries do not wash out the rest). */
+/**
+ * The legend's steps: upper bounds from 1 to `max`, at most `n`, on a
+ * square-root scale (a few large countries do not wash out the rest);
+ * every count up to `n` its own step when `max` is that small.
+ */
 export function scaleSteps(max, n = 5) {
+  if (max <= n) return Array.from({ length: Math.max(1, max) }, (_, i) => i + 1);
   const steps = [];
   for (let i = 1; i <= n; i++) {
-    const v = Math.max(1, Math.round((Math.sqrt(max) * i) / n) ** 2);
-    if (!steps.includes(v)) steps.push(v);
+    const v = i === n ? max : Math.max(1, Math.round(((Math.sqrt(max) * i) / n) ** 2));
+    if (v > (steps.at(-1) ?? 0)) steps.push(v);
   }
-  if (steps.at(-1) !== max) steps[steps.length - 1] = max;
   return steps;
 }
 
@@ -223,7 +227,9 @@ export async function facetMap(figure, data) {
   }
   const max = Math.max(1, ...entries.map((e) => e.count));
   const steps = scaleSteps(max, SHADES);
-  const shade = (count) => Math.max(0, steps.findIndex((s) => count <= s));
+  // Fewer steps than shades: spread over the whole range, lightest to darkest.
+  const cls = (i) => (steps.length === 1 ? SHADES - 1 : Math.round((i * (SHADES - 1)) / (steps.length - 1)));
+  const shade = (count) => cls(Math.max(0, steps.findIndex((s) => count <= s)));
   const byCode = new Map(entries.map((e) => [e.id.toUpperCase(), e]));
   const chosen = new Set(selected.map((s) => s.toUpperCase()));
   const [bx, by, bw, bh] = map.box;
@@ -279,7 +285,7 @@ export async function facetMap(figure, data) {
     const key = document.createElement("span");
     key.className = "key";
     const swatch = document.createElement("span");
-    swatch.className = `swatch s${i}`;
+    swatch.className = `swatch s${cls(i)}`;
     swatch.setAttribute("aria-hidden", "true");
     key.append(swatch, ` ≤ ${s}`);
     legend.append(key);
