@@ -51,6 +51,22 @@ async function fresh(options = {}) {
   return { context, page, errors };
 }
 
+/** The serious and critical axe violations of the page. */
+async function axeSerious(page) {
+  await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
+  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  return bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** Writes a README screenshot of `locator` as docs/img/<name> (the demo data at "/" only). */
+async function shot(locator, name) {
+  if (!SHOTS) return;
+  fs.mkdirSync(path.join(DOCS, "img"), { recursive: true });
+  await locator.screenshot({ path: path.join(DOCS, "img", name) });
+}
+
 async function mapShown(page) {
   await page.waitForSelector(".record-map[data-ready=true] svg circle.dot");
 }
@@ -106,11 +122,8 @@ test("record page: a dot at the record's coordinates through Equal Earth, its co
     assert.equal(osm, `https://www.openstreetmap.org/?mlat=${g.lat}&mlon=${g.lng}#map=12/${g.lat}/${g.lng}`);
     assert.match(await page.locator(".record-map svg").getAttribute("aria-label"), new RegExp(g.name));
     assert.deepEqual(errors, []);
-    if (SHOTS) {
-      fs.mkdirSync(path.join(DOCS, "img"), { recursive: true });
-      await page.setViewportSize({ width: 820, height: 850 });
-      await page.locator("section[aria-labelledby=h-loc]").screenshot({ path: path.join(DOCS, "img", "record-map.png") });
-    }
+    await page.setViewportSize({ width: 820, height: 850 });
+    await shot(page.locator("section[aria-labelledby=h-loc]"), "record-map.png");
   } finally {
     await context.close();
   }
@@ -179,11 +192,7 @@ for (const colorScheme of ["light", "dark"]) {
       const [sea, land, label] = [lum(colours.sea), lum(colours.land), lum(colours.label)];
       if (colorScheme === "dark") assert.ok(sea < 0.1 && land < 0.1 && label > 0.6, JSON.stringify(colours));
       else assert.ok(sea > 0.5 && land > 0.5 && label < 0.1, JSON.stringify(colours));
-      await page.addScriptTag({ content: AXE });
-      const result = await page.evaluate(() =>
-        window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-      const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`), []);
+      assert.deepEqual(await axeSerious(page), []);
     } finally {
       await context.close();
     }
@@ -256,10 +265,7 @@ test("country facet map with more countries than the list's ten", async () => {
     assert.equal(shaded, all.body.meta.countries.length);
     assert.ok(shaded > listed, `${shaded} countries on the map, ${listed} in the list`);
     assert.match(await page.locator(".country-map .hint").textContent(), new RegExp(`Every country with a match \\(${shaded}\\)`));
-    if (SHOTS) {
-      fs.mkdirSync(path.join(DOCS, "img"), { recursive: true });
-      await page.locator(".country-map").screenshot({ path: path.join(DOCS, "img", "facet-map.png") });
-    }
+    await shot(page.locator(".country-map"), "facet-map.png");
   } finally {
     await context.close();
   }
@@ -297,11 +303,7 @@ for (const colorScheme of ["light", "dark"]) {
     const { context, page } = await fresh({ colorScheme });
     try {
       await facetMapShown(page, "university");
-      await page.addScriptTag({ content: AXE });
-      const result = await page.evaluate(() =>
-        window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-      const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`), []);
+      assert.deepEqual(await axeSerious(page), []);
     } finally {
       await context.close();
     }

@@ -35,6 +35,16 @@ export function loadMap() {
   return mapPromise;
 }
 
+/** The map, or null with a sentence in `figure` saying why it is missing. */
+async function mapFor(figure) {
+  try {
+    return await loadMap();
+  } catch (e) {
+    figure.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: `The map could not be loaded (${e.message}).` }));
+    return null;
+  }
+}
+
 /** Bounding boxes [x0, y0, x1, y1] of each ring of a path written by build-map.mjs (M/m, l, z). */
 export function ringBoxes(d) {
   const boxes = [];
@@ -74,14 +84,18 @@ const el = (name, attrs = {}) => {
   return e;
 };
 
-let styled = false;
-// Map colours for light and dark schemes, in one constructed sheet (no
-// inline style attributes: a strict CSP may forbid them).
-function addStyles() {
-  if (styled || !("adoptedStyleSheets" in document)) return;
-  styled = true;
+// Map colours for light and dark schemes, in constructed sheets added once
+// each (no inline style attributes: a strict CSP may forbid them).
+const added = new Set();
+function addSheet(name, css) {
+  if (added.has(name) || !("adoptedStyleSheets" in document)) return;
+  added.add(name);
   const sheet = new CSSStyleSheet();
-  sheet.replaceSync(`
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}
+
+const addStyles = () => addSheet("map", `
 .world-map { display: block; width: 100%; max-width: 44rem; height: auto; background: #dbe8f4; border: 1px solid #9db3cf; border-radius: 6px; }
 .world-map .land { fill: #f3f1ea; stroke: #8a8a8a; stroke-width: .6; vector-effect: non-scaling-stroke; }
 .world-map .here { fill: #fff7d6; stroke: #123a66; stroke-width: 2.2; }
@@ -96,8 +110,6 @@ function addStyles() {
 }
 .record-map figcaption { margin-top: .35rem; }
 `);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-}
 
 /** The view box [x, y, w, h] around the points: their country's part that holds them, padded, 2:1. */
 export function recordView(map, points, country) {
@@ -139,13 +151,8 @@ export async function recordMap(figure, places) {
   const list = (typeof places === "string" ? JSON.parse(places) : places).filter((p) => Number.isFinite(p.lat) && Number.isFinite(p.lng));
   if (!list.length) return;
   addStyles();
-  let map;
-  try {
-    map = await loadMap();
-  } catch (e) {
-    figure.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: `The map could not be loaded (${e.message}).` }));
-    return;
-  }
+  const map = await mapFor(figure);
+  if (!map) return;
   const first = list[0];
   const where = [first.city, first.country_name].filter(Boolean).join(", ");
   const pts = list.map((p) => project(p.lng, p.lat, map.scale));
@@ -218,13 +225,8 @@ export async function facetMap(figure, data) {
   const { entries, selected, complete } = typeof data === "string" ? JSON.parse(data) : data;
   addStyles();
   addFacetStyles();
-  let map;
-  try {
-    map = await loadMap();
-  } catch (e) {
-    figure.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: `The map could not be loaded (${e.message}).` }));
-    return;
-  }
+  const map = await mapFor(figure);
+  if (!map) return;
   const max = Math.max(1, ...entries.map((e) => e.count));
   const steps = scaleSteps(max, SHADES);
   // Fewer steps than shades: spread over the whole range, lightest to darkest.
@@ -307,12 +309,7 @@ export async function facetMap(figure, data) {
 
 let refocus = null;
 
-let facetStyled = false;
-function addFacetStyles() {
-  if (facetStyled || !("adoptedStyleSheets" in document)) return;
-  facetStyled = true;
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(`
+const addFacetStyles = () => addSheet("facet", `
 .country-map { flex-basis: 100%; margin: 0 0 .75rem; }
 .facet-map { max-width: none; }
 .facet-map .counted { cursor: pointer; stroke: #123a66; }
@@ -335,5 +332,3 @@ function addFacetStyles() {
   .facet-map .s4, .map-legend .s4 { fill: #a9d2f5; background: #a9d2f5; }
 }
 `);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-}

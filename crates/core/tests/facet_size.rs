@@ -6,21 +6,11 @@ mod search_support;
 
 use std::collections::BTreeMap;
 
-use search_support::{bad, demo, ok};
+use search_support::{bad, demo, facet, ok};
 use serde_json::Value;
 
 fn countries(v: &Value) -> BTreeMap<String, u64> {
-    v["meta"]["countries"]
-        .as_array()
-        .expect("countries")
-        .iter()
-        .map(|e| {
-            (
-                e["id"].as_str().unwrap().to_string(),
-                e["count"].as_u64().unwrap(),
-            )
-        })
-        .collect()
+    facet(&v["meta"], "countries")
 }
 
 #[test]
