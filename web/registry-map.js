@@ -108,6 +108,7 @@ const addStyles = () => addSheet("map", `
   .world-map .dot { fill: #ff7a8a; stroke: #10233a; }
   .world-map .label { fill: #f5f5f5; stroke: #10233a; }
 }
+.record-map { margin: .75rem 0 0; }
 .record-map figcaption { margin-top: .35rem; }
 `);
 
