@@ -200,7 +200,7 @@ async function dataFile(request) {
 
 const PRECACHE = [
   "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
-  "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+  "./registry-map.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
 self.addEventListener("install", (event) => {
@@ -213,6 +213,9 @@ self.addEventListener("install", (event) => {
       extra = await readCappedJson(res, BYTE_CAPS.manifest, "app-files.json");
     } catch {}
     await Promise.allSettled(extra.map((p) => cache.add(new URL(p, ROOT))));
+    // The world map (registry-map.js) only when this visit has already
+    // fetched it: a visit that showed no map never downloads it for offline.
+    await cache.add(new Request(new URL("world-map.json", ROOT), { cache: "only-if-cached", mode: "same-origin" })).catch(() => {});
     // The data is not downloaded here: a page asks for it ("check-update")
     // once it controls the page, and meanwhile record URLs are answered
     // from their pieces; an API URL that needs the whole data downloads it

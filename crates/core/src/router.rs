@@ -25,7 +25,9 @@
 //! prefix, the typeahead's matches first in its order
 //! ([`crate::search::typed`]). The app's search page asks this way; without
 //! `mode` E2 keeps the spec's reading. `meta` and `number_of_results` count
-//! the same matches the list ranks.
+//! the same matches the list ranks. `facet_size=all` lists every entry of
+//! each facet (every country with a match, for the app's world map) instead
+//! of the ten largest.
 //!
 //! Errors are `{"errors": [...]}` with upstream's wording, but with HTTP 400
 //! (upstream answers validation errors with 200 and syntax errors with an
@@ -147,7 +149,7 @@ pub fn parse_query_string(qs: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-const ALLOWED: [&str; 10] = [
+const ALLOWED: [&str; 11] = [
     "query",
     "page",
     "filter",
@@ -158,6 +160,7 @@ const ALLOWED: [&str; 10] = [
     "query.name",
     "query.names",
     "mode",
+    "facet_size",
 ];
 
 /// The one value of the `mode` extension.
@@ -240,7 +243,7 @@ impl Engine {
                 status: 200,
                 json: format!(
                     concat!(
-                        r#"{{"extensions":{{"mode=typed":{}}},"#,
+                        r#"{{"extensions":{{"facet_size=all":1,"mode=typed":{}}},"#,
                         r#""organizations":{{"unversioned":"/organizations (v2)","#,
                         r#""v1":"/v1/organizations","v2":"/v2/organizations"}},"#,
                         r#""record":"/v2/organizations/<id>"}}"#
@@ -332,6 +335,14 @@ impl Engine {
                     "format '{f}' is not supported; the only format is json"
                 ));
             }
+            if let Some(v) = params.value("facet_size")
+                && v != "all"
+            {
+                errors.push(format!(
+                    "facet_size '{v}' is not supported; the only value is all (every entry of each facet instead of the {} largest)",
+                    facets::FACET_SIZE
+                ));
+            }
             if let Some(m) = params.value("mode") {
                 if m != TYPED {
                     errors.push(format!(
@@ -409,7 +420,12 @@ impl Engine {
                 }
             }
         };
-        let meta = facets::compute(self.index(), &hits.records, version);
+        let size = if params.has("facet_size") {
+            usize::MAX
+        } else {
+            facets::FACET_SIZE
+        };
+        let meta = facets::compute_sized(self.index(), &hits.records, version, size);
         let from = ((page - 1) * crate::router::PAGE_SIZE).min(hits.records.len());
         let to = (from + PAGE_SIZE).min(hits.records.len());
         let mut records: Vec<Record> = Vec::with_capacity(to - from);

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use registry_core::search::{Engine, Filters};
 use registry_core::{Record, RecordId};
-use search_support::{Data, all_ids, bad, build, demo, display, enc, full, get, ok};
+use search_support::{Data, all_ids, bad, build, demo, display, enc, facet, full, get, ok};
 use serde_json::{Value, json};
 
 fn typed_path(q: &str) -> String {
@@ -284,20 +284,6 @@ fn counts<'a>(
         *statuses.entry(r.status.clone()).or_default() += 1;
     }
     (types, statuses)
-}
-
-fn facet(meta: &Value, key: &str) -> BTreeMap<String, u64> {
-    meta[key]
-        .as_array()
-        .expect("facet")
-        .iter()
-        .map(|e| {
-            (
-                e["id"].as_str().unwrap().to_string(),
-                e["count"].as_u64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 #[test]

@@ -103,6 +103,25 @@ pub fn Facets(
     });
     // Narrow screens: the panel is shown on demand.
     let open = RwSignal::new(false);
+    // The country facet as a world map, above the results (off at first,
+    // so that a first paint never loads the map).
+    let map_open = RwSignal::new(false);
+    let country_entries = Signal::derive(move || {
+        groups.with(|gs| {
+            gs.iter()
+                .find(|g| g.key == "country")
+                .map(|g| g.entries.clone())
+                .unwrap_or_default()
+        })
+    });
+    let country_selected = Signal::derive(move || {
+        selection.with(|s| {
+            s.iter()
+                .filter(|(k, _)| k == "country")
+                .map(|(_, v)| v.clone())
+                .collect::<Vec<_>>()
+        })
+    });
     let any_selected = move || selection.with(|s| !s.is_empty());
     let is_selected = move |key: &str, id: &str| {
         selection.with_untracked(|s| s.iter().any(|(k, v)| k == key && v == id))
@@ -153,6 +172,7 @@ pub fn Facets(
             <button type="button" class="link clear-filters" on:click=move |_| on_clear.run(()) hidden=move || !any_selected()>
                 "Clear all filters"
             </button>
+            {move || map_open.get().then(|| view! { <crate::map::CountryMap entries=country_entries selected=country_selected /> })}
         </div>
         <aside id="facets-panel" class="facets" aria-labelledby="facets-h" data-open=move || open.get().to_string()>
             <div class="facets-head">
@@ -167,6 +187,13 @@ pub fn Facets(
                         let hint = (key == "status").then_some(
                             view! { <p class="hint">"Without a status filter only active organizations are listed."</p> },
                         );
+                        let map_toggle = (key == "country").then(|| view! {
+                            <button type="button" class="link map-toggle" aria-controls="country-map"
+                                aria-expanded=move || map_open.get().to_string()
+                                on:click=move |_| map_open.update(|o| *o = !*o)>
+                                {move || if map_open.get() { "Hide the world map" } else { "Show on a world map" }}
+                            </button>
+                        });
                         let rows = listed(g.entries, |e| is_selected(key, &e.id))
                                 .into_iter()
                                 .map(|(e, checked)| {
@@ -195,6 +222,7 @@ pub fn Facets(
                             <fieldset class="facet" data-facet=key>
                                 <legend>{g.title}</legend>
                                 {hint}
+                                {map_toggle}
                                 <ul>{rows}</ul>
                             </fieldset>
                         }

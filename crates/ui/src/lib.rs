@@ -20,6 +20,8 @@ pub mod facets;
 #[cfg(feature = "app")]
 pub mod family;
 #[cfg(feature = "app")]
+pub mod map;
+#[cfg(feature = "app")]
 pub mod record_view;
 pub mod registry_client;
 #[cfg(feature = "app")]

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
+use crate::map::RecordMap;
 use crate::registry_client::{self, bare_id};
 use crate::url_state::State;
 use crate::{place, title_case};
@@ -313,6 +314,7 @@ pub fn RecordView(
                 Some(view! { <div class="names-group" data-name-type=t><h3>{name_type_title(t)}</h3><ul>{items}</ul></div> })
             }).collect_view();
 
+            let places = crate::map::places(arr(&r, "locations"));
             let locations = arr(&r, "locations").iter().map(|l| {
                 let g = geo(l);
                 let geo_id = l.get("geonames_id").or_else(|| l.get("geo_id")).and_then(Value::as_u64);
@@ -419,6 +421,7 @@ pub fn RecordView(
                     <section aria-labelledby="h-loc"><h2 id="h-loc">"Locations"</h2>
                         <table class="locations"><thead><tr><th scope="col">"City"</th><th scope="col">"Subdivision"</th><th scope="col">"Country"</th><th scope="col">"Continent"</th><th scope="col">"Coordinates"</th></tr></thead>
                         <tbody>{locations}</tbody></table>
+                        <RecordMap places=places />
                     </section>
                     {family}
                     <section aria-labelledby="h-links"><h2 id="h-links">"Links"</h2><ul class="links">{links}</ul></section>

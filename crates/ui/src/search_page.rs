@@ -55,7 +55,7 @@ fn escape_query(q: &str) -> String {
     out
 }
 
-fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> String {
+pub(crate) fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> String {
     let mut parts = Vec::new();
     if !s.adv.trim().is_empty() {
         parts.push(format!("query.advanced={}", encode(&s.adv)));

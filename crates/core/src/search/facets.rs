@@ -52,10 +52,10 @@ pub struct Meta {
     pub types: Vec<FacetEntry>,
 }
 
-fn top(counts: Vec<(usize, String, String)>) -> Vec<FacetEntry> {
+fn top(counts: Vec<(usize, String, String)>, size: usize) -> Vec<FacetEntry> {
     let mut v: Vec<_> = counts.into_iter().filter(|c| c.0 > 0).collect();
     crate::order::sort_by(&mut v, |a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    v.truncate(FACET_SIZE);
+    v.truncate(size);
     v.into_iter()
         .map(|(count, id, title)| FacetEntry { count, id, title })
         .collect()
@@ -146,40 +146,62 @@ impl FacetCounts {
     /// The `meta` object: the ten largest entries of each facet; `title`
     /// names a country by its code.
     pub fn meta(&self, version: Version, title: impl Fn(&str) -> String) -> Meta {
+        self.meta_sized(version, title, FACET_SIZE)
+    }
+
+    /// The `meta` object with at most `size` entries per facet (the
+    /// `facet_size=all` extension: every country, for the world map).
+    pub fn meta_sized(
+        &self,
+        version: Version,
+        title: impl Fn(&str) -> String,
+        size: usize,
+    ) -> Meta {
         let n = |c: i64| usize::try_from(c).unwrap_or(0);
         let v1 = version == Version::V1;
         Meta {
             continents: (!v1).then(|| {
-                top(CONTINENTS
+                top(
+                    CONTINENTS
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (code, name))| {
+                            (
+                                n(self.continents[i]),
+                                crate::text::lower(code),
+                                name.to_string(),
+                            )
+                        })
+                        .collect(),
+                    size,
+                )
+            }),
+            countries: top(
+                self.countries
+                    .iter()
+                    .map(|(code, c)| (n(*c), crate::text::lower(code), title(code)))
+                    .collect(),
+                size,
+            ),
+            statuses: top(
+                STATUSES
                     .iter()
                     .enumerate()
-                    .map(|(i, (code, name))| {
-                        (
-                            n(self.continents[i]),
-                            crate::text::lower(code),
-                            name.to_string(),
-                        )
+                    .map(|(i, s)| (n(self.statuses[i]), s.to_string(), s.to_string()))
+                    .collect(),
+                size,
+            ),
+            types: top(
+                TYPES
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let title = if v1 { capitalise(t) } else { t.to_string() };
+                        (n(self.types[i]), t.to_string(), title)
                     })
-                    .collect())
-            }),
-            countries: top(self
-                .countries
-                .iter()
-                .map(|(code, c)| (n(*c), crate::text::lower(code), title(code)))
-                .collect()),
-            statuses: top(STATUSES
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (n(self.statuses[i]), s.to_string(), s.to_string()))
-                .collect()),
-            types: top(TYPES
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let title = if v1 { capitalise(t) } else { t.to_string() };
-                    (n(self.types[i]), t.to_string(), title)
-                })
-                .collect()),
+                    .collect(),
+                size,
+            ),
         }
     }
 }
@@ -240,5 +262,10 @@ pub fn country_title(index: &Index, code: &str) -> String {
 
 /// Facets of `records` (any order).
 pub fn compute(index: &Index, records: &[u32], version: Version) -> Meta {
-    counts(index, records, version).meta(version, |code| country_title(index, code))
+    compute_sized(index, records, version, FACET_SIZE)
+}
+
+/// Facets of `records` with at most `size` entries each.
+pub fn compute_sized(index: &Index, records: &[u32], version: Version, size: usize) -> Meta {
+    counts(index, records, version).meta_sized(version, |code| country_title(index, code), size)
 }

@@ -95,6 +95,21 @@ pub fn bad(engine: &Engine, path: &str) -> Vec<String> {
         .collect()
 }
 
+/// One facet of a `meta` object: id → count.
+pub fn facet(meta: &Value, key: &str) -> std::collections::BTreeMap<String, u64> {
+    meta[key]
+        .as_array()
+        .expect("facet")
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().to_string(),
+                e["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Ids of the items of a list response.
 pub fn ids(v: &Value) -> Vec<String> {
     v["items"]
