@@ -120,7 +120,9 @@ pub fn svg(title: &str, curves: &[Curve], target: (f64, f64)) -> String {
         let step = (c.points.len() / 400).max(1);
         let mut d = String::new();
         for (i, &(r, p)) in c.points.iter().enumerate() {
-            if i % step != 0 && i + 1 != c.points.len() {
+            // Below the axis range the few top-scored answers swing
+            // (precision of a handful); they are not a threshold to choose.
+            if (i % step != 0 && i + 1 != c.points.len()) || r < R_MIN {
                 continue;
             }
             let _ = write!(
@@ -138,7 +140,8 @@ pub fn svg(title: &str, curves: &[Curve], target: (f64, f64)) -> String {
             x(orr),
             y(op)
         );
-        let ly = TOP + 16.0 + 16.0 * k as f64;
+        // The legend in the lower left, where no curve worth reading runs.
+        let ly = H - BOTTOM - 12.0 - 16.0 * (curves.len() - 1 - k) as f64;
         let _ = write!(
             s,
             r#"<line x1="{0}" y1="{1:.1}" x2="{2}" y2="{1:.1}" stroke="{color}" stroke-width="2"/><text x="{3}" y="{4:.1}">{5} (operating point P {op:.3}, R {orr:.3})</text>"#,

@@ -228,6 +228,8 @@ struct Scored {
     bits: Vec<u64>,
     count: u32,
     ev: Evidence,
+    /// The record prior ([`Engine::org_prior`]), set after inheritance.
+    prior: u8,
 }
 
 /// Evidence about a record outside the tokens its name matched.
@@ -601,6 +603,7 @@ impl Engine {
                     count: bits.iter().map(|w| w.count_ones()).sum(),
                     bits,
                     ev,
+                    prior: 0,
                 }
             })
             .collect();
@@ -609,15 +612,14 @@ impl Engine {
         // record prior) leads: "MIT" alone names two institutes equally,
         // and the one in Cambridge, Massachusetts is the one meant far more
         // often. It orders the list only; a tie still chooses none.
-        let prior: HashMap<u32, u8> = scored
-            .iter()
-            .map(|x| (x.record, self.org_prior(x.record)))
-            .collect();
+        for x in &mut scored {
+            x.prior = self.org_prior(x.record);
+        }
         sort_by(&mut scored, |a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then(b.count.cmp(&a.count))
-                .then(prior[&b.record].cmp(&prior[&a.record]))
+                .then(b.prior.cmp(&a.prior))
                 .then(a.record.cmp(&b.record))
         });
         let features = self.features(&p, &subs, &place_tok, !mentions.is_empty(), &scored);
@@ -734,7 +736,7 @@ impl Engine {
                             }
                         })
                         .collect(),
-                    prior: self.org_prior(x.record),
+                    prior: x.prior,
                 }
             })
             .collect();
