@@ -379,3 +379,27 @@ fn cross_source(
     println!("  {}", score(&model, &all).line("fit all -> all"));
     Ok(curves)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chosen_on_an_empty_gold_row_is_a_false_positive() {
+        let mut c = Counts::default();
+        let gold = vec!["https://ror.org/a".to_string()];
+        c.add(&gold, Some("https://ror.org/a"));
+        c.add(&gold, None);
+        c.add(&[], Some("https://ror.org/b"));
+        c.add(&[], None);
+        // One right answer of two given; one of two gold rows found.
+        assert_eq!(c.precision_recall(), (0.5, 0.5));
+        let line = c.line("x");
+        assert!(line.contains("chosen      2"), "{line}");
+        assert!(line.contains("P on gold rows only 1.0000"), "{line}");
+        assert!(
+            line.contains("empty gold 2: 1 answered with nothing"),
+            "{line}"
+        );
+    }
+}
