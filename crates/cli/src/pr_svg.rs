@@ -108,12 +108,12 @@ pub fn svg(title: &str, curves: &[Curve], target: (f64, f64)) -> String {
     let (tp, tr) = target;
     let _ = write!(
         s,
-        r##"<rect x="{0:.1}" y="{TOP}" width="{1:.1}" height="{2:.1}" fill="#2e8540" fill-opacity="0.07" stroke="#2e8540" stroke-dasharray="4 3"/><text x="{3:.1}" y="{4:.1}" fill="#2e8540">target: P ≥ {tp} at R ≥ {tr}</text>"##,
+        r##"<rect x="{0:.1}" y="{TOP}" width="{1:.1}" height="{2:.1}" fill="#2e8540" fill-opacity="0.07" stroke="#2e8540" stroke-dasharray="4 3"/><text x="{3:.1}" y="{4:.1}" fill="#2e8540" text-anchor="end">target: P ≥ {tp} at R ≥ {tr}</text>"##,
         x(tr),
         x(1.0) - x(tr),
         y(tp) - TOP,
-        x(tr) + 4.0,
-        y(tp) + 14.0
+        x(1.0) - 6.0,
+        TOP + 14.0
     );
     for (k, c) in curves.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
