@@ -1,8 +1,10 @@
 //! `registry eval-affiliation`: runs the affiliation matcher over a gold set
 //! (JSON lines `{"affiliation", "gold": [ids], "source"}`) and prints
-//! precision (correct chosen / chosen), recall (correct chosen / rows with a
-//! gold id), F1 and the rate of chosen answers on rows with an empty gold
-//! list, per source and overall, for the whole set and for its two halves
+//! precision (correct chosen / chosen, a `chosen` on a row with an empty
+//! gold list counted as wrong, as an unattended user meets it; beside it the
+//! precision on gold rows only), recall (correct chosen / rows with a gold
+//! id), F1, the empty-gold rows and how many of them got no `chosen`, per
+//! source and overall, for the whole set and for its two halves
 //! (even rows = half "A", odd rows = half "B"), plus p50/p99 latency per
 //! string. The checked-in `chosen` model was fitted on this whole set, so
 //! these figures flatter it; the cross-source check that follows refits the
@@ -19,6 +21,7 @@ use registry_core::search::{Engine, Filters};
 use crate::args::Args;
 use crate::fit_affiliation::{self, Row};
 use crate::load;
+use crate::pr_svg::Curve;
 use crate::stats::percentile;
 
 pub const DEFAULT_DATA: &str = "../shared/data/registry-v2.json.gz";
@@ -28,6 +31,7 @@ pub const DEFAULT_EVAL: &str = "../shared/eval/affiliation-dev.jsonl";
 struct Counts {
     rows: usize,
     with_gold: usize,
+    /// Chosen on rows with a gold id (see `chosen_on_empty` for the others).
     chosen: usize,
     correct: usize,
     empty_gold: usize,
@@ -50,27 +54,39 @@ impl Counts {
     }
 
     fn line(&self, label: &str) -> String {
-        let div = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-        let p = div(self.correct, self.chosen);
-        let r = div(self.correct, self.with_gold);
+        let (p, r) = self.precision_recall();
         let f1 = if p + r > 0.0 {
             2.0 * p * r / (p + r)
         } else {
             0.0
         };
         format!(
-            "{label:<22} rows {:>6}  chosen {:>6}  correct {:>6}  P {:.4}  R {:.4}  F1 {:.4}  chosen-on-empty {}/{} ({:.3})",
+            "{label:<22} rows {:>6}  chosen {:>6}  correct {:>6}  P {:.4}  R {:.4}  F1 {:.4}  (P on gold rows only {:.4})  empty gold {}: {} answered with nothing",
             self.rows,
-            self.chosen,
+            self.chosen + self.chosen_on_empty,
             self.correct,
             p,
             r,
             f1,
-            self.chosen_on_empty,
+            div(self.correct, self.chosen),
             self.empty_gold,
-            div(self.chosen_on_empty, self.empty_gold)
+            self.empty_gold - self.chosen_on_empty,
         )
     }
+
+    /// Precision as an unattended user meets it: a `chosen` on a row whose
+    /// gold is empty (no organization is right) is a wrong answer. Recall
+    /// over the rows with a gold id.
+    fn precision_recall(&self) -> (f64, f64) {
+        (
+            div(self.correct, self.chosen + self.chosen_on_empty),
+            div(self.correct, self.with_gold),
+        )
+    }
+}
+
+fn div(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
 /// Runs the command.
@@ -78,7 +94,15 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
         &[
-            "--data", "--eval", "--errors", "--limit", "--trees", "--rate", "--folds",
+            "--data",
+            "--eval",
+            "--errors",
+            "--limit",
+            "--trees",
+            "--rate",
+            "--folds",
+            "--precision",
+            "--svg",
         ],
         &["--all-status", "--augment"],
     )?;
@@ -230,7 +254,19 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             }
         );
     }
-    cross_source(&engine, &lines, &filters, &set)?;
+    let curves = cross_source(&engine, &lines, &filters, &set)?;
+    if let Some(path) = a.opt("--svg") {
+        let doc = crate::pr_svg::svg(
+            &format!(
+                "Affiliation chosen: precision-recall on held-out rows (fit in memory, threshold for P {} on the fit rows)",
+                set.precision
+            ),
+            &curves,
+            (0.96, 0.85),
+        );
+        std::fs::write(path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
+        println!("precision-recall curve written to {path}");
+    }
     if n_errors > 0 {
         // Spread the samples over the set.
         let pick = |v: &[String]| -> Vec<String> {
@@ -258,7 +294,17 @@ fn cross_source(
     lines: &[fit_affiliation::GoldLine],
     filters: &Filters,
     set: &fit_affiliation::Settings,
-) -> Result<(), String> {
+) -> Result<Vec<Curve>, String> {
+    let mut curves = Vec::new();
+    let mut trace = |label: String, model: &registry_core::affiliation::Model, rows: &[&Row]| {
+        let with_gold = rows.iter().filter(|r| r.has_gold).count();
+        curves.push(crate::pr_svg::curve(
+            label,
+            fit_affiliation::best_scores(model, rows),
+            with_gold,
+            model.threshold,
+        ));
+    };
     let rows = fit_affiliation::collect(engine, lines, filters);
     let copies = if set.augment {
         fit_affiliation::augment(engine, &rows, filters, |_| true)
@@ -299,6 +345,11 @@ fn cross_source(
                 "  {}",
                 score(&model, &test_rows).line(&format!("fit {train} -> {test}"))
             );
+            trace(
+                format!("fit {train}, measured on {test}"),
+                &model,
+                &test_rows,
+            );
             // Recall at a fixed precision on the other source: the same
             // fitted scores, the threshold set where they reach P 0.95
             // there (with its labels: how well the ranking transfers, not
@@ -319,11 +370,36 @@ fn cross_source(
     let even = fit_affiliation::with_copies(&rows, &copies, |i, _| i % 2 == 0);
     let model = fit_affiliation::fit(&even, set)?;
     println!("  {}", score(&model, &odd).line("fit half A -> half B"));
+    trace("fit even rows, measured on odd rows".into(), &model, &odd);
     let all: Vec<&Row> = rows.iter().collect();
     let model = fit_affiliation::fit(
         &fit_affiliation::with_copies(&rows, &copies, |_, _| true),
         set,
     )?;
     println!("  {}", score(&model, &all).line("fit all -> all"));
-    Ok(())
+    Ok(curves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chosen_on_an_empty_gold_row_is_a_false_positive() {
+        let mut c = Counts::default();
+        let gold = vec!["https://ror.org/a".to_string()];
+        c.add(&gold, Some("https://ror.org/a"));
+        c.add(&gold, None);
+        c.add(&[], Some("https://ror.org/b"));
+        c.add(&[], None);
+        // One right answer of two given; one of two gold rows found.
+        assert_eq!(c.precision_recall(), (0.5, 0.5));
+        let line = c.line("x");
+        assert!(line.contains("chosen      2"), "{line}");
+        assert!(line.contains("P on gold rows only 1.0000"), "{line}");
+        assert!(
+            line.contains("empty gold 2: 1 answered with nothing"),
+            "{line}"
+        );
+    }
 }

@@ -16,6 +16,7 @@ mod gzip;
 mod load;
 mod picks;
 mod pieces;
+mod pr_svg;
 mod progress;
 mod serve;
 mod site;
@@ -168,8 +169,10 @@ const COMMANDS: &[Command] = &[
         name: "eval-affiliation",
         run: eval_affiliation::cmd_eval_affiliation,
         help: r#"    eval-affiliation          Affiliation matching quality on a gold set: precision, recall,
-                              F1, chosen-on-empty-gold rate per source and overall (whole
-                              set and both halves), p50/p99 latency per string
+                              F1 per source and overall (whole set and both halves; a
+                              chosen on an empty-gold row counts as a false positive, the
+                              empty-gold rows answered with nothing beside it), p50/p99
+                              latency per string
         --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
         --eval <jsonl>          Gold set, JSON lines: affiliation, gold (ids), source
                                 (default: ../shared/eval/affiliation-dev.jsonl)
@@ -178,8 +181,12 @@ const COMMANDS: &[Command] = &[
         --limit <n>             Only the first n lines
         --trees <n>             Trees of the in-memory fits (default 180)
         --rate <x>              Their learning rate (default 0.25)
-        --folds <k>             Their threshold set on k-fold out-of-fold scores (default 0:
-                                on the training rows' own scores)
+        --folds <k>             Their threshold set on k-fold out-of-fold scores (default 5;
+                                0: on the training rows' own scores)
+        --precision <p>         Their target precision (default 0.965)
+        --svg <file>            Write the precision-recall curve of the in-memory fits'
+                                scores on the held-out rows (both checks), operating
+                                points marked, as an SVG
                               Also prints the cross-source check: the chosen model fitted
                               in memory on one source's rows, reported on the other's
 "#,
@@ -216,11 +223,11 @@ const COMMANDS: &[Command] = &[
         --data <data>           Registry data (default: ../shared/data/registry-v2.json.gz)
         --eval <jsonl>          Gold set (default: ../shared/eval/affiliation-dev.jsonl)
         --source <name>         Fit on the rows of one source only
-        --precision <p>         Target precision of the threshold (default 0.96)
+        --precision <p>         Target precision of the threshold (default 0.965)
         --trees <n>             Number of boosted trees (default 180)
         --rate <x>              Learning rate (shrinkage of each tree, default 0.25)
-        --folds <k>             Set the threshold on k-fold out-of-fold scores (default 0:
-                                on the training rows' own scores)
+        --folds <k>             Set the threshold on k-fold out-of-fold scores (default 5;
+                                0: on the training rows' own scores)
         --out <file>            Output file (default: the path above)
         --dry-run               Print the file instead of writing it
         --analyze               Also print where the training rows' recall is lost (gold

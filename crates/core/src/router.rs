@@ -28,6 +28,12 @@
 //! the same matches the list ranks. `facet_size=all` lists every entry of
 //! each facet (every country with a match, for the app's world map) instead
 //! of the ten largest.
+//! `explain=1` (or `true`, or no value)
+//! with `affiliation` adds to each item an `explanation`: which words of the
+//! string matched which name of the record, which evidence counted
+//! (country, city, acronym, parent or unit named too), the model's score and
+//! the decision ([`crate::affiliation::explain`]); without it E4 keeps the
+//! spec's shape.
 //!
 //! Errors are `{"errors": [...]}` with upstream's wording, but with HTTP 400
 //! (upstream answers validation errors with 200 and syntax errors with an
@@ -149,7 +155,7 @@ pub fn parse_query_string(qs: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-const ALLOWED: [&str; 11] = [
+const ALLOWED: [&str; 12] = [
     "query",
     "page",
     "filter",
@@ -161,6 +167,7 @@ const ALLOWED: [&str; 11] = [
     "query.names",
     "mode",
     "facet_size",
+    "explain",
 ];
 
 /// The one value of the `mode` extension.
@@ -243,11 +250,12 @@ impl Engine {
                 status: 200,
                 json: format!(
                     concat!(
-                        r#"{{"extensions":{{"facet_size=all":1,"mode=typed":{}}},"#,
+                        r#"{{"extensions":{{"explain=1":{},"facet_size=all":1,"mode=typed":{}}},"#,
                         r#""organizations":{{"unversioned":"/organizations (v2)","#,
                         r#""v1":"/v1/organizations","v2":"/v2/organizations"}},"#,
                         r#""record":"/v2/organizations/<id>"}}"#
                     ),
+                    crate::affiliation::explain::VERSION,
                     crate::search::typed::VERSION
                 ),
             };
@@ -343,6 +351,17 @@ impl Engine {
                     facets::FACET_SIZE
                 ));
             }
+            if let Some(x) = params.value("explain") {
+                if !["", "1", "0", "true", "false"].contains(&x) {
+                    errors.push(format!(
+                        "explain '{x}' is not supported; use explain=1 (or true) to add why each item matched"
+                    ));
+                } else if !params.has("affiliation") {
+                    errors.push(
+                        "explain applies to affiliation only (why each item matched)".to_string(),
+                    );
+                }
+            }
             if let Some(m) = params.value("mode") {
                 if m != TYPED {
                     errors.push(format!(
@@ -391,7 +410,10 @@ impl Engine {
         if params.has("affiliation") {
             // E4 (affiliation/): scored candidates, at most one chosen; v2 answers with v2 records.
             let text = params.value("affiliation").unwrap_or("");
-            return match self.affiliation(text, &filters, version) {
+            let explain = params
+                .value("explain")
+                .is_some_and(|v| matches!(v, "" | "1" | "true"));
+            return match self.affiliation_with(text, &filters, version, explain) {
                 Ok(result) => Response::ok(&result),
                 Err(e) => Response::error(503, format!("full records are not loaded: {e}")),
             };

@@ -370,6 +370,31 @@ fn real_data() {
     );
 }
 
+/// Real data: among equal scores the record people pick leads ("MIT":
+/// Massachusetts before Melbourne, both 0.85, a tie, nothing chosen); a
+/// bare acronym of one organization still chooses it ("cern").
+#[test]
+fn real_data_equal_scores_follow_the_record_prior() {
+    let Some(d) = full() else { return };
+    let e = &d.engine;
+    let m = e.match_affiliation("MIT", &Filters::default());
+    let names: Vec<(&str, f32)> = m
+        .iter()
+        .take(2)
+        .map(|x| (e.registry().display_name(x.record as usize), x.score))
+        .collect();
+    assert_eq!(
+        names.first().map(|x| x.0),
+        Some("Massachusetts Institute of Technology"),
+        "{names:?}"
+    );
+    let cern = (0..e.registry().len())
+        .find(|&i| e.registry().display_name(i) == "European Organization for Nuclear Research")
+        .map(|i| e.registry().id(i).url());
+    assert!(cern.is_some(), "CERN not in the data");
+    assert_eq!(chosen_default(e, "cern"), cern);
+}
+
 /// The HTTP shape through the router: `/v1` as specified, `/v2` with v2 records.
 #[test]
 fn router_answers_the_affiliation_result_in_both_versions() {

@@ -72,6 +72,7 @@
 //! result. Nothing here panics on any input.
 
 pub mod countries;
+pub mod explain;
 pub mod features;
 pub mod model;
 pub mod model_weights;
@@ -90,6 +91,7 @@ use crate::shard::ShardError;
 use crate::text;
 use crate::v1::RecordV1;
 
+pub use explain::Explanation;
 pub use model::Model;
 use score::{STok, Sim};
 use split::Parsed;
@@ -191,6 +193,10 @@ pub struct AffiliationItem {
     pub score: f64,
     /// The part(s) of the text that matched.
     pub substring: String,
+    /// Why it matched: only when asked for (`explain`, an extension; the
+    /// spec's shape has no such field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
 }
 
 /// The affiliation result (spec "Affiliation result").
@@ -209,6 +215,8 @@ struct Best {
     sub: usize,
     kind: MatchingType,
     flags: u8,
+    /// The name entry that matched.
+    entry: u32,
 }
 
 /// A record with its evidence-adjusted score and matched tokens.
@@ -220,6 +228,8 @@ struct Scored {
     bits: Vec<u64>,
     count: u32,
     ev: Evidence,
+    /// The record prior ([`Engine::org_prior`]), set after inheritance.
+    prior: u8,
 }
 
 /// Evidence about a record outside the tokens its name matched.
@@ -252,9 +262,21 @@ impl Engine {
         filters: &Filters,
         version: Version,
     ) -> Result<AffiliationResult, ShardError> {
-        let matches = self.match_affiliation(text, filters);
+        self.affiliation_with(text, filters, version, false)
+    }
+
+    /// [`Engine::affiliation`], each item with its [`Explanation`] when
+    /// `explain`.
+    pub fn affiliation_with(
+        &self,
+        text: &str,
+        filters: &Filters,
+        version: Version,
+        explain: bool,
+    ) -> Result<AffiliationResult, ShardError> {
+        let matches = self.match_explained(text, filters, &model_weights::MODEL, explain);
         let mut items = Vec::with_capacity(matches.len());
-        for m in matches {
+        for (m, explanation) in matches {
             let rec = self.registry().record(m.record as usize)?;
             let organization = match version {
                 Version::V1 => Organization::V1(Box::new(RecordV1::from_v2(&rec))),
@@ -266,6 +288,7 @@ impl Engine {
                 organization,
                 score: (m.score as f64 * 100.0).round() / 100.0,
                 substring: m.substring,
+                explanation,
             });
         }
         Ok(AffiliationResult {
@@ -288,6 +311,35 @@ impl Engine {
         filters: &Filters,
         model: &Model,
     ) -> Vec<AffiliationMatch> {
+        self.match_explained(text, filters, model, false)
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect()
+    }
+
+    /// [`Engine::match_affiliation`] with why each item matched
+    /// ([`explain`]): which words matched which name, which evidence
+    /// counted, what the decision was.
+    pub fn match_affiliation_explained(
+        &self,
+        text: &str,
+        filters: &Filters,
+    ) -> Vec<(AffiliationMatch, Explanation)> {
+        self.match_explained(text, filters, &model_weights::MODEL, true)
+            .into_iter()
+            .filter_map(|(m, x)| Some((m, x?)))
+            .collect()
+    }
+
+    /// The matcher; explanations only when `explain` (they cost a name
+    /// look-up per item).
+    fn match_explained(
+        &self,
+        text: &str,
+        filters: &Filters,
+        model: &Model,
+        explain: bool,
+    ) -> Vec<(AffiliationMatch, Option<Explanation>)> {
         let Some(r) = self.rank_affiliation(text, filters) else {
             return Vec::new();
         };
@@ -300,22 +352,40 @@ impl Engine {
             .collect();
         let feats: Vec<[f32; features::COUNT]> = shown.iter().map(|&i| r.features[i]).collect();
         let chosen = model.choose(&feats).map(|k| r.scored[shown[k]].record);
-        let mut out: Vec<AffiliationMatch> = r
+        let mut out: Vec<(AffiliationMatch, Option<Explanation>)> = r
             .scored
             .iter()
-            .filter(|x| x.score >= MIN_RETURN && visible & (1 << ix.status(x.record)) != 0)
+            .enumerate()
+            .filter(|(_, x)| x.score >= MIN_RETURN && visible & (1 << ix.status(x.record)) != 0)
             .take(MAX_ITEMS)
-            .map(|x| AffiliationMatch {
-                record: x.record,
-                score: (x.score.clamp(0.0, 1.0) * 100.0).round() / 100.0,
-                raw_score: x.score,
-                chosen: chosen == Some(x.record),
-                matching_type: x.best.kind,
-                substring: r.p.sub_text(&r.subs[x.best.sub]).to_string(),
+            .map(|(k, x)| {
+                let m = AffiliationMatch {
+                    record: x.record,
+                    score: (x.score.clamp(0.0, 1.0) * 100.0).round() / 100.0,
+                    raw_score: x.score,
+                    chosen: chosen == Some(x.record),
+                    matching_type: x.best.kind,
+                    substring: r.p.sub_text(&r.subs[x.best.sub]).to_string(),
+                };
+                let why = explain.then(|| {
+                    let seen = explain::Seen {
+                        p: &r.p,
+                        sub: &r.subs[x.best.sub],
+                        matched: x.best.sim.matched,
+                        entry: x.best.entry,
+                        similarity: x.best.sim.score * x.ev.factor,
+                        country: x.ev.country,
+                        city: x.ev.city,
+                        acronym: x.ev.acronym,
+                        features: r.features.get(k),
+                    };
+                    explain::explain(self, &seen, model, m.chosen, chosen.is_some())
+                });
+                (m, why)
             })
             .collect();
         // The chosen item leads (it may be ranked below a better-scored one).
-        if let Some(k) = out.iter().position(|m| m.chosen) {
+        if let Some(k) = out.iter().position(|m| m.0.chosen) {
             out[..=k].rotate_right(1);
         }
         out
@@ -453,6 +523,7 @@ impl Engine {
                             sub: k,
                             kind,
                             flags,
+                            entry: e,
                         },
                     );
                 }
@@ -532,14 +603,23 @@ impl Engine {
                     count: bits.iter().map(|w| w.count_ones()).sum(),
                     bits,
                     ev,
+                    prior: 0,
                 }
             })
             .collect();
         self.inherit(&mut scored, filters);
+        // Among equal scores, the record people pick more often (the
+        // record prior) leads: "MIT" alone names two institutes equally,
+        // and the one in Cambridge, Massachusetts is the one meant far more
+        // often. It orders the list only; a tie still chooses none.
+        for x in &mut scored {
+            x.prior = self.org_prior(x.record);
+        }
         sort_by(&mut scored, |a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then(b.count.cmp(&a.count))
+                .then(b.prior.cmp(&a.prior))
                 .then(a.record.cmp(&b.record))
         });
         let features = self.features(&p, &subs, &place_tok, !mentions.is_empty(), &scored);
@@ -656,7 +736,7 @@ impl Engine {
                             }
                         })
                         .collect(),
-                    prior: self.org_prior(x.record),
+                    prior: x.prior,
                 }
             })
             .collect();

@@ -143,6 +143,36 @@ pub fn tied(x: &[f32; COUNT]) -> bool {
     x[MARGIN].abs() < 1e-6 || (x[MARGIN].abs() < NEAR_TIE && whole && x[COMPETITOR_APART] > 0.0)
 }
 
+/// Why a candidate may not be chosen whatever the trees say (see
+/// [`Model::best`]), or `None` when it may be.
+pub fn ineligible(x: &[f32; COUNT]) -> Option<Ineligible> {
+    let tied = tied(x)
+        && x[LEADS_TIES] <= 0.0
+        && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[ACRONYM] > 0.0 || x[ACRONYM_NAME] > 0.0);
+    if x[SCORE] < MIN_SCORE {
+        Some(Ineligible::LowScore)
+    } else if tied {
+        Some(Ineligible::Tied)
+    } else if x[RIVAL_ELSEWHERE] > 0.0 {
+        Some(Ineligible::RivalElsewhere)
+    } else {
+        None
+    }
+}
+
+/// The rules that keep a candidate from being chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ineligible {
+    /// Its score is below [`MIN_SCORE`].
+    LowScore,
+    /// An unrelated organization is named as well and nothing in the string
+    /// prefers this one.
+    Tied,
+    /// The string places another organization, unrelated, in another
+    /// country: it holds two affiliations.
+    RivalElsewhere,
+}
+
 impl Model {
     /// Score (log-odds) of one candidate.
     pub fn score(&self, x: &[f32; COUNT]) -> f32 {
@@ -170,10 +200,7 @@ impl Model {
     pub fn best(&self, cands: &[[f32; COUNT]]) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         for (i, x) in cands.iter().enumerate() {
-            let tied = tied(x)
-                && x[LEADS_TIES] <= 0.0
-                && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[ACRONYM] > 0.0 || x[ACRONYM_NAME] > 0.0);
-            if x[SCORE] < MIN_SCORE || tied || x[RIVAL_ELSEWHERE] > 0.0 {
+            if ineligible(x).is_some() {
                 continue;
             }
             let s = self.score(x);
