@@ -276,3 +276,53 @@ fn builds_show_progress_unless_quiet() {
     assert!(err.contains("building the shard … 63 records ("), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The pieces folder's trust chain (registry_contract::PieceHashes), as a
+/// browser walks it: the manifest vouches for the root and the pack, the
+/// root for each bucket table, a table for every other file of the folder,
+/// each in the bucket its name falls in.
+#[test]
+fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
+    let dir = tmp_dir("hashes");
+    let out = registry(&["build", DEMO, "-o", dir.to_str().unwrap(), "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m: registry_contract::Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let p = m.pieces.expect("pieces");
+    assert_eq!(p.version, registry_contract::PIECES_VERSION);
+    let h = p.hashes.expect("hashes in a version-3 manifest");
+    let folder = dir.join(&p.path);
+    let read = |name: &str| std::fs::read(folder.join(name)).unwrap();
+    assert_eq!(sha256_hex(&read("hashes.json")), h.root);
+    assert_eq!(
+        p.first_pack.sha256.as_deref(),
+        Some(sha256_hex(&read(&p.first_pack.name)).as_str())
+    );
+    let root: Vec<String> = serde_json::from_slice(&read("hashes.json")).unwrap();
+    assert_eq!(root.len(), h.buckets as usize);
+    let mut listed = 0;
+    for (i, want) in root.iter().enumerate() {
+        let table = read(&format!("h-{i}.json"));
+        assert_eq!(&sha256_hex(&table)[..h.digits], want, "table {i}");
+        let table: std::collections::BTreeMap<String, String> =
+            serde_json::from_slice(&table).unwrap();
+        for (name, hash) in &table {
+            assert_eq!(registry_contract::bucket(name, h.buckets), i as u32, "{name}");
+            assert_eq!(&sha256_hex(&read(name))[..h.digits], hash, "{name}");
+            listed += 1;
+        }
+    }
+    let files = std::fs::read_dir(&folder).unwrap().count();
+    assert_eq!(listed, files - root.len() - 1, "every file but the tables is listed");
+    // FNV-1a as registry-pieces.js computes it (its test vectors).
+    assert_eq!(registry_contract::bucket("", u32::MAX), 0x811c_9dc5 % u32::MAX);
+    assert_eq!(registry_contract::bucket("a", 1 << 31), 0xe40c_292c % (1 << 31));
+}
