@@ -71,14 +71,35 @@ function dataUrlOf(el) {
 }
 
 // Their SHA-384 (subresource integrity): a loader pinned by the page's SRI
-// hash pins the wasm it fetches too.
+// hash pins every file it loads too — the wasm (fetch's `integrity`), the
+// stylesheet (the link's), and the JS modules (see `pinnedImport`).
 const UI_WASM_SRI = "__WIDGET_WASM_SRI__";
 const SUGGEST_WASM_SRI = "__SUGGEST_WASM_SRI__";
+const UI_JS_SRI = "__WIDGET_JS_SRI__";
+const SUGGEST_JS_SRI = "__SUGGEST_JS_SRI__";
+const PIECES_JS_SRI = "__PIECES_JS_SRI__";
+const CSS_SRI = "__PICKER_CSS_SRI__";
+const pinned = (sri) => sri.startsWith("sha"); // unsubstituted (web/ as it is): nothing to check against
 
-/** A wasm-bindgen module, its wasm fetched in parallel with its JS (checked against `integrity`). */
-function wasmModule(js, wasm, integrity) {
-  const bytes = fetch(new URL(wasm, BASE), integrity.startsWith("sha") ? { integrity } : {});
-  return import(new URL(js, BASE).href).then(async (m) => {
+/**
+ * `import()` of a module pinned by its SRI hash. `import()` takes no
+ * integrity, but a `<link rel=modulepreload integrity>` fetches the module
+ * into the page's module map, checked, and an `import()` of the same URL
+ * then uses that entry: a module whose bytes do not match is refused (the
+ * import rejects), never run. (An import map's `integrity` would do the
+ * same, but a script cannot add one once the page has loaded a module.)
+ */
+function pinnedImport(path, integrity) {
+  const href = new URL(path, BASE).href;
+  if (pinned(integrity) && !document.querySelector(`link[rel=modulepreload][href="${href}"]`))
+    document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href, integrity }));
+  return import(href);
+}
+
+/** A wasm-bindgen module, its wasm fetched in parallel with its JS (both checked against their hashes). */
+function wasmModule(js, jsIntegrity, wasm, integrity) {
+  const bytes = fetch(new URL(wasm, BASE), pinned(integrity) ? { integrity } : {});
+  return pinnedImport(js, jsIntegrity).then(async (m) => {
     await m.default({ module_or_path: bytes });
     return m;
   });
@@ -95,12 +116,13 @@ function start(el) {
     const link = document.createElement("link");
     link.rel = "stylesheet";
     link.href = new URL(CSS, BASE).href;
+    if (pinned(CSS_SRI)) Object.assign(link, { integrity: CSS_SRI, crossOrigin: "anonymous" });
     link.dataset.registryPicker = "";
     document.head.prepend(link); // first, so page styles win
   }
-  const ui = wasmModule(UI_JS, UI_WASM, UI_WASM_SRI);
-  const suggest = wasmModule(SUGGEST_JS, SUGGEST_WASM, SUGGEST_WASM_SRI);
-  const piecesJs = import(new URL(PIECES_JS, BASE).href);
+  const ui = wasmModule(UI_JS, UI_JS_SRI, UI_WASM, UI_WASM_SRI);
+  const suggest = wasmModule(SUGGEST_JS, SUGGEST_JS_SRI, SUGGEST_WASM, SUGGEST_WASM_SRI);
+  const piecesJs = pinnedImport(PIECES_JS, PIECES_JS_SRI);
   const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest }));
   const client = Promise.all([piecesJs, pieces]).then(
     ([m, p]) => new m.TypeaheadClient(p, () => import(new URL("registry.js", BASE).href).then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))),
