@@ -70,25 +70,20 @@ function dataUrlOf(el) {
   return url;
 }
 
-// Their SHA-384 (subresource integrity): a loader pinned by the page's SRI
-// hash pins every file it loads too — the wasm (fetch's `integrity`), the
-// stylesheet (the link's), and the JS modules (see `pinnedImport`).
+// SHA-384 (SRI) of every file the loader loads: a loader pinned by the
+// page's SRI hash pins them too.
 const UI_WASM_SRI = "__WIDGET_WASM_SRI__";
 const SUGGEST_WASM_SRI = "__SUGGEST_WASM_SRI__";
 const UI_JS_SRI = "__WIDGET_JS_SRI__";
 const SUGGEST_JS_SRI = "__SUGGEST_JS_SRI__";
 const PIECES_JS_SRI = "__PIECES_JS_SRI__";
 const CSS_SRI = "__PICKER_CSS_SRI__";
-const pinned = (sri) => sri.startsWith("sha"); // unsubstituted (web/ as it is): nothing to check against
+const pinned = (sri) => sri.startsWith("sha"); // web/ unbuilt: nothing to pin
 
-/**
- * `import()` of a module pinned by its SRI hash. `import()` takes no
- * integrity, but a `<link rel=modulepreload integrity>` fetches the module
- * into the page's module map, checked, and an `import()` of the same URL
- * then uses that entry: a module whose bytes do not match is refused (the
- * import rejects), never run. (An import map's `integrity` would do the
- * same, but a script cannot add one once the page has loaded a module.)
- */
+// import() takes no integrity: a modulepreload link with one puts the
+// checked module in the module map, which the import then uses (a
+// mismatch rejects it). An import map cannot be added after the page's
+// first module.
 function pinnedImport(path, integrity) {
   const href = new URL(path, BASE).href;
   if (pinned(integrity) && !document.querySelector(`link[rel=modulepreload][href="${href}"]`))

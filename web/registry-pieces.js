@@ -71,22 +71,20 @@ export const readCappedJson = async (res, cap, what) => JSON.parse(new TextDecod
 
 /** Hex SHA-256 of `bytes` (WebCrypto: a secure context, which localhost counts as). */
 export async function sha256Hex(bytes) {
-  if (!globalThis.crypto?.subtle) throw new Error("no WebCrypto here (a page over plain http from another host): the data cannot be checked, so it is not used");
+  if (!globalThis.crypto?.subtle) throw new Error("no WebCrypto (plain http from another host?): the data cannot be checked, so it is not used; serve it over https");
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**
- * The one check of every file under the pieces folder (registry_contract
- * PieceHashes): `folder` (URL) and `hashes` (the manifest's
- * `pieces.hashes`) → `get(name, cap, want?)`, the file's bytes once they
- * match their hash, or null when the build has no such file (its table
- * does not list it). `want` (a hex hash, e.g. the pack's from the
- * manifest) skips the tables. The manifest vouches for the root table,
- * the root for each bucket table (`h-<i>.json`), a table for its files;
- * a table is fetched beside the file, not before it. A file whose bytes do
- * not match is reported, fetched once more past the HTTP cache, and never
- * used: a second mismatch throws (the caller asks the whole registry).
+ * The one check of every file of the pieces folder: `get(name, cap,
+ * want?)` → its bytes once they match their hash, or null when the build
+ * has no such file. The manifest vouches for the root table (or `want`),
+ * the root for bucket table `h-<i>.json`, a table for its files
+ * (registry_contract::PieceHashes); a table is fetched beside the file. A
+ * mismatch is reported and fetched once more past the HTTP cache; a second
+ * one throws (the caller asks the whole registry), and the file is not
+ * asked again.
  */
 export function checkedFiles(folder, hashes) {
   const json = async (p) => JSON.parse(new TextDecoder().decode(await p));

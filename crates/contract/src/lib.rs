@@ -140,8 +140,8 @@ pub struct SearchFiles {
 /// is a JSON object from file name (relative to the pieces folder) to the
 /// hash of its bytes. A file's bucket is [`bucket`] of its name, so a
 /// reader needs the root and one table to check any file, and a name that
-/// its table does not list is not part of the build (a 404 is the answer,
-/// without asking the server).
+/// its table does not list is not part of the build (read as a 404,
+/// whatever the server answers).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PieceHashes {
     /// Hex SHA-256 of `hashes.json`, in full.
