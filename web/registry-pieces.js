@@ -90,6 +90,7 @@ export function checkedFiles(folder, hashes) {
   const json = async (p) => JSON.parse(new TextDecoder().decode(await p));
   const once = new Map();
   const refused = new Map(); // name → why: a file wrong twice is not asked again
+  const tables = new Map(); // bucket → its table, once checked
   const memo = (key, make) => {
     if (!once.has(key)) {
       const p = make();
@@ -107,16 +108,18 @@ export function checkedFiles(folder, hashes) {
   async function get(name, cap, want) {
     if (!hashes?.root) throw noPieces("these pieces have no hashes and cannot be checked; rebuild them with `registry build`");
     if (refused.has(name)) throw new Error(refused.get(name));
+    let i = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
+    for (const b of new TextEncoder().encode(name)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
+    i %= hashes.buckets;
+    // A name its table (once here) lacks is not part of this build: not asked.
+    if (want === undefined && tables.has(i) && !(want = tables.get(i)[name])) return null;
     let body = fetched(name, cap, 0);
     body.catch(() => {}); // awaited below, after its hash
     if (want === undefined) {
-      const buckets = hashes.buckets;
-      let h = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
-      for (const b of new TextEncoder().encode(name)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-      const i = h % buckets;
       const root = memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root)));
       const table = memo(i, async () => json(get(`h-${i}.json`, BYTE_CAPS.part, (await root)[i])));
-      want = (await table)[name];
+      tables.set(i, await table);
+      want = tables.get(i)[name];
       if (want === undefined) return null; // not part of this build
     }
     for (let attempt = 0; ; ) {
