@@ -55,17 +55,23 @@ sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js
 pieces_js=$(hashed "$tmp/registry-pieces.js" registry-pieces js)
 app_css=$(hashed crates/ui/style/app.css app css)
 picker_css=$(hashed crates/ui/style/picker.css picker css)
-# Subresource-integrity values of the widget's two wasm files: the loader
-# fetches them with `integrity`, so pinning the loader (an SRI hash on its
+# Subresource-integrity values of every file the widget loader loads (its
+# wasm, JS modules and stylesheet): pinning the loader (an SRI hash on its
 # script tag) pins them too.
 sri() { node -e 'process.stdout.write("sha384-" + require("crypto").createHash("sha384").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$OUT/ui/$1"; }
 widget_wasm_sri=$(sri "$widget_wasm")
 suggest_wasm_sri=$(sri "$suggest_wasm")
+widget_js_sri=$(sri "$widget_js")
+suggest_js_sri=$(sri "$suggest_js")
+pieces_js_sri=$(sri "$pieces_js")
+picker_css_sri=$(sri "$picker_css")
 subst() {
   sed -e "s|__UI_JS__|$js|g" -e "s|__UI_WASM__|$wasm|g" -e "s|__APP_CSS__|$app_css|g" -e "s|__PICKER_CSS__|$picker_css|g" \
     -e "s|__WIDGET_JS__|$widget_js|g" -e "s|__WIDGET_WASM__|$widget_wasm|g" -e "s|__SUGGEST_JS__|$suggest_js|g" \
     -e "s|__SUGGEST_WASM__|$suggest_wasm|g" -e "s|__PIECES_JS__|$pieces_js|g" \
-    -e "s|__WIDGET_WASM_SRI__|$widget_wasm_sri|g" -e "s|__SUGGEST_WASM_SRI__|$suggest_wasm_sri|g" "$1" > "$2"
+    -e "s|__WIDGET_WASM_SRI__|$widget_wasm_sri|g" -e "s|__SUGGEST_WASM_SRI__|$suggest_wasm_sri|g" \
+    -e "s|__WIDGET_JS_SRI__|$widget_js_sri|g" -e "s|__SUGGEST_JS_SRI__|$suggest_js_sri|g" \
+    -e "s|__PIECES_JS_SRI__|$pieces_js_sri|g" -e "s|__PICKER_CSS_SRI__|$picker_css_sri|g" "$1" > "$2"
 }
 subst index.html "$OUT/index.html"
 subst web/registry-picker.js "$OUT/registry-picker.js"

@@ -6,7 +6,7 @@
 #   RUNS=2000000 bash scripts/fuzz.sh 14400                  # 2 million executions each (or 4 h)
 #
 # Targets (crates/fuzz-targets, where their bodies live): router, advanced,
-# affiliation, shard, sections, import, pieces. Each runs for the given time
+# affiliation, shard, sections, import, pieces, search. Each runs for the given time
 # over its working corpus fuzz/work/<target>/ (kept between runs, not
 # checked in), seeded from fuzz/corpus/<target>/; with RUNS=n it stops
 # earlier, after n executions. At the end a table gives executions, time
@@ -21,7 +21,7 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 seconds=${1:-60}
 shift || true
-all=(router advanced affiliation shard sections import pieces)
+all=(router advanced affiliation shard sections import pieces search)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do

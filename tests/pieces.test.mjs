@@ -235,7 +235,7 @@ test("pieces of a newer version than this reader are not used: the whole registr
       return { refused, names: hits.map((h) => h.summary.name), whole: client.wholeOpened, fetched: performance.getEntriesByType("resource").filter((e) => /\/pieces\//.test(e.name)).length };
     });
     assert.equal(got.refused?.name, "NoPiecesError");
-    assert.match(got.refused.message, /version 99, newer than this reader \(2\)/);
+    assert.match(got.refused.message, /version 99, newer than this reader \(3\)/);
     assert.ok(got.whole && got.names.length === 3 && got.names.every((n) => /Northfield/.test(n)), JSON.stringify(got));
     assert.equal(got.fetched, 0, "no piece is fetched");
     assert.deepEqual(errs, []);
@@ -349,5 +349,80 @@ test("a piece response longer than a piece can be is refused before it is read w
     await context.close();
     await new Promise((r) => hostile.close(r));
     await site.close();
+  }
+});
+
+/**
+ * Serves every leaf and head of the site with wrong bytes of the right
+ * length (`times` times per file; then the true file); returns how often
+ * each was asked.
+ */
+async function damagePieces(p, times) {
+  const asked = new Map();
+  await p.route(/\/pieces\/[0-9a-f]{16}\/[0-9a-f]+(\.h)?\.shard$/, async (route) => {
+    const url = route.request().url();
+    asked.set(url, (asked.get(url) ?? 0) + 1);
+    const res = await route.fetch();
+    if (asked.get(url) > times) return route.fulfill({ response: res });
+    const body = await res.body();
+    for (let i = 8; i < body.length; i += 7) body[i] ^= 0x5a; // same length, other bytes
+    await route.fulfill({ response: res, body });
+  });
+  return asked;
+}
+
+const SUGGEST_NORTHFIELD = async () => {
+  const { openPieces, TypeaheadClient } = await import("./registry-pieces.js");
+  const { openRegistry } = await import("./registry.js");
+  const pieces = await openPieces({ dataUrl: "./data/" });
+  const fromPieces = await pieces.suggest("northfield", { limit: 5 }).then(
+    (hits) => hits?.map((h) => h.summary.name) ?? "whole",
+    (e) => "refused: " + e.message,
+  );
+  const client = new TypeaheadClient(pieces, () => openRegistry({ dataUrl: new URL("./data/", location.href), mode: "typeahead" }));
+  const hits = await client.suggest("northfield", { limit: 5 });
+  const whole = await openRegistry({ dataUrl: new URL("./data/", location.href), mode: "typeahead" });
+  const want = (await whole.suggest("northfield", { limit: 5 })).map((h) => h.summary.name);
+  return { fromPieces, names: hits.map((h) => h.summary.name), want };
+};
+
+test("a piece served with wrong bytes is refused, reported and fetched once more; the answer is the whole registry's", async () => {
+  const context = await browser.newContext();
+  try {
+    const { p, errs } = await watchedPage(context);
+    const asked = await damagePieces(p, 1);
+    await p.goto(server.url + "api.html");
+    const out = await p.evaluate(SUGGEST_NORTHFIELD);
+    // A piece prefetched without being awaited may still be on its second fetch.
+    for (let end = Date.now() + 10_000; Date.now() < end && [...asked.values()].some((n) => n < 2); ) await p.waitForTimeout(100);
+    assert.ok(asked.size > 0, "a piece was asked");
+    for (const [url, n] of asked) assert.equal(n, 2, `${url} fetched ${n} times`);
+    assert.deepEqual(out.fromPieces, out.want, "the refetched piece answers");
+    assert.deepEqual(out.names, out.want);
+    // The one expected report per damaged piece, nothing else.
+    assert.equal(errs.length, asked.size, errs.join("\n"));
+    for (const e of errs) assert.match(e, /registry: .*\.shard: its bytes do not match their hash .*fetching it once more/);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a piece that is wrong twice is never used: the whole registry answers", async () => {
+  const context = await browser.newContext();
+  try {
+    const { p, errs } = await watchedPage(context);
+    const asked = await damagePieces(p, Infinity);
+    await p.goto(server.url + "api.html");
+    const out = await p.evaluate(SUGGEST_NORTHFIELD);
+    for (let end = Date.now() + 10_000; Date.now() < end && [...asked.values()].some((n) => n < 2); ) await p.waitForTimeout(100);
+    await p.waitForTimeout(300); // a third fetch, were there one, would show now
+    assert.ok(asked.size > 0, "a piece was asked");
+    for (const [url, n] of asked) assert.equal(n, 2, `${url} fetched ${n} times`);
+    assert.match(String(out.fromPieces), /refused: .*do not match their hash .*again: not used/);
+    assert.equal(out.names[0], "Northfield University");
+    assert.deepEqual(out.names, out.want);
+    assert.ok(errs.every((e) => /do not match their hash/.test(e)), errs.join("\n"));
+  } finally {
+    await context.close();
   }
 });

@@ -3,13 +3,8 @@
 // registry-pieces.js themselves, so it is fetched beside this file, not after).
 // The manifest is read by the one reader of the runtime (registry-pieces.js),
 // re-exported here.
-import { BYTE_CAPS, fetchManifest, readCapped } from "./registry-pieces.js";
+import { BYTE_CAPS, fetchManifest, readCapped, sha256Hex } from "./registry-pieces.js";
 export { fetchManifest };
-
-async function sha256Hex(bytes) {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * The manifest entries that hold `sections`. ["all"] = every section, as the

@@ -70,15 +70,31 @@ function dataUrlOf(el) {
   return url;
 }
 
-// Their SHA-384 (subresource integrity): a loader pinned by the page's SRI
-// hash pins the wasm it fetches too.
+// SHA-384 (SRI) of every file the loader loads: a loader pinned by the
+// page's SRI hash pins them too.
 const UI_WASM_SRI = "__WIDGET_WASM_SRI__";
 const SUGGEST_WASM_SRI = "__SUGGEST_WASM_SRI__";
+const UI_JS_SRI = "__WIDGET_JS_SRI__";
+const SUGGEST_JS_SRI = "__SUGGEST_JS_SRI__";
+const PIECES_JS_SRI = "__PIECES_JS_SRI__";
+const CSS_SRI = "__PICKER_CSS_SRI__";
+const pinned = (sri) => sri.startsWith("sha"); // web/ unbuilt: nothing to pin
 
-/** A wasm-bindgen module, its wasm fetched in parallel with its JS (checked against `integrity`). */
-function wasmModule(js, wasm, integrity) {
-  const bytes = fetch(new URL(wasm, BASE), integrity.startsWith("sha") ? { integrity } : {});
-  return import(new URL(js, BASE).href).then(async (m) => {
+// import() takes no integrity: a modulepreload link with one puts the
+// checked module in the module map, which the import then uses (a
+// mismatch rejects it). An import map cannot be added after the page's
+// first module.
+function pinnedImport(path, integrity) {
+  const href = new URL(path, BASE).href;
+  if (pinned(integrity) && !document.querySelector(`link[rel=modulepreload][href="${href}"]`))
+    document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href, integrity }));
+  return import(href);
+}
+
+/** A wasm-bindgen module, its wasm fetched in parallel with its JS (both checked against their hashes). */
+function wasmModule(js, jsIntegrity, wasm, integrity) {
+  const bytes = fetch(new URL(wasm, BASE), pinned(integrity) ? { integrity } : {});
+  return pinnedImport(js, jsIntegrity).then(async (m) => {
     await m.default({ module_or_path: bytes });
     return m;
   });
@@ -95,12 +111,13 @@ function start(el) {
     const link = document.createElement("link");
     link.rel = "stylesheet";
     link.href = new URL(CSS, BASE).href;
+    if (pinned(CSS_SRI)) Object.assign(link, { integrity: CSS_SRI, crossOrigin: "anonymous" });
     link.dataset.registryPicker = "";
     document.head.prepend(link); // first, so page styles win
   }
-  const ui = wasmModule(UI_JS, UI_WASM, UI_WASM_SRI);
-  const suggest = wasmModule(SUGGEST_JS, SUGGEST_WASM, SUGGEST_WASM_SRI);
-  const piecesJs = import(new URL(PIECES_JS, BASE).href);
+  const ui = wasmModule(UI_JS, UI_JS_SRI, UI_WASM, UI_WASM_SRI);
+  const suggest = wasmModule(SUGGEST_JS, SUGGEST_JS_SRI, SUGGEST_WASM, SUGGEST_WASM_SRI);
+  const piecesJs = pinnedImport(PIECES_JS, PIECES_JS_SRI);
   const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest }));
   const client = Promise.all([piecesJs, pieces]).then(
     ([m, p]) => new m.TypeaheadClient(p, () => import(new URL("registry.js", BASE).href).then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))),

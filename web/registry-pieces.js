@@ -19,7 +19,9 @@
 //
 // A newer `suggest` of openPieces does not cancel an older one: callers keep
 // their own "latest request" check (TypeaheadClient does). Failed fetches
-// reject; a 404 means no record lies under that prefix.
+// reject; a file the build's hash tables do not list means no record lies
+// under that prefix. Every file is checked against its hash before use
+// (`checkedFiles`).
 
 const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -67,10 +69,69 @@ export async function readCapped(res, cap, what = res.url) {
 /** `readCapped`, parsed as JSON. */
 export const readCappedJson = async (res, cap, what) => JSON.parse(new TextDecoder().decode(await readCapped(res, cap, what)));
 
-async function fetchOk(url, init) {
-  const res = await fetch(url, init);
-  if (!res.ok && res.status !== 404) throw new Error(`${url}: HTTP ${res.status}`);
-  return res;
+/** Hex SHA-256 of `bytes` (WebCrypto: a secure context, which localhost counts as). */
+export async function sha256Hex(bytes) {
+  if (!globalThis.crypto?.subtle) throw new Error("no WebCrypto (plain http from another host?): the data cannot be checked, so it is not used; serve it over https");
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The one check of every file of the pieces folder: `get(name, cap,
+ * want?)` → its bytes once they match their hash, or null when the build
+ * has no such file. The manifest vouches for the root table (or `want`),
+ * the root for bucket table `h-<i>.json`, a table for its files
+ * (registry_contract::PieceHashes); a table is fetched beside the file. A
+ * mismatch is reported and fetched once more past the HTTP cache; a second
+ * one throws (the caller asks the whole registry), and the file is not
+ * asked again.
+ */
+export function checkedFiles(folder, hashes) {
+  const json = async (p) => JSON.parse(new TextDecoder().decode(await p));
+  const once = new Map();
+  const refused = new Map(); // name → why: a file wrong twice is not asked again
+  const tables = new Map(); // bucket → its table, once checked
+  const memo = (key, make) => {
+    if (!once.has(key)) {
+      const p = make();
+      once.set(key, p);
+      p.catch(() => once.delete(key)); // a failed fetch may be retried
+    }
+    return once.get(key);
+  };
+  async function fetched(name, cap, attempt) {
+    const res = await fetch(new URL(name, folder), attempt ? { cache: "reload" } : {});
+    if (res.status === 404) return null;
+    if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
+    return readCapped(res, cap, name);
+  }
+  async function get(name, cap, want) {
+    if (!hashes?.root) throw noPieces("these pieces have no hashes and cannot be checked; rebuild them with `registry build`");
+    if (refused.has(name)) throw new Error(refused.get(name));
+    let i = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
+    for (const b of new TextEncoder().encode(name)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
+    i %= hashes.buckets;
+    // A name its table (once here) lacks is not part of this build: not asked.
+    if (want === undefined && tables.has(i) && !(want = tables.get(i)[name])) return null;
+    let body = fetched(name, cap, 0);
+    body.catch(() => {}); // awaited below, after its hash
+    if (want === undefined) {
+      const root = memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root)));
+      const table = memo(i, async () => json(get(`h-${i}.json`, BYTE_CAPS.part, (await root)[i])));
+      tables.set(i, await table);
+      want = tables.get(i)[name];
+      if (want === undefined) return null; // not part of this build
+    }
+    for (let attempt = 0; ; ) {
+      const bytes = await body;
+      if (bytes && (await sha256Hex(bytes)).startsWith(want)) return bytes;
+      const why = `${name}: ${bytes ? "its bytes do not match their hash" : "missing, though its table lists it"} (damaged or altered)`;
+      if (attempt++) throw new Error(refused.set(name, `${why}, again: not used`).get(name));
+      console.error(`registry: ${why}; fetching it once more`);
+      body = fetched(name, cap, attempt);
+    }
+  }
+  return get;
 }
 
 /**
@@ -163,7 +224,7 @@ export class RecordPieces {
   #base;
   #manifest;
   #wasm;
-  #fetch;
+  #get;
   #loaded = new Map(); // key → Promise<Registry | null>
   /** Data bytes fetched so far. */
   bytes = 0;
@@ -171,23 +232,21 @@ export class RecordPieces {
   /**
    * `manifest`: (a promise of) the data's manifest; `wasm()`: a promise of
    * the initialised full registry-wasm module, asked for on the first
-   * record; `fetch`: how to fetch a piece's URL.
+   * record.
    */
-  constructor(base, manifest, wasm, fetchFn = (url) => fetch(url)) {
+  constructor(base, manifest, wasm) {
     this.#base = base;
     this.#manifest = Promise.resolve(manifest);
     this.#wasm = wasm;
-    this.#fetch = fetchFn;
+    this.#get = this.#manifest.then((m) => checkedFiles(new URL(m.pieces.path, base), m.pieces.hashes));
+    this.#get.catch(() => {});
   }
 
   #registry(key) {
     if (!this.#loaded.has(key)) {
-      const p = this.#manifest.then(async (m) => {
-        const url = new URL(`r-${key}.shard`, new URL(m.pieces.path, this.#base));
-        const [res, mod] = await Promise.all([this.#fetch(url), this.#wasm()]);
-        if (res.status === 404) return null;
-        if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-        const body = new Uint8Array(await res.arrayBuffer());
+      const p = this.#get.then(async (get) => {
+        const [body, mod] = await Promise.all([get(`r-${key}.shard`, BYTE_CAPS.piece), this.#wasm()]);
+        if (body === null) return null;
         this.bytes += body.length;
         return new mod.Registry(body);
       });
@@ -211,13 +270,14 @@ export class RecordPieces {
 }
 
 /** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
-export const PIECES_VERSION = 2;
+export const PIECES_VERSION = 3;
 
 /** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
 function piecesUnusable(m) {
   if (!m?.pieces?.split_first) return "this data has no typeahead pieces; rebuild it with `registry build`";
   const v = m.pieces.version ?? 1;
-  return v > PIECES_VERSION ? `its pieces are version ${v}, newer than this reader (${PIECES_VERSION}): the whole registry answers` : null;
+  if (v > PIECES_VERSION) return `its pieces are version ${v}, newer than this reader (${PIECES_VERSION}): the whole registry answers`;
+  return m.pieces.hashes?.root ? null : "its pieces have no hashes (built before version 3), so they cannot be checked: the whole registry answers";
 }
 
 /**
@@ -316,31 +376,26 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
 
   // Downloads need only the manifest, so they start before the wasm is in;
   // one per file at a time; a failed one may be retried later.
-  const files = new Map(); // file name → Promise<body | null (404)>
-  function file(name, read) {
+  const getP = manifestP.then((m) => checkedFiles(new URL(m.pieces.path, base), m.pieces.hashes));
+  getP.catch(() => {});
+  const files = new Map(); // file name → Promise<body | null (not in this build)>
+  function file(name, cap, parse = (b) => b) {
     if (!files.has(name)) {
-      const p = manifestP
-        .then((m) => fetchOk(new URL(name, new URL(m.pieces.path, base))))
-        .then((res) => (res.status === 404 ? null : read(res)));
+      const p = getP
+        .then((get) => get(name, cap))
+        .then((body) => {
+          bytes += body?.length ?? 0;
+          return body && parse(body);
+        });
       files.set(name, p);
       p.catch(() => files.delete(name));
     }
     return files.get(name);
   }
-  const partFile = (first) =>
-    file(`d-${hex(first)}.json`, async (res) => {
-      const body = await readCapped(res, BYTE_CAPS.part);
-      bytes += body.length;
-      return JSON.parse(new TextDecoder().decode(body));
-    });
+  const partFile = (first) => file(`d-${hex(first)}.json`, BYTE_CAPS.part, (b) => JSON.parse(new TextDecoder().decode(b)));
   // Leaves and heads are named by the hex of their prefix, id pieces by the id's first characters.
   const pieceName = (key, kind) => (kind === "i" ? `i-${key}.shard` : `${hex(key)}${kind === "h" ? ".h" : ""}.shard`);
-  const pieceFile = (key, kind) =>
-    file(pieceName(key, kind), async (res) => {
-      const body = await readCapped(res, BYTE_CAPS.piece);
-      bytes += body.length;
-      return body;
-    });
+  const pieceFile = (key, kind) => file(pieceName(key, kind), BYTE_CAPS.piece);
 
   // The first-keystroke pack (shard::pieces::pack): the heads and
   // directory parts of the commonest first characters in one file, so that
@@ -357,9 +412,9 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
       .then(async (m) => {
         const pack = m.pieces.first_pack;
         if (!pack?.first?.length) return; // no split first character: nothing to warm
-        const res = await fetchOk(new URL(pack.name, new URL(m.pieces.path, base)));
-        if (!res.ok) throw new Error(`${pack.name}: HTTP ${res.status}`);
-        const buf = await readCapped(res, BYTE_CAPS.pack, pack.name);
+        if (!pack.sha256) throw new Error(`${pack.name}: no hash in the manifest, so it cannot be checked`);
+        const buf = await (await getP)(pack.name, BYTE_CAPS.pack, pack.sha256);
+        if (!buf) throw new Error(`${pack.name}: HTTP 404`);
         bytes += buf.length;
         for (const [name, body] of readPack(buf, pack.name)) if (!files.has(name)) files.set(name, Promise.resolve(body));
       })
@@ -403,15 +458,11 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
 
   // Record pages (an API path naming one record) from record pieces, with
   // the full registry wasm (`fullWasm`, else `wasm` when it is the full one).
-  const records = new RecordPieces(
-    base,
-    manifestP,
-    () =>
-      Promise.resolve(fullWasm ?? wasmP).then((mod) => {
-        if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
-        return mod;
-      }),
-    (url) => fetchOk(url),
+  const records = new RecordPieces(base, manifestP, () =>
+    Promise.resolve(fullWasm ?? wasmP).then((mod) => {
+      if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
+      return mod;
+    }),
   );
 
   // Results pages (E2, and the search page's `mode=typed`) from the E2

@@ -8,18 +8,11 @@
 //   const page = await search.page({ query: "university of cambridge", page: 1 });
 //   // {hits: [{summary, score}], numberOfResults, meta} | {errors} | {whole: why}
 //
-// Files are fetched at most once each (a 404 means "no record under that
-// prefix"); the pieces folder is immutable (its build id is in the path).
+// Files are fetched at most once each and checked against their hashes
+// (registry-pieces.js checkedFiles; a file the build does not list means
+// "no record under that prefix"); the pieces folder is immutable.
 
-import { BYTE_CAPS, fetchPiecesManifest, readCapped } from "./registry-pieces.js";
-
-async function fetchFile(url) {
-  const res = await fetch(url);
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-  // Directory parts are JSON arrays of prefixes, the rest piece-like files.
-  return readCapped(res, /\/d-[0-9a-f]+\.json$/.test(url.pathname) ? BYTE_CAPS.part : BYTE_CAPS.piece, url);
-}
+import { BYTE_CAPS, checkedFiles, fetchPiecesManifest } from "./registry-pieces.js";
 
 /**
  * E2 over the pieces of the data at `dataUrl`: `manifest` (object or
@@ -41,14 +34,15 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     if (!m.pieces?.search?.stats) throw new Error("this data has no E2 pieces: rebuild it with `registry build`");
     const folder = new URL(m.pieces.path, base);
     const search = new mod.PiecesSearch(m.pieces.split_first, m.pieces.id_chars);
-    return { folder, search };
+    return { folder: checkedFiles(folder, m.pieces.hashes), search };
   });
   ready.catch(() => {});
   const file = (folder, name) => {
     if (!files.has(name)) {
-      const p = fetchFile(new URL(name, folder)).then((b) => {
+      // Directory parts are JSON arrays of prefixes, the rest piece-like files.
+      const p = folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece).then((b) => {
         bytes += b?.length ?? 0;
-        return b;
+        return b ?? undefined; // not in this build
       });
       files.set(name, p);
       p.catch(() => files.delete(name)); // a failed fetch may be retried

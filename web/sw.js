@@ -19,6 +19,14 @@
 //   "current" pointer; a failed or partial download leaves the old release
 //   working and removes the partial cache.
 // * App files: network first, cache fallback (offline after the first visit).
+//   The app cache holds the app's own files (PRECACHE and app-files.json)
+//   and nothing else: a URL with a query (`?q=…`, `?id=…`) never gets an
+//   entry; offline, a navigation with a query is answered by its page
+//   without the query (the app reads the query itself).
+// * The app's script, style, wasm and icon files are routed by the browser
+//   (static routing, `addRoutes`: network raced against this worker), so
+//   they never wait for this worker's thread while it computes an API
+//   answer (a synchronous wasm call) or parses the whole data.
 import init, { PiecesSearch, Registry } from "./pkg/registry_wasm.js";
 import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
 import { BYTE_CAPS, RecordPieces, listAnswer, readCappedJson } from "./registry-pieces.js";
@@ -175,12 +183,17 @@ async function answerApi(url) {
 
 async function appFile(request) {
   const cache = await caches.open(APP_CACHE);
+  // A page is one entry whatever its query; a file with a query (a
+  // cache-buster) is not the app's file.
+  const url = new URL(request.url);
+  const key = request.mode === "navigate" ? url.origin + url.pathname : url.search ? null : url.href;
   try {
     const res = await fetch(request);
-    if (res.ok && request.method === "GET") await cache.put(request, res.clone());
+    // Only entries install made are refreshed: the cache holds the app's files, nothing a visitor's URLs add.
+    if (res.ok && key && (await cache.match(key))) await cache.put(key, res.clone());
     return res;
   } catch (e) {
-    const hit = await cache.match(request, { ignoreSearch: request.mode === "navigate" });
+    const hit = key && (await cache.match(key));
     if (hit) return hit;
     throw e;
   }
@@ -203,7 +216,18 @@ const PRECACHE = [
   "./registry-map.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
+// Files whose answer never needs this worker's thread while it is online.
+const STATIC_ROUTES = ["ui/*", "pkg/*", "icons/*", "*.js", "*.css", "*.webmanifest"];
+
 self.addEventListener("install", (event) => {
+  // Where static routing is missing (other browsers), the fetch handler
+  // answers these as before.
+  if (event.addRoutes && globalThis.URLPattern)
+    event.waitUntil(
+      event
+        .addRoutes(STATIC_ROUTES.map((p) => ({ condition: { urlPattern: new URLPattern({ pathname: ROOT.pathname + p }) }, source: "race-network-and-fetch-handler" })))
+        .catch((e) => console.warn("registry: static routes not set, the fetch handler serves app files:", e)),
+    );
   event.waitUntil((async () => {
     const cache = await caches.open(APP_CACHE);
     await Promise.allSettled(PRECACHE.map((p) => cache.add(new URL(p, ROOT))));

@@ -277,3 +277,94 @@ fn builds_show_progress_unless_quiet() {
     assert!(err.contains("building the shard … 63 records ("), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Walks the pieces folder's trust chain (registry_contract::PieceHashes)
+/// as a browser does: the manifest vouches for the root and the pack, the
+/// root for each bucket table, a table for the files in its bucket (each in
+/// the bucket its name falls in). Tables absent from `folder` are skipped
+/// (a fixture keeps a few); returns the files checked.
+fn check_chain(manifest: &Path, folder: &Path) -> usize {
+    let m: registry_contract::Manifest =
+        serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
+    let (m, dropped) = m.checked().unwrap();
+    assert_eq!(dropped, None);
+    let p = m.pieces.expect("pieces");
+    assert_eq!(p.version, 3);
+    let h = p.hashes.expect("hashes in a version-3 manifest");
+    let read = |name: &str| std::fs::read(folder.join(name)).ok();
+    let root_bytes = read("hashes.json").expect("the root table");
+    assert_eq!(sha256_hex(&root_bytes), h.root);
+    let pack = read(&p.first_pack.name).expect("the pack");
+    assert_eq!(p.first_pack.sha256, Some(sha256_hex(&pack)));
+    let root: Vec<String> = serde_json::from_slice(&root_bytes).unwrap();
+    assert_eq!(root.len(), h.buckets as usize);
+    let mut checked = 0;
+    for (i, want) in root.iter().enumerate() {
+        let Some(table) = read(&format!("h-{i}.json")) else {
+            continue;
+        };
+        assert_eq!(&sha256_hex(&table)[..h.digits], want, "table {i}");
+        let table: std::collections::BTreeMap<String, String> =
+            serde_json::from_slice(&table).unwrap();
+        for (name, hash) in &table {
+            assert_eq!(
+                registry_contract::bucket(name, h.buckets),
+                i as u32,
+                "{name}"
+            );
+            if let Some(bytes) = read(name) {
+                assert_eq!(&sha256_hex(&bytes)[..h.digits], hash, "{name}");
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
+    let dir = tmp_dir("hashes");
+    let out = registry(&["build", DEMO, "-o", dir.to_str().unwrap(), "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m: registry_contract::Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let p = m.pieces.unwrap();
+    assert_eq!(p.version, registry_contract::PIECES_VERSION);
+    let folder = dir.join(&p.path);
+    let checked = check_chain(&dir.join("manifest.json"), &folder);
+    let tables = p.hashes.unwrap().buckets as usize + 1;
+    let files = std::fs::read_dir(&folder).unwrap().count();
+    assert_eq!(
+        checked,
+        files - tables,
+        "every file but the tables is listed"
+    );
+    // FNV-1a as registry-pieces.js computes it (its test vectors).
+    assert_eq!(
+        registry_contract::bucket("", 1 << 31),
+        0x811c_9dc5 % (1 << 31)
+    );
+    assert_eq!(
+        registry_contract::bucket("a", 1 << 31),
+        0xe40c_292c % (1 << 31)
+    );
+}
+
+/// The pieces-3 compat fixture (crates/core/tests/compat/pieces-3, from
+/// `registry build data/demo/registry-demo.json -o <dir> --release
+/// compat-pieces-3 --piece-bytes 600 --head 12`: the manifest, the root,
+/// the pack, the files of the pieces-2 fixture and their tables) still
+/// checks: the hash layout stays readable.
+#[test]
+fn the_pieces_3_fixture_checks_from_its_manifest_down() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-3");
+    assert_eq!(check_chain(&dir.join("manifest.json"), &dir), 6);
+}

@@ -25,8 +25,12 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 /// * 2: a head may carry an `exact_words` section (a reader of version 1
 ///   rejects such a head: unknown section kind), record pieces
 ///   (`r-<key>.shard`: summary, names, records) and record cards
-///   (`r-<key>.json`).
-pub const PIECES_VERSION: u32 = 2;
+///   (`r-<key>.json`);
+/// * 3: every file of the pieces folder is listed with its hash
+///   ([`PieceHashes`]) and the first-keystroke pack's hash is in the
+///   manifest ([`FirstPack::sha256`]); a reader of version 3 uses no piece
+///   it cannot check, so it asks the whole registry of older data.
+pub const PIECES_VERSION: u32 = 3;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -105,6 +109,9 @@ pub struct Pieces {
     /// for it (absent: this data answers `query` from the whole registry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchFiles>,
+    /// The hashes of every file in the pieces folder (version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hashes: Option<PieceHashes>,
     /// Typeahead pieces written (leaves, heads, id pieces).
     pub pieces: usize,
     /// Their bytes in all.
@@ -127,6 +134,34 @@ pub struct SearchFiles {
     pub bytes: usize,
 }
 
+/// The trust chain of the pieces folder, from the manifest down: the
+/// manifest holds the SHA-256 of the root table (`hashes.json`, a JSON
+/// array: entry `i` the hash of bucket table `h-<i>.json`); a bucket table
+/// is a JSON object from file name (relative to the pieces folder) to the
+/// hash of its bytes. A file's bucket is [`bucket`] of its name, so a
+/// reader needs the root and one table to check any file, and a name that
+/// its table does not list is not part of the build (read as a 404,
+/// whatever the server answers).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PieceHashes {
+    /// Hex SHA-256 of `hashes.json`, in full.
+    pub root: String,
+    /// Number of bucket tables (a power of two).
+    pub buckets: u32,
+    /// Leading hex digits of SHA-256 the tables keep per file and the root
+    /// per table (24: 96 bits, beyond any second-preimage search).
+    pub digits: usize,
+}
+
+/// The bucket table of file `name` among `buckets`: FNV-1a (32 bits) of
+/// its UTF-8, modulo the count (registry-pieces.js computes the same).
+pub fn bucket(name: &str, buckets: u32) -> u32 {
+    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h % buckets.max(1)
+}
+
 /// Examples of the data, for pages that demonstrate it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Examples {
@@ -144,6 +179,10 @@ pub struct FirstPack {
     pub bytes: usize,
     /// The first characters it holds, commonest first.
     pub first: Vec<String>,
+    /// Hex SHA-256 of its bytes (version 3): the one piece a first
+    /// keystroke needs is checked without any table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl Manifest {

@@ -10,6 +10,11 @@
 //! cannot follow, raise `registry_contract::PIECES_VERSION`, add the new
 //! version's fixture beside this one, and keep this one loading (or assert
 //! here that it is refused, together with a deliberate drop).
+//!
+//! Version 3 only added hashes (`compat/pieces-3/`, checked from its
+//! manifest down by `crates/cli/tests/cli.rs`); its piece files are read as
+//! these. The browser uses no piece it cannot check, so it asks the whole
+//! registry of version-2 data.
 
 use registry_contract::{Manifest, PIECES_VERSION};
 use registry_core::pieces::{Answer, Directory, PieceClient, PieceKind};

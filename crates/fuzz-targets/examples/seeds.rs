@@ -31,7 +31,7 @@ type Seeds = BTreeMap<String, Vec<u8>>;
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
-    let all: [(&str, Seeds); 7] = [
+    let all: [(&str, Seeds); 8] = [
         ("router", router()),
         ("advanced", advanced()),
         ("affiliation", affiliation()),
@@ -39,6 +39,7 @@ fn main() {
         ("sections", sections()),
         ("import", import()),
         ("pieces", pieces()),
+        ("search", search()),
     ];
     for (target, seeds) in all {
         write(&root.join(target), &seeds);
@@ -366,5 +367,28 @@ fn pieces() -> Seeds {
     bytes.extend(pack::encode(&entries));
     seeds.insert("first.pack".into(), bytes);
     exact_words(PieceInput::ExactWords.byte(), &mut seeds);
+    seeds
+}
+
+/// The demo's E2 search files under the fuzz budget: its statistics and a
+/// few common terms' member lists (after the selector byte; for members,
+/// the country count too).
+fn search() -> Seeds {
+    let d = demo();
+    let sp = registry_core::pieces::search::search_pieces(
+        &d.engine,
+        &d.specs,
+        &registry_fuzz_targets::BUDGET,
+    );
+    let mut seeds = Seeds::new();
+    let mut stats = vec![0u8];
+    stats.extend(sp.stats.encode());
+    seeds.insert("stats".to_string(), stats);
+    let countries = u8::try_from(sp.stats.countries.len()).unwrap_or(u8::MAX);
+    for m in sp.members.iter().take(4) {
+        let mut bytes = vec![1u8, countries];
+        bytes.extend(m.encode());
+        seeds.insert(format!("members-{}", hex(&m.term)), bytes);
+    }
     seeds
 }

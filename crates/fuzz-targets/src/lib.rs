@@ -17,12 +17,14 @@ mod data;
 mod files;
 mod import;
 mod pieces;
+mod search;
 
 pub use api::{advanced, affiliation, router};
-pub use data::{Demo, demo};
+pub use data::{BUDGET, Demo, demo};
 pub use files::{sections, shard};
 pub use import::import;
 pub use pieces::pieces;
+pub use search::search;
 
 /// A fuzz target's body.
 pub type Body = fn(&[u8]);
@@ -37,6 +39,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("sections", sections),
     ("import", import),
     ("pieces", pieces),
+    ("search", search),
 ];
 
 /// The body of target `name`.

@@ -75,5 +75,6 @@ replays!(
     shard,
     sections,
     import,
-    pieces
+    pieces,
+    search
 );
