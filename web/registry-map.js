@@ -25,7 +25,15 @@ let mapPromise = null;
 /** The world map, fetched once per page. */
 export function loadMap() {
   mapPromise ??= (async () => {
-    const res = await fetch(new URL("world-map.json", import.meta.url));
+    const url = new URL("world-map.json", import.meta.url);
+    // Offline, only a copy saved on this device can answer: asking the
+    // network would only log a failed request.
+    let res = null;
+    if (navigator.onLine === false && globalThis.caches) {
+      res = await caches.match(url);
+      if (!res) throw new Error("the map has not been saved on this device for offline use yet");
+    }
+    res ??= await fetch(url);
     if (!res.ok) throw new Error(`world-map.json: HTTP ${res.status}`);
     const map = await res.json();
     if (map.projection !== "equal-earth" || typeof map.countries !== "object") throw new Error("world-map.json: not a map this page can draw");
