@@ -555,6 +555,9 @@ impl SearchClient {
         // by query units covered (E2's are all 0), score, prior and id.
         let mut seen: HashSet<u32> = HashSet::new();
         let mut first: Vec<(f32, &Engine, u32)> = Vec::new();
+        // The first piece's other matches, from the same call (its engine
+        // is among `engines`: not scored twice).
+        let mut first_rest: Option<Vec<(f32, u32, u16)>> = None;
         if let Some(e) = first_piece {
             let local = filters.relocate(countries, e.index());
             match e.typed_parts(query, &parsed, &local, Some(&global), true) {
@@ -564,6 +567,7 @@ impl SearchClient {
                             first.push((s, e, r));
                         }
                     }
+                    first_rest = Some(parts.rest);
                 }
                 Err(msg) => return SearchAnswer::Invalid(vec![msg]),
             }
@@ -571,7 +575,11 @@ impl SearchClient {
         let mut scored: Vec<(u16, f32, u8, u32, &Engine, u32)> = Vec::new();
         for &e in &engines {
             let local = filters.relocate(countries, e.index());
-            let rows: Vec<(f32, u32, u16)> = if q.typed {
+            let rows: Vec<(f32, u32, u16)> = if first_piece.is_some_and(|f| std::ptr::eq(f, e))
+                && let Some(rest) = first_rest.take()
+            {
+                rest
+            } else if q.typed {
                 match e.typed_parts(query, &parsed, &local, Some(&global), false) {
                     Ok(parts) => parts.rest,
                     Err(msg) => return SearchAnswer::Invalid(vec![msg]),
