@@ -31,10 +31,15 @@ cargo build --locked -p registry-ui --target wasm32-unknown-unknown --profile wa
 bindgen "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm" registry_ui --strip-producers
 cargo build --locked -p registry-ui --no-default-features --target wasm32-unknown-unknown --profile wasm
 bindgen "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm" registry_widget --strip-producers
-# The widget's registry: typeahead pieces only (registry-wasm without `full`).
-# Its own cargo target dir, so that the full build's artifact (build-web.sh)
-# is not overwritten.
-CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --target wasm32-unknown-unknown --profile wasm
+# The app's first paint of a results link (registry-first.js): E2 over
+# pieces without the router (registry-wasm, feature `search` only), and the
+# widget's registry: typeahead pieces only (feature `typeahead`). Their own cargo
+# target dir, so that the full build's artifact (build-web.sh) is not
+# overwritten; each is bound right after its build (same output path).
+# The first-paint files are used online only: not in app-files.json.
+CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --features search --target wasm32-unknown-unknown --profile wasm
+bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_first
+CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --features typeahead --target wasm32-unknown-unknown --profile wasm
 bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_suggest
 
 # Content-hashed names: ui/<stem>.<16 hex of SHA-256>.<ext> (immutable).
@@ -50,6 +55,8 @@ widget_wasm=$(hashed "$tmp/registry_widget_bg.wasm" registry_widget_bg wasm)
 widget_js=$(hashed "$tmp/registry_widget.js" registry_widget js)
 suggest_wasm=$(hashed "$tmp/registry_suggest_bg.wasm" registry_suggest_bg wasm)
 suggest_js=$(hashed "$tmp/registry_suggest.js" registry_suggest js)
+first_wasm=$(hashed "$tmp/registry_first_bg.wasm" registry_first_bg wasm)
+first_js=$(hashed "$tmp/registry_first.js" registry_first js)
 # registry-pieces.js from ui/: its default wasm is the site's pkg/.
 sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js"
 pieces_js=$(hashed "$tmp/registry-pieces.js" registry-pieces js)
@@ -69,6 +76,7 @@ subst() {
   sed -e "s|__UI_JS__|$js|g" -e "s|__UI_WASM__|$wasm|g" -e "s|__APP_CSS__|$app_css|g" -e "s|__PICKER_CSS__|$picker_css|g" \
     -e "s|__WIDGET_JS__|$widget_js|g" -e "s|__WIDGET_WASM__|$widget_wasm|g" -e "s|__SUGGEST_JS__|$suggest_js|g" \
     -e "s|__SUGGEST_WASM__|$suggest_wasm|g" -e "s|__PIECES_JS__|$pieces_js|g" \
+    -e "s|__FIRST_JS__|$first_js|g" -e "s|__FIRST_WASM__|$first_wasm|g" \
     -e "s|__WIDGET_WASM_SRI__|$widget_wasm_sri|g" -e "s|__SUGGEST_WASM_SRI__|$suggest_wasm_sri|g" \
     -e "s|__WIDGET_JS_SRI__|$widget_js_sri|g" -e "s|__SUGGEST_JS_SRI__|$suggest_js_sri|g" \
     -e "s|__PIECES_JS_SRI__|$pieces_js_sri|g" -e "s|__PICKER_CSS_SRI__|$picker_css_sri|g" "$1" > "$2"
@@ -83,6 +91,6 @@ cat > "$OUT/app-files.json" <<JSON
  "widget-demo.html", "api.html", "icons/icon.svg", "icons/icon-192.png", "icons/icon-512.png", "icons/icon-maskable-512.png"]
 JSON
 size() { wc -c < "$1" | tr -d ' '; }
-for f in "$wasm" "$widget_wasm" "$suggest_wasm"; do
+for f in "$wasm" "$widget_wasm" "$suggest_wasm" "$first_wasm"; do
   echo "ui: $OUT/ui/$f $(size "$OUT/ui/$f") B raw, $(gzip -9c "$OUT/ui/$f" | wc -c) B gzip"
 done

@@ -16,8 +16,10 @@ cargo fmt --all --check
 echo "== lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p registry-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
-# The widget's builds: the suggest-only registry wasm and the UI without the app.
-cargo clippy -p registry-wasm --no-default-features --target wasm32-unknown-unknown --locked -- -D warnings
+# The widget's builds: the suggest-only registry wasm and the UI without the
+# app; the app's first-paint registry wasm (E2 over pieces only).
+cargo clippy -p registry-wasm --no-default-features --features typeahead --target wasm32-unknown-unknown --locked -- -D warnings
+cargo clippy -p registry-wasm --no-default-features --features search --target wasm32-unknown-unknown --locked -- -D warnings
 cargo clippy -p registry-ui --no-default-features --target wasm32-unknown-unknown --locked -- -D warnings
 
 echo "== native tests (../shared data used when present)"

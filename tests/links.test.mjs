@@ -165,6 +165,66 @@ test("?q= paints its results and facet counts from pieces, before any whole-data
   }
 });
 
+test("?q= paints rows and facet counts with the small first-paint wasm before the app's code is fetched; the app takes over with the same page, no \"Loading…\" in between", async () => {
+  const { context, page, errors } = await freshPage();
+  // The app's UI wasm, the full registry wasm and the whole data are held;
+  // each request's time is kept, to compare with the paint's.
+  let free;
+  const freed = new Promise((r) => (free = r));
+  const asked = [];
+  const APP_CODE = /^(ui\/registry_ui_bg\.[0-9a-f]{16}\.wasm|pkg\/registry_wasm_bg\.wasm)$/;
+  const slow = await serve(SITE, PREFIX, {
+    hold: (rel) => {
+      asked.push({ rel, at: Date.now() });
+      return APP_CODE.test(rel) || WHOLE.test(rel) ? freed : null;
+    },
+  });
+  try {
+    // When the first row appears (epoch ms), and whether "Loading…" is
+    // ever shown after it.
+    await page.addInitScript(() => {
+      window.__paint = { rows: null, loadingAfter: false };
+      new MutationObserver(() => {
+        if (window.__paint.rows === null && document.querySelector(".result")) window.__paint.rows = Date.now();
+        if (window.__paint.rows !== null && document.querySelector("#app p.loading, .results-col p.loading, .load-failed")) window.__paint.loadingAfter = true;
+      }).observe(document, { subtree: true, childList: true });
+    });
+    await page.goto(slow.url + "?q=university");
+    await page.waitForSelector(".result");
+    const shown = async () => ({
+      names: await page.locator(".result h3 a").allInnerTexts(),
+      ids: await page.locator(".result .rid").allInnerTexts(),
+      meta: await page.locator(".result .meta").allInnerTexts(),
+      total: await page.locator("#results-h").getAttribute("data-total"),
+      facets: await page.locator(".facets").innerText(),
+      next: await page.locator(".pager").getAttribute("hidden"),
+    });
+    const early = await shown();
+    const painted = await page.evaluate(() => window.__paint.rows);
+    assert.ok(early.names.length > 0 && Number(early.total) >= early.names.length, JSON.stringify(early));
+    assert.match(early.facets, /Country[\s\S]*Type[\s\S]*Status[\s\S]*Continent/);
+    assert.ok(asked.some((a) => /^ui\/registry_first_bg\.[0-9a-f]{16}\.wasm$/.test(a.rel)), asked.map((a) => a.rel).join(" "));
+    // Nothing of the app's own code or the whole data was asked for before the paint.
+    const early_ = asked.filter((a) => (APP_CODE.test(a.rel) || WHOLE.test(a.rel)) && a.at < painted);
+    assert.deepEqual(early_.map((a) => a.rel), []);
+    // The app arrives and answers the same page (from pieces and record
+    // pieces, then its offline copy), with no "Loading…" in between.
+    free();
+    await page.waitForFunction(() => /^data:/.test(document.getElementById("release")?.textContent ?? ""));
+    await offlineReady(page);
+    assert.deepEqual(await shown(), early);
+    assert.equal(await page.evaluate(() => window.__paint.loadingAfter), false);
+    // And it is the app now: a facet box filters.
+    await page.locator("#f-type-education").check();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("filter") === "type:education");
+    assert.deepEqual(errors, []);
+  } finally {
+    free();
+    await context.close();
+    await slow.close();
+  }
+});
+
 test("?id= paints the record's name before any wasm has arrived, then the full record under it", async () => {
   const { context, page, errors } = await freshPage();
   let wasm;

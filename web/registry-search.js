@@ -14,6 +14,8 @@
 
 import { BYTE_CAPS, checkedFiles, fetchPiecesManifest } from "./registry-pieces.js";
 
+const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
+
 /**
  * E2 over the pieces of the data at `dataUrl`: `manifest` (object or
  * promise) and `wasm` (a promise of the initialised full registry-wasm
@@ -30,20 +32,24 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     });
   let bytes = 0;
   const files = new Map(); // name → Promise<bytes | undefined>
-  const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
+  // Files are fetched as soon as the manifest is here (not after the wasm):
+  // the first files a query needs can be on their way while it compiles.
+  const folderP = manifestP.then((m) => {
     if (!m.pieces?.search?.stats) throw new Error("this data has no E2 pieces: rebuild it with `registry build`");
-    const folder = new URL(m.pieces.path, base);
-    const search = new mod.PiecesSearch(m.pieces.split_first, m.pieces.id_chars);
-    return { folder: checkedFiles(folder, m.pieces.hashes), search };
+    return checkedFiles(new URL(m.pieces.path, base), m.pieces.hashes);
   });
+  folderP.catch(() => {});
+  const ready = Promise.all([manifestP, wasmP, folderP]).then(([m, mod]) => ({ search: new mod.PiecesSearch(m.pieces.split_first, m.pieces.id_chars) }));
   ready.catch(() => {});
-  const file = (folder, name) => {
+  const file = (name) => {
     if (!files.has(name)) {
       // Directory parts are JSON arrays of prefixes, the rest piece-like files.
-      const p = folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece).then((b) => {
-        bytes += b?.length ?? 0;
-        return b ?? undefined; // not in this build
-      });
+      const p = folderP
+        .then((folder) => folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece))
+        .then((b) => {
+          bytes += b?.length ?? 0;
+          return b ?? undefined; // not in this build
+        });
       files.set(name, p);
       p.catch(() => files.delete(name)); // a failed fetch may be retried
     }
@@ -56,6 +62,32 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     /** Data bytes received so far. */
     bytes: () => bytes,
     /**
+     * Starts fetching, before the wasm is in, the files every answer to
+     * `query` asks for first: the E2 statistics, and the directory part
+     * of each word's first character that the pieces split (a guess from
+     * a rough folding: a wrong guess costs one small file, never a wrong
+     * answer — the wasm still names what it needs).
+     */
+    prefetch(query) {
+      const quiet = (p) => p.catch(() => {});
+      quiet(file("search.stats"));
+      quiet(
+        manifestP.then((m) => {
+          const split = new Set(m.pieces.split_first ?? []);
+          const firsts = new Set(
+            query
+              .normalize("NFD")
+              .replace(/\p{M}/gu, "")
+              .toLowerCase()
+              .split(/[^\p{L}\p{N}]+/u)
+              .map((w) => [...w][0])
+              .filter((c) => c && split.has(c)),
+          );
+          for (const c of firsts) quiet(file(`d-${hex(c)}.json`));
+        }),
+      );
+    },
+    /**
      * `{query, filter, allStatus, page, version, typed}` → the page,
      * `{errors}` or `{whole}`. `items(hits)`: a promise of each hit's
      * record as its API answer's JSON text; then the page also has `body`,
@@ -63,16 +95,23 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
      */
     page(params, { items = null } = {}) {
       const run = async () => {
-        const { folder, search } = await ready;
+        const { search } = await ready;
         const started = performance.now();
-        for (let round = 0; round < 16; round++) {
+        // Each file is handed to the wasm as soon as it is here, and the
+        // wasm asked again: what it needs next (a leaf named by a directory
+        // part, say) is then on its way beside files still downloading,
+        // instead of one round after the slowest of them.
+        const coming = new Map(); // name → promise of [name, bytes]
+        for (let step = 0; step < 64; step++) {
           const a = search.answer(params);
           if (a.hits && items) a.body = search.response(await items(a.hits), performance.now() - started);
           if (!a.need) return a;
-          const got = await Promise.all(a.need.map((name) => file(folder, name)));
-          a.need.forEach((name, i) => search.add(name, got[i]));
+          for (const name of a.need) if (!coming.has(name)) coming.set(name, file(name).then((b) => [name, b]));
+          const [name, bytes] = await Promise.race(coming.values());
+          coming.delete(name);
+          search.add(name, bytes);
         }
-        throw new Error(`pieces: '${params.query}' is still unanswered after 16 rounds`);
+        throw new Error(`pieces: '${params.query}' is still unanswered after 64 files`);
       };
       const p = queue.then(run);
       queue = p.catch(() => {});

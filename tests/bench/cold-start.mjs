@@ -245,6 +245,18 @@ async function instrument(context, page, profile) {
     return n;
   }
 
+  /** Each finished request (start and end in ms after `origin`, bytes, URL), in start order: where a first paint's time goes. */
+  async function waterfall(origin) {
+    const rows = [];
+    for (const { at, request } of done) {
+      const t = request.timing();
+      const s = await request.sizes().catch(() => null);
+      const end = t.responseEnd >= 0 ? t.startTime + t.responseEnd : at;
+      rows.push({ start: t.startTime - origin, end: end - origin, bytes: s ? s.responseBodySize + s.responseHeadersSize : 0, url: request.url() });
+    }
+    return rows.sort((a, b) => a.start - b.start);
+  }
+
   /** JS heap used (after a GC) and the byteLength of every live WebAssembly.Memory, page and workers. */
   async function memory() {
     const measure = async (send) => {
@@ -274,7 +286,7 @@ async function instrument(context, page, profile) {
       return only(request.url()) && (t.responseEnd >= 0 ? t.startTime + t.responseEnd : at) <= until;
     }).length;
   }
-  return { bytesUntil, requestsUntil, memory };
+  return { waterfall, bytesUntil, requestsUntil, memory };
 }
 
 /**
@@ -412,6 +424,11 @@ async function visitLink(context, server, def, name, profile, opt, { offline = f
     const bytes = await tools.bytesUntil(until);
     const data = await tools.bytesUntil(until, (u) => /\/data\//.test(u));
     const mem = await tools.memory();
+    // WATERFALL=1: every request of the visit, to see what the answer waited for.
+    if (process.env.WATERFALL)
+      for (const w of await tools.waterfall(c.origin))
+        log(`    ${lpad(w.start.toFixed(0), 6)}–${pad(w.end.toFixed(0), 6)} ${lpad(kb(w.bytes), 9)}  ${w.url.replace(server.url, "")}${w.end > answer ? "  (after the answer)" : ""}`);
+    if (process.env.WATERFALL) log(`    answer at ${answer.toFixed(0)} ms (rows ${c.rows?.toFixed(0)}, facets ${c.facets?.toFixed(0)}, name ${c.name?.toFixed(0)})`);
     const out = { answer, record: c.record, suggest: c.suggest, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, (u) => /\/data\//.test(u)), ...mem, errors };
     if (offline) {
       // Polled here: waitForFunction takes the promise of an async predicate for a truthy answer.

@@ -13,7 +13,7 @@ use crate::facets::{Entry, Facets, Group, entries};
 use crate::record_view::{
     RecordView, acronyms, display_name, first_place, record_link, relations, types,
 };
-use crate::registry_client::{self, Info, bare_id};
+use crate::registry_client::{self, Info, Summary, bare_id};
 use crate::url_state::{self, FACETS, State, encode};
 use crate::{Pick, Strings, title_case};
 
@@ -30,13 +30,84 @@ fn after_paint(f: impl FnOnce() + 'static) {
     request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
 }
 
+/// One row of the results list: what it shows of a record.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Row {
+    id: String,
+    name: String,
+    status: String,
+    /// Acronyms · place · types.
+    meta: String,
+    /// Successors: (id, label).
+    successors: Vec<(String, String)>,
+}
+
+impl Row {
+    fn meta(acronyms: &[String], place: String, types: String) -> String {
+        [acronyms.join(", "), place, types]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
+    /// From the record (an API answer's item).
+    fn of_record(rec: &Value) -> Row {
+        Row {
+            id: rec
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            name: display_name(rec),
+            status: rec
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("active")
+                .to_string(),
+            meta: Row::meta(&acronyms(rec), first_place(rec), types(rec)),
+            successors: relations(rec, "successor"),
+        }
+    }
+
+    /// From its summary (the first paint's rows: no record yet). A
+    /// successor is named by its id until the record arrives.
+    fn of_summary(s: &Summary) -> Row {
+        let types = s
+            .types
+            .iter()
+            .map(|t| title_case(t))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Row {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            status: if s.status.is_empty() {
+                "active".into()
+            } else {
+                s.status.clone()
+            },
+            meta: Row::meta(
+                &s.acronyms,
+                crate::place(s.city.as_deref(), s.country_name.as_deref()),
+                types,
+            ),
+            successors: s
+                .successors
+                .iter()
+                .map(|i| (i.clone(), String::new()))
+                .collect(),
+        }
+    }
+}
+
 /// One results page.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Results {
     /// The query text these results answer (`data-for` on the results column).
     q: String,
     total: u64,
-    items: Vec<Value>,
+    items: Vec<Row>,
     groups: Vec<Group>,
     error: Option<String>,
     /// The registry did not answer (not a message about the query): worth a retry.
@@ -167,16 +238,32 @@ async fn load(s: &State) -> Results {
             };
         }
     };
+    let mut metas = Vec::new();
+    for own in own {
+        metas.push(match own {
+            // A failed count lists nothing (not the main answer's counts).
+            Some(f) => Some(f.await.map(|v| v.meta).unwrap_or(Value::Null)),
+            None => None,
+        });
+    }
+    let groups = facet_groups(s, &main.meta, metas);
+    Results {
+        q: s.q.clone(),
+        total: main.number_of_results,
+        items: main.items.iter().map(Row::of_record).collect(),
+        groups,
+        error: None,
+        failed: false,
+    }
+}
+
+/// The facet groups of a page: each facet's entries from its own count
+/// (`own[i]`: the answer without that facet's selection, or `None` to use
+/// the main answer's `meta`).
+fn facet_groups(s: &State, main: &Value, own: Vec<Option<Value>>) -> Vec<Group> {
     let mut groups = Vec::new();
     for ((key, _, meta_key), own) in FACETS.iter().zip(own) {
-        let mut list = match own {
-            Some(f) => f
-                .await
-                .ok()
-                .map(|v| entries(&v.meta, meta_key))
-                .unwrap_or_default(),
-            None => entries(&main.meta, meta_key),
-        };
+        let mut list = entries(own.as_ref().unwrap_or(main), meta_key);
         // Selected values stay listed even when they count 0.
         for (k, v) in &s.filter {
             if k == key && !list.iter().any(|e| e.id.eq_ignore_ascii_case(v)) {
@@ -199,14 +286,47 @@ async fn load(s: &State) -> Results {
             entries: list,
         });
     }
-    Results {
-        q: s.q.clone(),
-        total: main.number_of_results,
-        items: main.items,
-        groups,
+    groups
+}
+
+/// What `registry-first.js` painted before this wasm arrived
+/// (`window.registryEarlyResults`, JSON text): a results link's page from
+/// the pieces, the rows from summaries.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EarlyResults {
+    q: String,
+    page: u32,
+    total: u64,
+    hits: Vec<Summary>,
+    meta: Value,
+    status_meta: Value,
+}
+
+/// The early page, when it answers `s` (a plain query, no filter): shown
+/// from the first frame, so the app takes over the page without a
+/// "Loading…" in between, until its own answer replaces it.
+fn early_results(s: &State) -> Option<Results> {
+    let text = js_sys::Reflect::get(&window(), &"registryEarlyResults".into())
+        .ok()?
+        .as_string()?;
+    let e: EarlyResults = serde_json::from_str(&text).ok()?;
+    if s.id.is_some() || !s.adv.is_empty() || !s.filter.is_empty() || e.q != s.q || e.page != s.page
+    {
+        return None;
+    }
+    let own = FACETS
+        .iter()
+        .map(|&(key, _, _)| (key == "status").then(|| e.status_meta.clone()))
+        .collect();
+    Some(Results {
+        q: e.q,
+        total: e.total,
+        items: e.hits.iter().map(Row::of_summary).collect(),
+        groups: facet_groups(s, &e.meta, own),
         error: None,
         failed: false,
-    }
+    })
 }
 
 /// The URL of the data folder, relative to the document (sub-path safe).
@@ -234,7 +354,10 @@ pub fn App() -> impl IntoView {
     let state = RwSignal::new(url_state::current());
     let info = RwSignal::new(None::<Info>);
     let load_error = RwSignal::new(None::<String>);
-    let results = RwSignal::new(None::<Results>);
+    let results = RwSignal::new(early_results(&state.get_untracked()));
+    // A results link painted before this wasm arrived stays on screen
+    // until the registry is open and its own answer is in.
+    let early = results.with_untracked(Option::is_some);
     let seq = StoredValue::new(0u64);
     let typing = StoredValue::new(false);
     // Asks again for the current page's results (after a failed request).
@@ -485,22 +608,16 @@ pub fn App() -> impl IntoView {
         let items = r
             .items
             .iter()
-            .map(|rec| {
-                let id = rec.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
-                let status = rec.get("status").and_then(Value::as_str).unwrap_or("active").to_string();
-                let acr = acronyms(rec).join(", ");
-                let meta = [acr, first_place(rec), types(rec)].into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" · ");
-                let succ = (status != "active").then(|| {
-                    let list = relations(rec, "successor");
-                    (!list.is_empty()).then(|| {
-                        let links = list.iter().map(|(i, l)| view! { <span>{record_link(i, l, go)}</span> }).collect_view();
-                        view! { <p class="succ">"Successor: "{links}</p> }
-                    })
+            .map(|row| {
+                let Row { id, name, status, meta, successors } = row.clone();
+                let succ = (status != "active" && !successors.is_empty()).then(|| {
+                    let links = successors.iter().map(|(i, l)| view! { <span>{record_link(i, l, go)}</span> }).collect_view();
+                    view! { <p class="succ">"Successor: "{links}</p> }
                 });
                 let badge = (status != "active").then(|| view! { <span class="badge" data-status=status.clone()>{title_case(&status)}</span> });
                 view! {
                     <li class="result" data-status=status.clone() data-id=bare_id(&id).to_string()>
-                        <h3>{record_link(&id, &display_name(rec), go)}" "{badge}</h3>
+                        <h3>{record_link(&id, &name, go)}" "{badge}</h3>
                         <p class="meta">{meta}</p>
                         <p class="rid">{id.clone()}</p>
                         {succ}
@@ -560,7 +677,7 @@ pub fn App() -> impl IntoView {
     let main_view = move || {
         match id_memo.get() {
         Some(id) if !ready.get() && load_error.with(Option::is_none) => crate::record_view::loading_view(&id),
-        _ if !ready.get() => view! {
+        _ if !ready.get() && (!early || load_error.with(Option::is_some)) => view! {
             {move || load_error.get().map(|e| view! {
                 <div class="load-failed" role="alert">
                     <p><strong>"The registry could not be loaded."</strong>" Check your connection, then try again."</p>

@@ -8,7 +8,8 @@ use registry_core::{RecordId, RecordV1};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::{SuggestOptions, hits_to_js, js_err, params, to_js};
+use crate::params::ListParams;
+use crate::{SuggestOptions, hits_to_js, js_err, to_js};
 
 /// A loaded, indexed registry.
 #[wasm_bindgen]
@@ -24,56 +25,6 @@ fn now_ms() -> f64 {
         js_sys::Function::from(now).call0(&p).ok()?.as_f64()
     })
     .unwrap_or_else(js_sys::Date::now)
-}
-
-/// Parameters of `search`, `advanced` and `affiliation`.
-#[derive(Default)]
-pub(crate) struct ListParams {
-    pub(crate) query: Option<String>,
-    expression: Option<String>,
-    text: Option<String>,
-    pub(crate) filter: Option<String>,
-    pub(crate) all_status: bool,
-    pub(crate) page: Option<u32>,
-    pub(crate) version: Option<u8>,
-    /// `mode=typed` (E2 over pieces only: the search page's reading).
-    pub(crate) typed: bool,
-}
-
-impl ListParams {
-    pub(crate) fn from_js(v: &JsValue) -> Result<ListParams, JsError> {
-        let o = params::object(v, "struct ListParams")?;
-        let mut p = ListParams::default();
-        if let Some(x) = o.field("query") {
-            p.query = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("expression") {
-            p.expression = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("text") {
-            p.text = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("filter") {
-            p.filter = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("allStatus") {
-            p.all_status = x
-                .as_bool()
-                .ok_or_else(|| params::invalid_type(&x, "a boolean"))?;
-        }
-        if let Some(x) = o.field("page") {
-            p.page = params::opt_uint(&x, u32::MAX.into(), "u32")?.map(|n| n as u32);
-        }
-        if let Some(x) = o.field("version") {
-            p.version = params::opt_uint(&x, u8::MAX.into(), "u8")?.map(|n| n as u8);
-        }
-        if let Some(x) = o.field("typed") {
-            p.typed = x
-                .as_bool()
-                .ok_or_else(|| params::invalid_type(&x, "a boolean"))?;
-        }
-        Ok(p)
-    }
 }
 
 /// What `info` returns (members in the order `serde_json::Map` keeps them).

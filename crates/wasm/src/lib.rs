@@ -14,11 +14,18 @@ use wasm_bindgen::prelude::*;
 mod full;
 #[cfg(feature = "full")]
 pub use full::{Registry, RegistryBuilder};
-#[cfg(feature = "full")]
+#[cfg(feature = "search")]
 mod search_pieces;
-#[cfg(feature = "full")]
+#[cfg(feature = "search")]
 pub use search_pieces::PiecesSearch;
 mod params;
+#[cfg(feature = "typeahead")]
+mod typeahead;
+#[cfg(feature = "typeahead")]
+pub use typeahead::Pieces;
+#[cfg(feature = "typeahead")]
+#[cfg(feature = "full")]
+pub(crate) use typeahead::{SuggestOptions, hits_to_js};
 #[cfg(all(test, feature = "full"))]
 mod tests;
 
@@ -35,194 +42,4 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError
 
 pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
-}
-
-/// Options of `suggest`.
-#[derive(Default)]
-pub(crate) struct SuggestOptions {
-    pub(crate) filters: Vec<String>,
-    pub(crate) limit: Option<usize>,
-    pub(crate) context: registry_core::search::SuggestContext,
-}
-
-impl SuggestOptions {
-    pub(crate) fn from_js(v: &JsValue) -> Result<SuggestOptions, JsError> {
-        let o = params::object(v, "struct SuggestOptions")?;
-        let mut s = SuggestOptions::default();
-        if let Some(x) = o.field("filters") {
-            s.filters = params::strings(&x)?;
-        }
-        if let Some(x) = o.field("limit") {
-            s.limit = params::opt_uint(&x, usize::MAX as u64, "usize")?.map(|n| n as usize);
-        }
-        let c = &mut s.context;
-        if let Some(x) = o.field("preferCountries") {
-            c.prefer_countries = params::strings(&x)?;
-        }
-        if let Some(x) = o.field("preferTypes") {
-            c.prefer_types = params::strings(&x)?;
-        }
-        if let Some(x) = o.field("emailDomain") {
-            c.email_domain = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("lang") {
-            c.lang = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("remembered") {
-            // Ids that do not parse (a stale or edited list) are skipped:
-            // remembering is a convenience, never an error for the form.
-            c.remembered = params::strings(&x)?
-                .iter()
-                .filter_map(|id| registry_core::RecordId::parse(id).ok())
-                .collect();
-        }
-        Ok(s)
-    }
-}
-
-/// A suggestion for JS: the core's fields (listed, not `#[serde(flatten)]`,
-/// whose generic map code costs kilobytes of wasm) plus the ranges in UTF-16
-/// code units (what JS strings index).
-#[derive(Serialize)]
-struct JsSuggestion<'a> {
-    index: usize,
-    summary: &'a registry_core::registry::RecordSummary,
-    matched: &'a registry_core::search::suggest::MatchedName,
-    ranges: &'a [(usize, usize)],
-    reason: &'static str,
-    ranges16: Vec<(usize, usize)>,
-    localized: Option<&'a str>,
-    remembered: bool,
-}
-
-/// Suggestions as JS values (the fields of `JsSuggestion`).
-pub(crate) fn hits_to_js(hits: &[registry_core::search::Suggestion]) -> Result<JsValue, JsError> {
-    let out: Vec<JsSuggestion<'_>> = hits
-        .iter()
-        .map(|h| JsSuggestion {
-            index: h.index,
-            summary: &h.summary,
-            matched: &h.matched,
-            ranges: &h.ranges,
-            reason: h.reason,
-            ranges16: h
-                .ranges
-                .iter()
-                .map(|&(a, b)| {
-                    (
-                        utf16_offset(&h.matched.value, a),
-                        utf16_offset(&h.matched.value, b),
-                    )
-                })
-                .collect(),
-            localized: h.localized.as_deref(),
-            remembered: h.remembered,
-        })
-        .collect();
-    to_js(&out)
-}
-
-/// The partitioned typeahead index ([`registry_core::pieces`]): the
-/// host fetches the directory and the pieces `suggest` asks for; answers
-/// are those of the whole registry.
-#[wasm_bindgen]
-pub struct Pieces {
-    client: registry_core::pieces::PieceClient,
-}
-
-#[wasm_bindgen]
-impl Pieces {
-    /// From the manifest's `pieces.split_first` (the first characters that
-    /// have a directory part) and `pieces.id_chars` (absent in builds
-    /// without id pieces: ids are then answered by the whole data).
-    #[wasm_bindgen(constructor)]
-    pub fn new(split_first: JsValue, id_chars: Option<u32>) -> Result<Pieces, JsError> {
-        use registry_core::pieces::{Directory, ID_KEY_CHARS, PieceClient};
-        let firsts = params::strings(&split_first)?;
-        let client = PieceClient::new(Directory::sharded(firsts));
-        Ok(Pieces {
-            client: if id_chars == Some(ID_KEY_CHARS as u32) {
-                client.with_id_pieces()
-            } else {
-                client
-            },
-        })
-    }
-
-    /// Loads the id piece `key`.
-    #[wasm_bindgen(js_name = addId)]
-    pub fn add_id(&mut self, key: &str, bytes: &[u8]) -> Result<(), JsError> {
-        self.client.add_id(key, bytes).map_err(js_err)
-    }
-
-    /// Records that the id piece `key` has no file (HTTP 404).
-    #[wasm_bindgen(js_name = addMissingId)]
-    pub fn add_missing_id(&mut self, key: &str) {
-        self.client.add_missing_id(key);
-    }
-
-    /// Loads the directory part of first character `first` (its split
-    /// prefixes, the part file's JSON array).
-    #[wasm_bindgen(js_name = addDirectory)]
-    pub fn add_directory(&mut self, first: &str, keys: JsValue) -> Result<(), JsError> {
-        let keys = params::strings(&keys)?;
-        self.client.add_directory(first, keys);
-        Ok(())
-    }
-
-    /// Loads the piece of prefix `key`.
-    pub fn add(&mut self, key: &str, bytes: &[u8]) -> Result<(), JsError> {
-        self.client.add(key, bytes).map_err(js_err)
-    }
-
-    /// Records that the piece of prefix `key` has no file (HTTP 404): no
-    /// record is under that prefix.
-    #[wasm_bindgen(js_name = addMissing)]
-    pub fn add_missing(&mut self, key: &str) {
-        self.client.add_missing(key);
-    }
-
-    /// `suggest(text, {filters, limit})` → `{hits}` (exactly the whole
-    /// registry's), `{hits, partial: true, need, kind}` (the whole
-    /// registry's first hits, fewer than asked for: show them, fetch that
-    /// piece, ask again), `{needDirectory: first}` (fetch that directory part),
-    /// `{need: key, kind: "l" | "h" | "i"}` (fetch that leaf, head or id piece; then ask again) or
-    /// `{whole: true}` (only the whole typeahead data answers).
-    pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
-        use registry_core::pieces::Answer;
-        let o: SuggestOptions = if options.is_undefined() {
-            SuggestOptions::default()
-        } else {
-            SuggestOptions::from_js(&options)?
-        };
-        let answer = self
-            .client
-            .answer(
-                text,
-                &o.filters.join(","),
-                o.limit.unwrap_or(10).min(100),
-                &o.context,
-            )
-            .map_err(|errors| JsError::new(&errors.join("; ")))?;
-        let out = js_sys::Object::new();
-        let set = |k: &str, v: JsValue| js_sys::Reflect::set(&out, &k.into(), &v).map(|_| ());
-        let done = match answer {
-            Answer::Hits(h) => set("hits", hits_to_js(&h)?),
-            Answer::Whole => set("whole", JsValue::TRUE),
-            Answer::NeedDirectory(first) => set("needDirectory", first.into()),
-            Answer::Need(key, kind) => {
-                set("need", key.into()).and_then(|_| set("kind", kind.code().into()))
-            }
-            Answer::Partial(h, key, kind) => set("hits", hits_to_js(&h)?)
-                .and_then(|_| set("partial", JsValue::TRUE))
-                .and_then(|_| set("need", key.into()))
-                .and_then(|_| set("kind", kind.code().into())),
-        };
-        done.map_err(|_| JsError::new("cannot build the answer object"))?;
-        Ok(out.into())
-    }
-}
-
-fn utf16_offset(s: &str, byte: usize) -> usize {
-    s.get(..byte).map_or(0, |p| p.encode_utf16().count())
 }

@@ -147,3 +147,51 @@ pub(crate) fn strings(v: &JsValue) -> Result<Vec<String>, JsError> {
         None => Err(invalid_type(v, "a sequence")),
     }
 }
+
+/// Parameters of `search`, `advanced` and `affiliation` (and of E2 over pieces).
+#[cfg(feature = "search")]
+#[derive(Default)]
+pub(crate) struct ListParams {
+    pub(crate) query: Option<String>,
+    pub(crate) expression: Option<String>,
+    pub(crate) text: Option<String>,
+    pub(crate) filter: Option<String>,
+    pub(crate) all_status: bool,
+    pub(crate) page: Option<u32>,
+    pub(crate) version: Option<u8>,
+    /// `mode=typed` (E2 over pieces only: the search page's reading).
+    pub(crate) typed: bool,
+}
+
+#[cfg(feature = "search")]
+impl ListParams {
+    pub(crate) fn from_js(v: &JsValue) -> Result<ListParams, JsError> {
+        let o = object(v, "struct ListParams")?;
+        let mut p = ListParams::default();
+        if let Some(x) = o.field("query") {
+            p.query = opt_string(&x)?;
+        }
+        if let Some(x) = o.field("expression") {
+            p.expression = opt_string(&x)?;
+        }
+        if let Some(x) = o.field("text") {
+            p.text = opt_string(&x)?;
+        }
+        if let Some(x) = o.field("filter") {
+            p.filter = opt_string(&x)?;
+        }
+        if let Some(x) = o.field("allStatus") {
+            p.all_status = x.as_bool().ok_or_else(|| invalid_type(&x, "a boolean"))?;
+        }
+        if let Some(x) = o.field("page") {
+            p.page = opt_uint(&x, u32::MAX.into(), "u32")?.map(|n| n as u32);
+        }
+        if let Some(x) = o.field("version") {
+            p.version = opt_uint(&x, u8::MAX.into(), "u8")?.map(|n| n as u8);
+        }
+        if let Some(x) = o.field("typed") {
+            p.typed = x.as_bool().ok_or_else(|| invalid_type(&x, "a boolean"))?;
+        }
+        Ok(p)
+    }
+}

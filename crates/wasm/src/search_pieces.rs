@@ -1,4 +1,4 @@
-//! E2 over pieces (feature `full`): the first page of a `query` from the
+//! E2 over pieces (feature `search`; `full` includes it): the first page of a `query` from the
 //! few files it needs, exactly as the whole registry answers it
 //! ([`registry_core::pieces::search`]). The host fetches the files each
 //! answer names and hands them back; nothing here does I/O.
@@ -8,13 +8,14 @@ use std::collections::HashMap;
 use registry_core::pieces::search::{ListQuery, Need, PageAnswer, SearchAnswer, SearchClient};
 use registry_core::pieces::{Directory, ID_KEY_CHARS};
 use registry_core::registry::RecordSummary;
+#[cfg(feature = "full")]
 use registry_core::router;
 use registry_core::search::facets::Meta;
 use registry_core::search::filters::Version;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::full::ListParams;
+use crate::params::ListParams;
 use crate::{js_err, params, to_js};
 
 /// One row of a page.
@@ -48,7 +49,8 @@ pub struct PiecesSearch {
     client: SearchClient,
     /// Files asked for, by name, and what they are.
     asked: HashMap<String, Need>,
-    /// The last page answered (for [`PiecesSearch::response`]).
+    /// The last page answered (for `response`, in the `full` build).
+    #[cfg_attr(not(feature = "full"), allow(dead_code))]
     last: Option<PageAnswer>,
 }
 
@@ -147,6 +149,7 @@ impl PiecesSearch {
     /// time_taken}`) for the last page `answer` gave, with `items` the JSON
     /// text of each hit's record (its `/v2/organizations/<id>` answer, or
     /// v1's for a v1 page), in the page's order.
+    #[cfg(feature = "full")]
     pub fn response(&self, items: Vec<String>, time_taken: f64) -> Result<String, JsError> {
         let Some(page) = &self.last else {
             return Err(JsError::new("no page has been answered yet"));
