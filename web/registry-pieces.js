@@ -78,8 +78,8 @@ export async function sha256Hex(bytes) {
 
 /**
  * The one check of every file of the pieces folder: `get(name, cap,
- * want?)` → its bytes once they match their hash, or null when the build
- * has no such file. The manifest vouches for the root table (or `want`),
+ * want?)` → its bytes once they match their hash (`want`, or a promise of
+ * it), or null when the build has no such file. The manifest vouches for the root table (or `want`),
  * the root for bucket table `h-<i>.json`, a table for its files
  * (registry_contract::PieceHashes); a table is fetched beside the file. A
  * mismatch is reported and fetched once more past the HTTP cache; a second
@@ -117,11 +117,13 @@ export function checkedFiles(folder, hashes) {
     body.catch(() => {}); // awaited below, after its hash
     if (want === undefined) {
       const root = memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root)));
-      const table = memo(i, async () => json(get(`h-${i}.json`, BYTE_CAPS.part, (await root)[i])));
+      // The table is fetched beside the root (its name needs only the
+      // bucket), and checked against the root's entry once that is here.
+      const table = memo(i, () => json(get(`h-${i}.json`, BYTE_CAPS.part, root.then((r) => r[i]))));
       tables.set(i, await table);
       want = tables.get(i)[name];
       if (want === undefined) return null; // not part of this build
-    }
+    } else want = await want;
     for (let attempt = 0; ; ) {
       const bytes = await body;
       if (bytes && (await sha256Hex(bytes)).startsWith(want)) return bytes;
