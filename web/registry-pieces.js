@@ -510,6 +510,27 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
         return null;
       }
     },
+    /**
+     * What a results list shows of a results page (`list`'s URLs), without
+     * the records: `{status: 200, body}` with body the JSON of
+     * `{number_of_results, meta, hits: [summary]}` (the same page, counts
+     * and facets as the API's answer), `{status: 400, body: {errors}}`,
+     * or null when only the whole registry answers it. No record piece is
+     * fetched: a list shows the summaries.
+     */
+    async rows(pathAndQuery) {
+      const q = listQuery(pathAndQuery);
+      if (!q || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
+      try {
+        const a = await (await listSearch()).page(q);
+        if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
+        if (!a.hits) return null;
+        return { status: 200, body: JSON.stringify({ number_of_results: a.numberOfResults, meta: a.meta, hits: a.hits.map((h) => h.summary) }) };
+      } catch (e) {
+        if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
+        return null;
+      }
+    },
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {
       const a = pieces && answer(text, options);
@@ -662,6 +683,15 @@ export class TypeaheadClient {
     const online = navigator.onLine !== false;
     const fromPiece = online ? ((await this.#pieces.record?.(pathAndQuery)) ?? (await this.#pieces.list?.(pathAndQuery))) : null;
     return fromPiece ?? (await this.whole()).request(pathAndQuery);
+  }
+
+  /**
+   * A results page's rows (summaries), total and facet counts from the
+   * pieces (`{status, body}`, see startPieces' `rows`), or null: then ask
+   * `request` for the API's answer. Offline, null (the offline copy answers).
+   */
+  async rows(pathAndQuery) {
+    return navigator.onLine !== false ? ((await this.#pieces.rows?.(pathAndQuery)) ?? null) : null;
   }
 
   /** Starts fetching what `text` will need. */

@@ -60,6 +60,13 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn call(this: &RegistryClient, method: &str, args: &js_sys::Array) -> js_sys::Promise;
 
+    #[cfg(feature = "app")]
+    /// `rows(pathAndQuery)` → `Promise<{status, body} | null>`: a results
+    /// page's summaries, total and facets from the pieces (registry-pieces.js
+    /// TypeaheadClient), or null. Clients without it: `undefined`.
+    #[wasm_bindgen(method, getter = rows)]
+    fn rows_method(this: &RegistryClient) -> JsValue;
+
 }
 
 thread_local! {
@@ -312,6 +319,30 @@ pub fn request(
 ) -> impl Future<Output = Result<(u16, String), CallError>> + use<> {
     let p = with_client(|c| c.request(path_and_query));
     async move { response(JsFuture::from(p?).await.map_err(error_of)?) }
+}
+
+/// A results page's rows, total and facets without the records (JSON of
+/// `{number_of_results, meta, hits: [summary]}`), when the client's pieces
+/// answer it; `None`: ask [`request`] for the API's answer.
+#[cfg(feature = "app")]
+pub fn rows(
+    path_and_query: &str,
+) -> impl Future<Output = Result<Option<(u16, String)>, CallError>> + use<> {
+    let p = with_client(|c| {
+        let f = c.rows_method();
+        f.dyn_ref::<js_sys::Function>()
+            .map(|f| f.call1(c, &path_and_query.into()))
+    });
+    async move {
+        let Some(p) = p? else { return Ok(None) };
+        let v = JsFuture::from(js_sys::Promise::resolve(&p.map_err(error_of)?))
+            .await
+            .map_err(error_of)?;
+        if v.is_null() || v.is_undefined() {
+            return Ok(None);
+        }
+        response(v).map(Some)
+    }
 }
 
 #[cfg(feature = "app")]

@@ -156,25 +156,81 @@ fn fetch<T: serde::de::DeserializeOwned>(
 ) -> impl std::future::Future<Output = Result<T, Failure>> + use<T> {
     let answer = registry_client::request(url);
     async move {
-        let unreadable = |e: serde_json::Error| Failure::NoAnswer(e.to_string());
         match answer.await {
-            Ok((status, body)) if status < 400 => serde_json::from_str(&body).map_err(unreadable),
-            Ok((status, body)) => {
-                let v: Value = serde_json::from_str(&body).map_err(unreadable)?;
-                Err(Failure::Query(
-                    v.get("errors")
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .collect::<Vec<_>>()
-                                .join("; ")
-                        })
-                        .unwrap_or_else(|| format!("HTTP {status}")),
-                ))
-            }
+            Ok((status, body)) => decode(status, &body),
             Err(e) => Err(Failure::NoAnswer(e.to_string())),
         }
+    }
+}
+
+/// An API answer: its value, or the registry's message about the request.
+fn decode<T: serde::de::DeserializeOwned>(status: u16, body: &str) -> Result<T, Failure> {
+    let unreadable = |e: serde_json::Error| Failure::NoAnswer(e.to_string());
+    if status < 400 {
+        return serde_json::from_str(body).map_err(unreadable);
+    }
+    let v: Value = serde_json::from_str(body).map_err(unreadable)?;
+    Err(Failure::Query(
+        v.get("errors")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_else(|| format!("HTTP {status}")),
+    ))
+}
+
+/// A results page as the list shows it: rows, total, facet counts.
+struct Listed {
+    rows: Vec<Row>,
+    total: u64,
+    meta: Value,
+}
+
+/// A results page from the pieces without its records (registry-pieces.js `rows`).
+#[derive(Deserialize)]
+struct PieceRows {
+    #[serde(default)]
+    hits: Vec<Summary>,
+    #[serde(default)]
+    meta: Value,
+    #[serde(default)]
+    number_of_results: u64,
+}
+
+/// `url`'s results page: from the pieces' summaries when they answer it —
+/// no record is fetched, so a page (and each typed state) costs the pieces
+/// alone — unless a row shows successors, whose names only the records
+/// carry (`counts_only`: the rows are not shown); else the API's answer.
+fn list(
+    url: String,
+    counts_only: bool,
+) -> impl std::future::Future<Output = Result<Listed, Failure>> {
+    // Asked at once: the requests of a page are all posted before any is awaited.
+    let rows = registry_client::rows(&url);
+    async move {
+        if let Ok(Some((status, body))) = rows.await {
+            match decode::<PieceRows>(status, &body) {
+                Ok(p) if counts_only || p.hits.iter().all(|h| h.successors.is_empty()) => {
+                    return Ok(Listed {
+                        rows: p.hits.iter().map(Row::of_summary).collect(),
+                        total: p.number_of_results,
+                        meta: p.meta,
+                    });
+                }
+                Err(e @ Failure::Query(_)) => return Err(e),
+                _ => {}
+            }
+        }
+        let page: Page = fetch(&url).await?;
+        Ok(Listed {
+            rows: page.items.iter().map(Row::of_record).collect(),
+            total: page.number_of_results,
+            meta: page.meta,
+        })
     }
 }
 
@@ -197,13 +253,6 @@ struct Page {
     number_of_results: u64,
 }
 
-/// Only the facet counts of a results page (the items are skipped unparsed).
-#[derive(Deserialize)]
-struct MetaOnly {
-    #[serde(default)]
-    meta: Value,
-}
-
 /// Results and facet counts for `s`: each facet with a selection counts
 /// the query without its own selection (so its other values stay visible
 /// with the number they would add); statuses count all statuses. All the
@@ -213,13 +262,16 @@ async fn load(s: &State) -> Results {
     // how many pages there are (the page says so, rather than the API's
     // range error).
     let asked = s.page.min(MAX_PAGE as u32);
-    let main = fetch::<Page>(&list_url(s, &s.api_filter(None), false, asked));
+    let main = list(list_url(s, &s.api_filter(None), false, asked), false);
     let own: Vec<_> = FACETS
         .iter()
         .map(|&(key, _, _)| {
             let selected = s.filter.iter().any(|(k, _)| k == key);
             (selected || key == "status").then(|| {
-                fetch::<MetaOnly>(&list_url(s, &s.api_filter(Some(key)), key == "status", 1))
+                list(
+                    list_url(s, &s.api_filter(Some(key)), key == "status", 1),
+                    true,
+                )
             })
         })
         .collect();
@@ -249,8 +301,8 @@ async fn load(s: &State) -> Results {
     let groups = facet_groups(s, &main.meta, metas);
     Results {
         q: s.q.clone(),
-        total: main.number_of_results,
-        items: main.items.iter().map(Row::of_record).collect(),
+        total: main.total,
+        items: main.rows,
         groups,
         error: None,
         failed: false,

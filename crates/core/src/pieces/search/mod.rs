@@ -800,7 +800,20 @@ impl SearchClient {
                 let fewer_units = last.is_some_and(|l| l.0 < outside_cover);
                 return match next_chunk {
                     Some(n) if loaded_chunks < MAX_RANK_CHUNKS && !fewer_units => {
-                        SearchAnswer::Need(vec![n])
+                        // Read ahead: a page that needed a second chunk of a
+                        // term usually needs the one after too, and a round
+                        // trip costs more than a chunk (~20 KB).
+                        let mut needs = vec![n.clone()];
+                        if let Need::Rank(t, k) = n
+                            && k >= 1
+                            && loaded_chunks + 1 < MAX_RANK_CHUNKS
+                            && stats
+                                .common(&t)
+                                .is_some_and(|c| c.chunks.len() > k as usize + 1)
+                        {
+                            needs.push(Need::Rank(t, k + 1));
+                        }
+                        SearchAnswer::Need(needs)
                     }
                     _ => SearchAnswer::Whole("common words rank records no piece holds"),
                 };
