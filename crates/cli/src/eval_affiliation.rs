@@ -502,7 +502,7 @@ fn error_groups(model: &registry_core::affiliation::Model, rows: &[&Row]) -> Str
         }
     }
     let mut kinds: Vec<(usize, &str)> = n.into_iter().zip(ERROR_KINDS).collect();
-    kinds.sort_by(|a, b| b.0.cmp(&a.0));
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.0));
     let parts: Vec<String> = kinds
         .iter()
         .filter(|k| k.0 > 0)
