@@ -41,16 +41,24 @@ lines.forEach((line, n) => {
   }
 });
 
-// eval-affiliation's lines: "<label> rows N chosen N correct N ... chosen-on-empty A/B (x)".
+// eval-affiliation's lines: "<label> rows N chosen N correct N ... empty gold E: A answered
+// with nothing", where chosen counts the chosen on empty-gold rows too (E − A of them).
 const sections = ["whole set:", "half A (even rows):", "half B (odd rows):"];
 const printed = new Map();
 let section = -1;
 for (const l of readFileSync(evalOut, "utf8").split("\n")) {
   const s = sections.indexOf(l.trim());
   if (s >= 0) section = s;
-  const m = /^\s+(\S+)\s+rows\s+(\d+)\s+chosen\s+(\d+)\s+correct\s+(\d+)\s.*chosen-on-empty (\d+)\/(\d+)/.exec(l);
+  const m = /^\s+(\S+)\s+rows\s+(\d+)\s+chosen\s+(\d+)\s+correct\s+(\d+)\s.*empty gold (\d+): (\d+) answered with nothing/.exec(l);
   if (m && section >= 0 && !printed.has(`${section} ${m[1]}`)) {
-    printed.set(`${section} ${m[1]}`, { rows: +m[2], chosen: +m[3], correct: +m[4], chosen_on_empty: +m[5], empty_gold: +m[6] });
+    const [empty, unanswered] = [+m[5], +m[6]];
+    printed.set(`${section} ${m[1]}`, {
+      rows: +m[2],
+      chosen: +m[3] - (empty - unanswered),
+      correct: +m[4],
+      chosen_on_empty: empty - unanswered,
+      empty_gold: empty,
+    });
   }
   if (/^latency/.test(l)) section = -1; // the cross-source checks that follow refit the model
 }

@@ -103,6 +103,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             "--folds",
             "--precision",
             "--svg",
+            "--held-out",
         ],
         &["--all-status", "--augment"],
     )?;
@@ -254,7 +255,23 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             }
         );
     }
-    let curves = cross_source(&engine, &lines, &filters, &set)?;
+    let mut held_out = match a.opt("--held-out") {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?,
+        )),
+        None => None,
+    };
+    let curves = cross_source(
+        &engine,
+        &lines,
+        &filters,
+        &set,
+        held_out.as_mut().map(|w| w as &mut dyn std::io::Write),
+    )?;
+    if let (Some(mut w), Some(path)) = (held_out, a.opt("--held-out")) {
+        std::io::Write::flush(&mut w).map_err(|e| format!("cannot write {path}: {e}"))?;
+        println!("held-out answers written to {path}");
+    }
     if let Some(path) = a.opt("--svg") {
         let doc = crate::pr_svg::svg(
             &format!(
@@ -294,8 +311,16 @@ fn cross_source(
     lines: &[fit_affiliation::GoldLine],
     filters: &Filters,
     set: &fit_affiliation::Settings,
+    mut held_out: Option<&mut dyn std::io::Write>,
 ) -> Result<Vec<Curve>, String> {
     let mut curves = Vec::new();
+    let mut dump = |label: &str, model: &registry_core::affiliation::Model, rows: &[&Row]| {
+        if let Some(w) = held_out.as_mut() {
+            held_out_lines(engine, label, model, rows, w)
+        } else {
+            Ok(())
+        }
+    };
     let mut trace = |label: String, model: &registry_core::affiliation::Model, rows: &[&Row]| {
         let with_gold = rows.iter().filter(|r| r.has_gold).count();
         curves.push(crate::pr_svg::curve(
@@ -345,11 +370,13 @@ fn cross_source(
                 "  {}",
                 score(&model, &test_rows).line(&format!("fit {train} -> {test}"))
             );
+            println!("      {}", error_groups(&model, &test_rows));
             trace(
                 format!("fit {train}, measured on {test}"),
                 &model,
                 &test_rows,
             );
+            dump(&format!("{train}->{test}"), &model, &test_rows)?;
             // Recall at a fixed precision on the other source: the same
             // fitted scores, the threshold set where they reach P 0.95
             // there (with its labels: how well the ranking transfers, not
@@ -370,7 +397,9 @@ fn cross_source(
     let even = fit_affiliation::with_copies(&rows, &copies, |i, _| i % 2 == 0);
     let model = fit_affiliation::fit(&even, set)?;
     println!("  {}", score(&model, &odd).line("fit half A -> half B"));
+    println!("      {}", error_groups(&model, &odd));
     trace("fit even rows, measured on odd rows".into(), &model, &odd);
+    dump("even->odd", &model, &odd)?;
     let all: Vec<&Row> = rows.iter().collect();
     let model = fit_affiliation::fit(
         &fit_affiliation::with_copies(&rows, &copies, |_, _| true),
@@ -378,6 +407,161 @@ fn cross_source(
     )?;
     println!("  {}", score(&model, &all).line("fit all -> all"));
     Ok(curves)
+}
+
+/// The kinds of wrong `chosen` answers a held-out check counts, in the
+/// order they are tested (the first that fits names the error).
+const ERROR_KINDS: [&str; 9] = [
+    "empty gold",
+    "gold not among the leading candidates",
+    "placed in another country",
+    "acronym",
+    "hospital and university",
+    "unit and host",
+    "several organizations named whole",
+    "several organizations, partly named",
+    "another organization, same words",
+];
+
+/// Index of a feature by name (the names are fixed at compile time).
+fn feature(name: &str) -> usize {
+    registry_core::affiliation::features::NAMES
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or(0)
+}
+
+/// What kind of error a wrong `chosen` is (an index into [`ERROR_KINDS`]),
+/// read from the features of the chosen candidate and of the gold one: a
+/// string naming a hospital and its university where the gold is the other
+/// one, a unit and its host organization (one the parent of a candidate
+/// named as well, the other a child), several organizations named whole...
+/// `chosen` indexes the row's visible candidates.
+fn error_kind(row: &Row, chosen: usize) -> usize {
+    use registry_core::affiliation::features::COUNT;
+    let shown: Vec<&[f32; COUNT]> = row
+        .cands
+        .iter()
+        .filter(|c| c.visible)
+        .map(|c| &c.features)
+        .collect();
+    let gold = row
+        .cands
+        .iter()
+        .filter(|c| c.visible)
+        .position(|c| row.gold.contains(&c.record));
+    let Some(c) = shown.get(chosen) else {
+        return 8;
+    };
+    let on = |x: &[f32; COUNT], name: &str| x[feature(name)] > 0.0;
+    if !row.has_gold {
+        return 0;
+    }
+    let Some(g) = gold.map(|g| shown[g]) else {
+        return 1;
+    };
+    if on(c, "country_disagrees") {
+        return 2;
+    }
+    if on(c, "acronym") || on(c, "acronym_name") {
+        return 3;
+    }
+    let hospital = |x: &[f32; COUNT]| on(x, "healthcare") && !on(x, "education");
+    if (hospital(c) && on(g, "education")) || (on(c, "education") && hospital(g)) {
+        return 4;
+    }
+    let host = |x: &[f32; COUNT]| on(x, "parent_of_candidate");
+    let unit = |x: &[f32; COUNT]| on(x, "child_of_candidate");
+    if (host(c) && unit(g)) || (unit(c) && host(g)) {
+        return 5;
+    }
+    let named = |x: &[f32; COUNT]| x[feature("score")] >= 0.85;
+    let whole = |x: &[f32; COUNT]| on(x, "exact") || on(x, "phrase");
+    if named(g) && named(c) {
+        return if whole(g) && whole(c) { 6 } else { 7 };
+    }
+    8
+}
+
+/// The wrong answers of a held-out check by kind ([`error_kind`]), most
+/// frequent first.
+fn error_groups(model: &registry_core::affiliation::Model, rows: &[&Row]) -> String {
+    use registry_core::affiliation::features::COUNT;
+    let mut n = [0usize; ERROR_KINDS.len()];
+    for r in rows {
+        let feats: Vec<[f32; COUNT]> = r
+            .cands
+            .iter()
+            .filter(|c| c.visible)
+            .map(|c| c.features)
+            .collect();
+        if let Some(i) = model.choose(&feats)
+            && fit_affiliation::answer(model, r) == Some(false)
+        {
+            n[error_kind(r, i)] += 1;
+        }
+    }
+    let mut kinds: Vec<(usize, &str)> = n.into_iter().zip(ERROR_KINDS).collect();
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.0));
+    let parts: Vec<String> = kinds
+        .iter()
+        .filter(|k| k.0 > 0)
+        .map(|(n, k)| format!("{k} {n}"))
+        .collect();
+    format!("wrong answers by kind: {}", parts.join(", "))
+}
+
+/// One JSON line per held-out row (`--held-out`): the check, the text, the
+/// gold names, the model's answer, its best eligible score and threshold,
+/// and the leading candidates with their scores and eligibility: what the
+/// error analysis of a held-out check reads.
+fn held_out_lines(
+    engine: &Engine,
+    label: &str,
+    model: &registry_core::affiliation::Model,
+    rows: &[&Row],
+    w: &mut dyn std::io::Write,
+) -> Result<(), String> {
+    use registry_core::affiliation::features::{COUNT, NAMES};
+    let reg = engine.registry();
+    for r in rows {
+        let shown: Vec<_> = r.cands.iter().filter(|c| c.visible).collect();
+        let feats: Vec<[f32; COUNT]> = shown.iter().map(|c| c.features).collect();
+        let best = model.best(&feats);
+        let chosen = model.choose(&feats);
+        let cands: Vec<serde_json::Value> = shown
+            .iter()
+            .zip(&feats)
+            .map(|(c, x)| {
+                let features: serde_json::Map<String, serde_json::Value> = NAMES
+                    .iter()
+                    .zip(x)
+                    .map(|(n, v)| ((*n).to_string(), serde_json::json!(v)))
+                    .collect();
+                serde_json::json!({
+                    "name": reg.display_name(c.record as usize),
+                    "country": reg.places(c.record as usize).next().map_or("", |p| p.country_code),
+                    "gold": r.gold.contains(&c.record),
+                    "logit": model.score(x),
+                    "ineligible": registry_core::affiliation::model::ineligible(x).map(|k| format!("{k:?}")),
+                    "features": features,
+                })
+            })
+            .collect();
+        let line = serde_json::json!({
+            "check": label,
+            "text": r.text,
+            "has_gold": r.has_gold,
+            "gold": r.gold.iter().map(|&g| reg.display_name(g as usize)).collect::<Vec<_>>(),
+            "chosen": chosen.map(|i| reg.display_name(shown[i].record as usize)),
+            "ok": chosen.map(|i| r.gold.contains(&shown[i].record)),
+            "best": best.map(|b| b.1),
+            "threshold": model.threshold,
+            "cands": cands,
+        });
+        writeln!(w, "{line}").map_err(|e| format!("cannot write the held-out answers: {e}"))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -400,6 +584,105 @@ mod tests {
         assert!(
             line.contains("empty gold 2: 1 answered with nothing"),
             "{line}"
+        );
+    }
+
+    /// A row whose candidate 0 was chosen and whose gold is record 2.
+    fn row(chosen: &[(&str, f32)], gold: Option<&[(&str, f32)]>) -> Row {
+        use registry_core::affiliation::Candidate;
+        use registry_core::affiliation::features::COUNT;
+        let cand = |record: u32, set: &[(&str, f32)]| {
+            let mut features = [0f32; COUNT];
+            for &(k, v) in set {
+                features[feature(k)] = v;
+            }
+            Candidate {
+                record,
+                visible: true,
+                features,
+            }
+        };
+        let mut cands = vec![cand(1, chosen)];
+        cands.extend(gold.map(|g| cand(2, g)));
+        Row {
+            text: String::new(),
+            source: "t".into(),
+            gold: vec![2],
+            has_gold: true,
+            cands,
+            augmented: false,
+        }
+    }
+
+    #[test]
+    fn wrong_answers_are_grouped_by_what_the_string_names() {
+        let kind = |r: &Row| ERROR_KINDS[error_kind(r, 0)];
+        let named = [("score", 1.0), ("exact", 1.0)];
+        assert_eq!(
+            kind(&row(&named, None)),
+            "gold not among the leading candidates"
+        );
+        let mut empty = row(&named, None);
+        empty.has_gold = false;
+        empty.gold.clear();
+        assert_eq!(kind(&empty), "empty gold");
+        // "Department of X, Y Hospital, Z University": the hospital chosen,
+        // the university the gold (and the reverse).
+        let hospital = [("score", 1.0), ("exact", 1.0), ("healthcare", 1.0)];
+        let university = [("score", 0.9), ("phrase", 1.0), ("education", 1.0)];
+        assert_eq!(
+            kind(&row(&hospital, Some(&university))),
+            "hospital and university"
+        );
+        assert_eq!(
+            kind(&row(&university, Some(&hospital))),
+            "hospital and university"
+        );
+        // A university hospital is both: not the hospital kind.
+        let both = [("score", 1.0), ("healthcare", 1.0), ("education", 1.0)];
+        assert_ne!(
+            kind(&row(&both, Some(&university))),
+            "hospital and university"
+        );
+        // The host chosen, its unit the gold.
+        let host = [("score", 1.0), ("exact", 1.0), ("parent_of_candidate", 1.0)];
+        let unit = [("score", 0.95), ("exact", 1.0), ("child_of_candidate", 1.0)];
+        assert_eq!(kind(&row(&host, Some(&unit))), "unit and host");
+        assert_eq!(
+            kind(&row(&named, Some(&named))),
+            "several organizations named whole"
+        );
+        assert_eq!(
+            kind(&row(&named, Some(&[("score", 0.9)]))),
+            "several organizations, partly named"
+        );
+        assert_eq!(
+            kind(&row(&named, Some(&[("score", 0.6)]))),
+            "another organization, same words"
+        );
+        let elsewhere = [("score", 1.0), ("country_disagrees", 1.0)];
+        assert_eq!(
+            kind(&row(&elsewhere, Some(&named))),
+            "placed in another country"
+        );
+        assert_eq!(
+            kind(&row(&[("score", 0.85), ("acronym", 1.0)], Some(&named))),
+            "acronym"
+        );
+        // The grouping counts only wrong answers.
+        let m = registry_core::affiliation::Model {
+            base: 1.0,
+            splits: std::borrow::Cow::Owned(Vec::new()),
+            trees: std::borrow::Cow::Owned(Vec::new()),
+            threshold: 0.0,
+        };
+        let lead = [("score", 1.0), ("exact", 1.0), ("margin", 0.5)];
+        let wrong = row(&lead, Some(&[("score", 0.6)]));
+        let mut right = row(&lead, None);
+        right.gold = vec![1];
+        assert_eq!(
+            error_groups(&m, &[&wrong, &right]),
+            "wrong answers by kind: another organization, same words 1"
         );
     }
 }

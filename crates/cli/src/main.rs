@@ -187,8 +187,13 @@ const COMMANDS: &[Command] = &[
         --svg <file>            Write the precision-recall curve of the in-memory fits'
                                 scores on the held-out rows (both checks), operating
                                 points marked, as an SVG
+        --held-out <file>       Write every held-out row's answer as JSON lines (check, text,
+                                gold, chosen, best score, threshold, leading candidates
+                                with their features): for the error analysis
                               Also prints the cross-source check: the chosen model fitted
-                              in memory on one source's rows, reported on the other's
+                              in memory on one source's rows, reported on the other's,
+                              with its wrong answers by kind (hospital and university,
+                              unit and host, several organizations named, ...)
 "#,
     },
     Command {

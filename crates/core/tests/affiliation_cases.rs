@@ -109,6 +109,9 @@ const UC_SYSTEM: u32 = 15;
 const MELBOURNE_IT: u32 = 16;
 const MASSACHUSETTS_IT: u32 = 17;
 const CERN: u32 = 18;
+/// A university hospital one of whose labels spells the city without its
+/// umlaut ("Wuerzburg"): the index then knows both spellings.
+const WURZBURG_HOSPITAL: u32 = 19;
 
 fn orgs() -> Vec<Org<'static>> {
     let o = |n, display, city, country, types: &'static [&'static str]| Org {
@@ -202,6 +205,16 @@ fn orgs() -> Vec<Org<'static>> {
         Org {
             labels: &["Universität Würzburg"],
             ..o(WURZBURG, "University of Würzburg", "Würzburg", DE, edu)
+        },
+        Org {
+            labels: &["University Hospital of Wuerzburg"],
+            ..o(
+                WURZBURG_HOSPITAL,
+                "Universitätsklinikum Würzburg",
+                "Würzburg",
+                DE,
+                &["healthcare"],
+            )
         },
         Org {
             relationships: vec![("child", UCSF)],
@@ -419,6 +432,13 @@ fn translations_and_transliterations_use_labels() {
     check(
         "Department of Microbiology, Biocenter, University of Wuerzburg, Germany",
         Some(WURZBURG),
+    );
+    // The spelling without umlaut is known (the hospital's label) but rarer:
+    // the names spelled with it still match.
+    check("University of Wuerzburg", Some(WURZBURG));
+    check(
+        "Department of Surgery, University Hospital of Wuerzburg, Germany",
+        Some(WURZBURG_HOSPITAL),
     );
 }
 

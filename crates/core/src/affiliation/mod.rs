@@ -867,11 +867,13 @@ struct Context<'a> {
 }
 
 /// German spellings without umlauts ("Wuerzburg", "Goettingen"): a word
-/// the index does not know becomes its umlaut folding when the index knows
-/// that one ("wurzburg").
+/// becomes its umlaut folding ("wurzburg") when the index knows that one
+/// and the word itself in fewer names: one alias spelled "Wuerzburg" must
+/// not keep the names spelled "Würzburg" from matching, while "Michael"
+/// (more names than "Michal") stays as written.
 fn transliterate(ix: &Index, p: &mut Parsed) {
     for t in &mut p.toks {
-        if t.text.len() < 5 || ix.term_id(&t.text).is_some() {
+        if t.text.len() < 5 {
             continue;
         }
         let folded = t
@@ -879,7 +881,16 @@ fn transliterate(ix: &Index, p: &mut Parsed) {
             .replace("ae", "a")
             .replace("oe", "o")
             .replace("ue", "u");
-        if folded != t.text && ix.term_id(&folded).is_some() {
+        if folded == t.text {
+            continue;
+        }
+        let Some(f) = ix.term_id(&folded) else {
+            continue;
+        };
+        let rarer = ix
+            .term_id(&t.text)
+            .is_none_or(|own| ix.postings(own).len() < ix.postings(f).len());
+        if rarer {
             t.text = folded;
         }
     }
