@@ -10,7 +10,8 @@
 # over its working corpus fuzz/work/<target>/ (kept between runs, not
 # checked in), seeded from fuzz/corpus/<target>/; with RUNS=n it stops
 # earlier, after n executions. At the end a table gives executions, time
-# and the rate per target, so a longer run can be planned.
+# and the rate per target, so a longer run can be planned, with the load
+# average when each stopped (on a shared machine the rate follows the load).
 #
 # A crash stops that target and leaves its input in fuzz/artifacts/<target>/.
 # Copy it into fuzz/regressions/<target>/ (the stable `cargo test` replays
@@ -54,10 +55,13 @@ for t in "${targets[@]}"; do
   execs=${execs:-0}
   took=${took:-$seconds}
   [ "$status" = ok ] || failed=1
-  results+=("$(printf '%-12s %12d %8d s %10d/s  %s' "$t" "$execs" "$took" $((execs / (took > 0 ? took : 1))) "$status")")
+  # The machine is shared: the load average when the target stops says how
+  # much of a core the run could have had.
+  load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '? ? ?')
+  results+=("$(printf '%-12s %12d %8d s %10d/s  %-16s %s' "$t" "$execs" "$took" $((execs / (took > 0 ? took : 1))) "$load" "$status")")
 done
 
 echo
-echo "$(date -u +%Y-%m-%d) $(nproc) cores: target, executions, time, rate, result"
+echo "$(date -u +%Y-%m-%d) $(nproc) cores: target, executions, time, rate, load average (1, 5, 15 min) at its end, result"
 printf '%s\n' "${results[@]}"
 exit $failed
