@@ -42,6 +42,14 @@ bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_fi
 CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --features typeahead --target wasm32-unknown-unknown --profile wasm
 bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_suggest
 
+# The shipped JS is minified (esbuild, transform only: same module, same
+# exports): the widget's code budget is counted in brotli bytes, and the
+# comments are for the sources in web/, not for every visitor's phone.
+minify() { esbuild "$1" --minify --log-level=warning --outfile="$1.min" && mv "$1.min" "$1"; }
+# registry-pieces.js from ui/: its default wasm is the site's pkg/.
+sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js"
+for f in registry_ui registry_widget registry_suggest registry_first registry-pieces; do minify "$tmp/$f.js"; done
+
 # Content-hashed names: ui/<stem>.<16 hex of SHA-256>.<ext> (immutable).
 hashed() { # src stem ext → prints the new name
   local h; h=$(sha256sum "$1" | cut -c1-16)
@@ -57,8 +65,6 @@ suggest_wasm=$(hashed "$tmp/registry_suggest_bg.wasm" registry_suggest_bg wasm)
 suggest_js=$(hashed "$tmp/registry_suggest.js" registry_suggest js)
 first_wasm=$(hashed "$tmp/registry_first_bg.wasm" registry_first_bg wasm)
 first_js=$(hashed "$tmp/registry_first.js" registry_first js)
-# registry-pieces.js from ui/: its default wasm is the site's pkg/.
-sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js"
 pieces_js=$(hashed "$tmp/registry-pieces.js" registry-pieces js)
 app_css=$(hashed crates/ui/style/app.css app css)
 picker_css=$(hashed crates/ui/style/picker.css picker css)
@@ -83,6 +89,7 @@ subst() {
 }
 subst index.html "$OUT/index.html"
 subst web/registry-picker.js "$OUT/registry-picker.js"
+minify "$OUT/registry-picker.js"
 cp web/static/manifest.webmanifest web/static/widget-demo.html "$OUT/"
 mkdir -p "$OUT/icons" && cp web/static/icons/* "$OUT/icons/"
 
