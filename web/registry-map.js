@@ -341,3 +341,12 @@ const addFacetStyles = () => addSheet("facet", `
   .facet-map .s4, .map-legend .s4 { fill: #a9d2f5; background: #a9d2f5; }
 }
 `);
+
+/**
+ * The search page's "Established" facet, drawn by registry-years.js: loaded
+ * the first time the facet is shown (never by the widget or a first paint).
+ */
+export async function yearsFacet(root, data, selected, pick) {
+  const m = await import("./registry-years.js");
+  m.yearsFacet(root, data, selected, pick);
+}

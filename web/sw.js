@@ -213,7 +213,7 @@ async function dataFile(request) {
 
 const PRECACHE = [
   "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
-  "./registry-map.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+  "./registry-map.js", "./registry-years.js", "./registry-dots.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
 // Files whose answer never needs this worker's thread while it is online.

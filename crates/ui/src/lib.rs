@@ -29,6 +29,8 @@ pub mod search_page;
 #[cfg(feature = "app")]
 pub mod url_state;
 pub mod widget;
+#[cfg(feature = "app")]
+pub mod years;
 
 use leptos::prelude::*;
 use serde::Deserialize;

@@ -70,6 +70,9 @@ pub(crate) fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> 
     if !filter.is_empty() {
         parts.push(format!("filter={}", encode(filter)));
     }
+    if let Some(range) = s.established() {
+        parts.push(format!("established={}", encode(range)));
+    }
     if all_status {
         parts.push("all_status".into());
     }
@@ -403,6 +406,9 @@ pub fn App() -> impl IntoView {
         if s.has(&k, &v) {
             s.filter.retain(|(a, b)| !(a == &k && b == &v));
         } else {
+            if k == crate::years::KEY {
+                s.filter.retain(|(a, _)| a != &k); // one range: a new one replaces it
+            }
             s.filter.push((k, v));
         }
         s.page = 1;

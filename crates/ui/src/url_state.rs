@@ -95,7 +95,7 @@ impl State {
                 "filter" => {
                     for piece in v.split(',') {
                         if let Some((fk, fv)) = piece.split_once(':')
-                            && FACETS.iter().any(|f| f.0 == fk)
+                            && (FACETS.iter().any(|f| f.0 == fk) || fk == crate::years::KEY)
                             && !fv.is_empty()
                             && !s.has(fk, fv)
                         {
@@ -138,6 +138,14 @@ impl State {
         } else {
             format!("?{}", parts.join("&"))
         }
+    }
+
+    /// The established-years range selected (E3's range syntax), if any.
+    pub fn established(&self) -> Option<&str> {
+        self.filter
+            .iter()
+            .find(|(k, _)| k == crate::years::KEY)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Whether a facet value is selected.
@@ -232,11 +240,18 @@ mod tests {
             filter: vec![
                 ("country".into(), "gb".into()),
                 ("type".into(), "education".into()),
+                ("established".into(), "[1900 TO 1950]".into()),
             ],
             page: 3,
             id: None,
         };
         assert_eq!(State::parse(&s.to_query()), s);
+        assert_eq!(s.established(), Some("[1900 TO 1950]"));
+        // The range is not one of the API's filter fields: it goes as `established=`.
+        assert_eq!(
+            s.api_filter(None),
+            "country.country_code:GB,types:education"
+        );
         assert_eq!(s.api_filter(Some("type")), "country.country_code:GB");
         assert_eq!(State::parse("?id=0abc&q=x").id.as_deref(), Some("0abc"));
         assert_eq!(State::parse("").to_query(), "");

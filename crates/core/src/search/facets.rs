@@ -46,6 +46,10 @@ pub struct Meta {
     pub continents: Option<Vec<FacetEntry>>,
     /// Countries.
     pub countries: Vec<FacetEntry>,
+    /// Matches by established year (extension `histogram=established`,
+    /// [`crate::search::years`]); absent unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub established: Option<crate::search::years::YearCounts>,
     /// Statuses.
     pub statuses: Vec<FacetEntry>,
     /// Types.
@@ -183,6 +187,7 @@ impl FacetCounts {
                     .collect(),
                 size,
             ),
+            established: None,
             statuses: top(
                 STATUSES
                     .iter()

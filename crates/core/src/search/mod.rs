@@ -32,6 +32,7 @@ pub mod filters;
 pub mod query;
 pub mod suggest;
 pub mod typed;
+pub mod years;
 
 use crate::id::{IdError, RecordId};
 use crate::index::{Index, name_flags};

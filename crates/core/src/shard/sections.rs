@@ -872,17 +872,28 @@ fn at_domains<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, Shard
     Ok(r)
 }
 
-/// A reader positioned at record `i`'s external ids: past the domains and
-/// the established year.
-fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+/// A reader positioned at record `i`'s established year: past the domains.
+fn at_established<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
     let mut r = at_domains(i, rec)?;
     let nd = r.count("domain count")?;
     for _ in 0..nd {
         let len = r.count("string length")?;
         r.bytes(len)?;
     }
+    Ok(r)
+}
+
+/// A reader positioned at record `i`'s external ids: past the domains and
+/// the established year.
+fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+    let mut r = at_established(i, rec)?;
     read_established(&mut r)?;
     Ok(r)
+}
+
+/// Record `i`'s established year alone, without decoding the rest of the record.
+pub fn record_established(i: usize, rec: &RecordsSection) -> Result<Option<i64>, ShardError> {
+    read_established(&mut at_established(i, rec)?)
 }
 
 /// Record `i`'s domains alone, from the records section.
