@@ -108,7 +108,7 @@ test("the bars count every match exactly; two year boxes filter with E3's range 
     assert.equal(want, years.filter((y) => y.year >= 1900 && y.year <= 1950).reduce((s, y) => s + y.count, 0));
     assert.ok(want > 0 && want < hist.number_of_results, `the range narrows: ${want} of ${hist.number_of_results}`);
     await page.waitForSelector(`#results-h[data-total="${want}"]`);
-    await page.waitForSelector(".years-chart .bar.on");
+    await page.waitForSelector(".years-chart :is(.bar.on, .bar.part)");
     assert.match(await page.locator(".years-summary").textContent(), new RegExp(`^${want} organizations? established 1900–1950`));
     assert.match(await page.locator(".chips").textContent(), /Established: \[1900 TO 1950\]/);
     // Every listed result is in the range.
@@ -169,7 +169,7 @@ for (const width of [1100, 390]) {
       const first = `[${bar.from} TO ${bar.to}]`;
       await page.waitForFunction((s) => decodeURIComponent(location.search).includes(s), `established:${first}`);
       // The focus stays on the bar through the redraw; Shift+Enter on the next widens.
-      await page.waitForSelector(".years-chart .bar.on");
+      await page.waitForSelector(".years-chart :is(.bar.on, .bar.part)");
       await page.waitForFunction(() => document.activeElement?.classList.contains("hit"));
       await page.keyboard.press("ArrowRight");
       const next = await page.evaluate(() => document.activeElement.dataset.to);
@@ -198,7 +198,7 @@ test("the years facet works offline after one visit", async () => {
     await page.locator("#years-to").fill("1950");
     await page.keyboard.press("Enter");
     await page.waitForFunction((s) => location.search.includes(s), IN_URL);
-    await page.waitForSelector(".years-chart .bar.on");
+    await page.waitForSelector(".years-chart :is(.bar.on, .bar.part)");
   } finally {
     await context.setOffline(false);
     await context.close();
@@ -229,7 +229,7 @@ for (const colorScheme of ["light", "dark"]) {
         await appReady(page);
         await page.waitForSelector(".result");
         if (width < 600) await page.locator(".facets-toggle").click();
-        await page.waitForSelector(".years[data-ready=true] .years-chart .bar.on");
+        await page.waitForSelector(".years[data-ready=true] .years-chart :is(.bar.on, .bar.part)");
         await page.locator(".years-table summary").click();
         assert.deepEqual(await axeSerious(page), []);
         if (SHOTS && colorScheme === "light" && width === 1100) {

@@ -120,6 +120,9 @@ const addStyles = () => addSheet("map", `
 .record-map figcaption { margin-top: .35rem; }
 `);
 
+/** The map's colours (light and dark schemes), for the other modules that draw on it. */
+export { addStyles as addMapStyles };
+
 /** The view box [x, y, w, h] around the points: their country's part that holds them, padded, 2:1. */
 export function recordView(map, points, country) {
   const d = map.countries[country];
@@ -349,4 +352,13 @@ const addFacetStyles = () => addSheet("facet", `
 export async function yearsFacet(root, data, selected, pick) {
   const m = await import("./registry-years.js");
   m.yearsFacet(root, data, selected, pick);
+}
+
+/**
+ * The search page's results as dots on the map, drawn by registry-dots.js:
+ * loaded the first time the map view is shown.
+ */
+export async function resultsMap(figure, body) {
+  const m = await import("./registry-dots.js");
+  await m.resultsMap(figure, body);
 }

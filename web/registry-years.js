@@ -17,19 +17,21 @@ const WIDTHS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
 
 /**
  * Bars over `years` ([{year, count}], in year order): equal spans of a round
- * width, at most MAX_BARS, from the year where the first 5 % of the
- * matches is reached (older ones share one "before" bar, so a few medieval
+ * width, at most MAX_BARS (fewer for few matches), from the year where the
+ * first 5 % of the matches is reached (10 % under a hundred matches) (older ones share one "before" bar, so a few medieval
  * foundations do not squeeze the rest). Each bar: {from, to, count}; the
  * "before" bar's `from` is null (an open end).
  */
 export function bins(years) {
   if (!years.length) return [];
   const total = years.reduce((s, y) => s + y.count, 0);
+  // Few matches, few bars: ten matches over five centuries are not twenty empty bars.
+  const most = Math.max(6, Math.min(MAX_BARS, Math.ceil(2 * Math.sqrt(total))));
   const last = years.at(-1).year;
   let seen = 0, start = years[0].year;
   for (const y of years) {
     seen += y.count;
-    if (seen >= total * 0.05) {
+    if (seen >= total * (total >= 100 ? 0.05 : 0.1)) {
       start = y.year;
       break;
     }
@@ -37,7 +39,7 @@ export function bins(years) {
   // A "before" bar only when it saves room.
   const first = years[0].year;
   if (last - first < 100 || start - first < (last - first) / 4) start = first;
-  const width = WIDTHS.find((w) => Math.floor(last / w) - Math.floor(start / w) + 1 <= MAX_BARS - (start > first ? 1 : 0)) ?? WIDTHS.at(-1);
+  const width = WIDTHS.find((w) => Math.floor(last / w) - Math.floor(start / w) + 1 <= most - (start > first ? 1 : 0)) ?? WIDTHS.at(-1);
   const from = Math.floor(start / width) * width;
   const out = [];
   if (first < from) out.push({ from: null, to: from - 1, count: 0 });
@@ -66,6 +68,7 @@ export function parseRange(text) {
 const label = (b) => (b.from === null ? `before ${b.to + 1}` : b.from === b.to ? `${b.from}` : `${b.from}–${b.to}`);
 const plural = (n) => `${n.toLocaleString("en")} ${n === 1 ? "organization" : "organizations"}`;
 const inRange = (b, r) => r && (r[0] === null || (b.from !== null && b.from >= r[0])) && (r[1] === null || b.to <= r[1]);
+const overlaps = (b, r) => r && (r[0] === null || b.to >= r[0]) && (r[1] === null || b.from === null || b.from <= r[1]);
 
 const el = (name, attrs = {}, text) => {
   const e = name.startsWith("svg:") ? document.createElementNS(SVG, name.slice(4)) : document.createElement(name);
@@ -83,6 +86,7 @@ function addStyles() {
 .years-chart { display: block; width: 100%; height: auto; background: #fff; border: 1px solid #b9c4d0; border-radius: 6px; }
 .years-chart .bar { fill: #6f95bf; cursor: pointer; }
 .years-chart .bar.on { fill: #123a66; }
+.years-chart .bar.part { fill: #3f6794; }
 .years-chart .hit { fill: transparent; cursor: pointer; }
 .years-chart .hit:focus { outline: none; }
 .years-chart .hit:focus-visible, .years-chart .hit:hover { fill: rgba(161, 22, 43, .14); stroke: #a1162b; stroke-width: 1.5; }
@@ -94,12 +98,13 @@ function addStyles() {
 .years-form .error { flex-basis: 100%; margin: 0; color: #a1162b; font-size: .85rem; }
 .years-table { font-size: .85rem; }
 .years-table table { border-collapse: collapse; margin-top: .25rem; }
-.years-table th, .years-table td { padding: .05rem .5rem; text-align: right; border-bottom: 1px solid #ddd; }
+.years-table th, .years-table td { padding: .05rem .5rem; text-align: right; border-bottom: 1px solid #ddd; white-space: nowrap; }
 .years-table th:first-child, .years-table td:first-child { text-align: left; }
 @media (prefers-color-scheme: dark) {
   .years-chart { background: #10233a; border-color: #3d4f66; }
   .years-chart .bar { fill: #5f8fc4; }
   .years-chart .bar.on { fill: #ffd866; }
+  .years-chart .bar.part { fill: #c7a94f; }
   .years-chart .axis { fill: #e8eef6; }
   .years-chart .hit:focus-visible, .years-chart .hit:hover { fill: rgba(255, 216, 102, .16); stroke: #ffd866; }
 }
@@ -139,7 +144,8 @@ export function yearsFacet(root, data, selected, pick) {
     const hits = [];
     bars.forEach((b, i) => {
       const h = b.count ? Math.max(1.5, (b.count / max) * H) : 0;
-      svg.append(el("svg:rect", { class: inRange(b, range) ? "bar on" : "bar", x: i * bw + GAP / 2, y: H - h, width: bw - GAP, height: h }));
+      // A bar wholly in the range is dark, one the range cuts is half so.
+      svg.append(el("svg:rect", { class: inRange(b, range) ? "bar on" : overlaps(b, range) ? "bar part" : "bar", x: i * bw + GAP / 2, y: H - h, width: bw - GAP, height: h }));
       const hit = el("svg:rect", { class: "hit", x: i * bw, y: 0, width: bw, height: H, tabindex: "-1", role: "button", "aria-pressed": String(!!inRange(b, range)), "aria-label": `${label(b)}: ${plural(b.count)}` });
       hit.dataset.focus = `bar-${i}`;
       hit.dataset.from = b.from ?? "*";
@@ -168,12 +174,12 @@ export function yearsFacet(root, data, selected, pick) {
       });
     });
     // One tab stop: the first selected bar, or the first bar.
-    const first = Math.max(0, bars.findIndex((b) => inRange(b, range)));
+    const first = Math.max(0, bars.findIndex((b) => overlaps(b, range)));
     hits[first].setAttribute("tabindex", "0");
     if (range) anchor = first;
     for (const h of hits) svg.append(h);
     const axis = (x, text, anchorAt) => svg.append(el("svg:text", { class: "axis", x, y: H + 11, "text-anchor": anchorAt }, text));
-    axis(1, label(bars[0]), "start");
+    axis(1, bars[0].from === null ? label(bars[0]) : String(bars[0].from), "start");
     axis(W - 1, String(bars.at(-1).to), "end");
     parts.push(svg, status);
   }

@@ -32,7 +32,9 @@
 //! (`established=[1900 TO 1950]`), and `histogram=established` adds
 //! `meta.established`, every year's count over all matches
 //! ([`crate::search::years`]); both apply to E2, `mode=typed` and E3 lists
-//! with any `filter`.
+//! with any `filter`. `places=all` adds `meta.places`, every located place
+//! of every match with its record's id and name, for the results map
+//! ([`crate::search::places`]).
 //! `explain=1` (or `true`, or no value)
 //! with `affiliation` adds to each item an `explanation`: which words of the
 //! string matched which name of the record, which evidence counted
@@ -49,6 +51,7 @@ use serde::Serialize;
 use crate::id::{IdError, RecordId, percent_decode};
 use crate::model::Record;
 use crate::search::facets::{self, Meta};
+use crate::search::places;
 use crate::search::years::{self, YearRange};
 use crate::search::{Engine, Filters, Hits, Version};
 use crate::v1::RecordV1;
@@ -161,7 +164,7 @@ pub fn parse_query_string(qs: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-const ALLOWED: [&str; 14] = [
+const ALLOWED: [&str; 15] = [
     "query",
     "page",
     "filter",
@@ -176,6 +179,7 @@ const ALLOWED: [&str; 14] = [
     "explain",
     "established",
     "histogram",
+    "places",
 ];
 
 /// The one value of the `mode` extension.
@@ -259,14 +263,15 @@ impl Engine {
                 json: format!(
                     concat!(
                         r#"{{"extensions":{{"established=<range>":1,"explain=1":{},"facet_size=all":1,"#,
-                        r#""histogram=established":{},"mode=typed":{}}},"#,
+                        r#""histogram=established":{},"mode=typed":{},"places=all":{}}},"#,
                         r#""organizations":{{"unversioned":"/organizations (v2)","#,
                         r#""v1":"/v1/organizations","v2":"/v2/organizations"}},"#,
                         r#""record":"/v2/organizations/<id>"}}"#
                     ),
                     crate::affiliation::explain::VERSION,
                     crate::search::years::VERSION,
-                    crate::search::typed::VERSION
+                    crate::search::typed::VERSION,
+                    crate::search::places::VERSION
                 ),
             };
         }
@@ -379,8 +384,15 @@ impl Engine {
                     "histogram '{h}' is not supported; the only value is established (the matches by established year)"
                 ));
             }
+            if let Some(p) = params.value("places")
+                && p != "all"
+            {
+                errors.push(format!(
+                    "places '{p}' is not supported; the only value is all (every located place of every match)"
+                ));
+            }
             if params.has("affiliation") {
-                for p in ["established", "histogram"] {
+                for p in ["established", "histogram", "places"] {
                     if params.has(p) {
                         errors.push(format!(
                             "{p} applies to query and query.advanced lists, not to affiliation"
@@ -496,6 +508,12 @@ impl Engine {
         if params.has("histogram") {
             match years::histogram(self.registry(), &hits.records) {
                 Ok(h) => meta.established = Some(h),
+                Err(e) => return unloaded(e),
+            }
+        }
+        if params.has("places") {
+            match places::places(self.registry(), &hits.records) {
+                Ok(p) => meta.places = Some(p),
                 Err(e) => return unloaded(e),
             }
         }

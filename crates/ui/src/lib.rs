@@ -16,6 +16,8 @@
 
 pub mod combobox;
 #[cfg(feature = "app")]
+pub mod dots;
+#[cfg(feature = "app")]
 pub mod facets;
 #[cfg(feature = "app")]
 pub mod family;

@@ -547,8 +547,19 @@ pub fn App() -> impl IntoView {
             .into_any();
         }
         let page = s.page;
+        // List or map (crate::dots): the map shows every match, not a page.
+        let toggle = (r.total > 0).then(|| view! { <crate::dots::ViewToggle state=s.clone() go=go /> });
+        if s.map && r.total > 0 {
+            return view! {
+                <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+                {toggle}
+                <crate::dots::ResultsMap state=s />
+            }
+            .into_any();
+        }
         view! {
             <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+            {toggle}
             <ol class="results" aria-labelledby="results-h">{items}</ol>
             <nav class="pager" aria-label="Pages" hidden=pages <= 1>
                 {(page > 1).then(|| page_link(page - 1, "← Previous".into(), Some("prev")))}

@@ -30,6 +30,8 @@ pub struct State {
     pub page: u32,
     /// Record shown (bare or full id), instead of the results.
     pub id: Option<String>,
+    /// The results as dots on a world map (`view=map`) instead of a list.
+    pub map: bool,
 }
 
 /// Percent-encodes a URL component (everything but unreserved characters).
@@ -92,6 +94,7 @@ impl State {
                 "adv" => s.adv = v,
                 "page" => s.page = v.parse().unwrap_or(1).max(1),
                 "id" if !v.is_empty() => s.id = Some(v),
+                "view" => s.map = v == "map",
                 "filter" => {
                     for piece in v.split(',') {
                         if let Some((fk, fv)) = piece.split_once(':')
@@ -128,6 +131,9 @@ impl State {
                     .map(|(k, v)| format!("{k}:{v}"))
                     .collect();
                 parts.push(format!("filter={}", encode(&f.join(","))));
+            }
+            if self.map {
+                parts.push("view=map".into());
             }
             if self.page > 1 {
                 parts.push(format!("page={}", self.page));
@@ -244,6 +250,7 @@ mod tests {
             ],
             page: 3,
             id: None,
+            map: true,
         };
         assert_eq!(State::parse(&s.to_query()), s);
         assert_eq!(s.established(), Some("[1900 TO 1950]"));
@@ -255,6 +262,8 @@ mod tests {
         assert_eq!(s.api_filter(Some("type")), "country.country_code:GB");
         assert_eq!(State::parse("?id=0abc&q=x").id.as_deref(), Some("0abc"));
         assert_eq!(State::parse("").to_query(), "");
+        assert!(State::parse("?q=x&view=map").map);
+        assert!(!State::parse("?q=x&view=list").map);
         assert_eq!(decode("a+b%2Cc%"), "a b,c%");
     }
 }

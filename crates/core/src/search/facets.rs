@@ -50,6 +50,10 @@ pub struct Meta {
     /// [`crate::search::years`]); absent unless asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub established: Option<crate::search::years::YearCounts>,
+    /// The matches' located places (extension `places=all`,
+    /// [`crate::search::places`]); absent unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub places: Option<crate::search::places::Places>,
     /// Statuses.
     pub statuses: Vec<FacetEntry>,
     /// Types.
@@ -188,6 +192,7 @@ impl FacetCounts {
                 size,
             ),
             established: None,
+            places: None,
             statuses: top(
                 STATUSES
                     .iter()

@@ -29,6 +29,7 @@ pub mod advanced_exec;
 pub mod context;
 pub mod facets;
 pub mod filters;
+pub mod places;
 pub mod query;
 pub mod suggest;
 pub mod typed;

@@ -908,6 +908,45 @@ pub fn external_ids(i: usize, rec: &RecordsSection) -> Result<Vec<ExternalId>, S
     read_external_ids(&mut at_external_ids(i, rec)?, &rec.tables)
 }
 
+/// The coordinates (lat, lng) of record `i`'s `locations` locations, in
+/// order (`None` where one has none), without decoding the rest of the
+/// record: its external ids and links are stepped over.
+pub fn record_coordinates(
+    i: usize,
+    rec: &RecordsSection,
+    locations: usize,
+) -> Result<Vec<Option<(f64, f64)>>, ShardError> {
+    let mut r = at_external_ids(i, rec)?;
+    let ne = r.count("external id count")?;
+    for _ in 0..ne {
+        r.varint()?; // kind
+        let na = r.count("id count")?;
+        for _ in 0..na {
+            r.str()?;
+        }
+        if r.usize_max(na + 1, "preferred id")? == 1 {
+            r.str()?;
+        }
+    }
+    let nl = r.count("link count")?;
+    for _ in 0..nl {
+        r.varint()?; // kind
+        r.str()?;
+    }
+    let mut out = Vec::with_capacity(locations);
+    for _ in 0..locations {
+        if r.varint()? == 1 {
+            r.zigzag()?; // geo id
+        }
+        let lat = r.number()?.and_then(|n| n.as_f64());
+        let lng = r.number()?.and_then(|n| n.as_f64());
+        r.varint()?; // subdivision code
+        r.varint()?; // subdivision name
+        out.push(lat.zip(lng));
+    }
+    Ok(out)
+}
+
 /// Calls `f` with every external-id value of record `i` (each of `all`, and
 /// `preferred` when it is not one of them), borrowed, in stored order.
 pub fn for_each_external_id(
