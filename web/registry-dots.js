@@ -7,7 +7,7 @@
 // in as far as it goes). Loaded on demand by registry-map.js's
 // `resultsMap` when the page shows the map view.
 
-import { addMapStyles, loadMap, project } from "./registry-map.js";
+import { addMapStyles, ask, loadMap, project } from "./registry-map.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 /** Clusters are cells of this fraction of the view's width. */
@@ -79,19 +79,18 @@ function addStyles() {
 }
 
 /**
- * Draws the results map into `figure`: `body` is the router's list answer
- * with `places=all` (JSON text), whose `meta.places` is
- * {version: 1, points: [{id, name, lat, lng}], unlocated}. A failure
- * leaves a sentence in place of the map.
+ * Draws the results map into `figure`: asks the registry `client`
+ * (registry.js) for `url`, a list request with `places=all`, whose
+ * `meta.places` is {version: 1, points: [{id, name, lat, lng}], unlocated}.
+ * A failure leaves a sentence in place of the map.
  */
-export async function resultsMap(figure, body) {
+export async function resultsMap(figure, client, url) {
   addMapStyles();
   addStyles();
   let places;
   try {
-    const v = typeof body === "string" ? JSON.parse(body) : body;
-    places = v.meta?.places;
-    if (places?.version !== 1) throw new Error(v.errors?.join("; ") ?? `places version ${places?.version}`);
+    places = (await ask(client, url)).meta?.places;
+    if (places?.version !== 1) throw new Error(`places version ${places?.version}, this page reads version 1`);
   } catch (e) {
     figure.replaceChildren(el("p", { class: "error" }, `The results could not be placed on the map (${e.message}).`));
     return;

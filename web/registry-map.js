@@ -349,16 +349,27 @@ const addFacetStyles = () => addSheet("facet", `
  * The search page's "Established" facet, drawn by registry-years.js: loaded
  * the first time the facet is shown (never by the widget or a first paint).
  */
-export async function yearsFacet(root, data, selected, pick) {
+export async function yearsFacet(root, client, url, selected, pick) {
   const m = await import("./registry-years.js");
-  m.yearsFacet(root, data, selected, pick);
+  await m.yearsFacet(root, client, url, selected, pick);
 }
 
 /**
  * The search page's results as dots on the map, drawn by registry-dots.js:
  * loaded the first time the map view is shown.
  */
-export async function resultsMap(figure, body) {
+export async function resultsMap(figure, client, url) {
   const m = await import("./registry-dots.js");
-  await m.resultsMap(figure, body);
+  await m.resultsMap(figure, client, url);
+}
+
+/**
+ * The JSON answer of the app's registry `client` (registry.js) to `url`;
+ * a registry error (HTTP 4xx/5xx with `errors`) is thrown with its message.
+ */
+export async function ask(client, url) {
+  const { status, body } = await client.request(url);
+  const v = JSON.parse(body);
+  if (status >= 400) throw new Error(v.errors?.join("; ") ?? `HTTP ${status}`);
+  return v;
 }

@@ -9,6 +9,8 @@
 // E3's range syntax (`[1900 TO 1950]`, `*` for an open end), which the page
 // puts in its URL and sends as `established=`.
 
+import { ask } from "./registry-map.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const W = 240, H = 72, GAP = 1;
 /** At most this many bars: a facet's width. */
@@ -112,15 +114,33 @@ function addStyles() {
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
+// The last counts asked for: a new range alone only redraws.
+let last = { url: null, counts: null };
+const drawn = new WeakMap(); // root → the newest call's number
+
 /**
- * Draws the facet into `root`: `data` is the router's `meta.established`
- * ({version, years, unknown}, JSON text or object) or {error}; `selected`
- * the page's range ("" for none); `pick(range)` is called with the range
- * chosen, in E3's syntax, or "" to clear it.
+ * Draws the facet into `root`: asks the registry `client` (registry.js)
+ * for `url`, a list request with `histogram=established`, whose
+ * `meta.established` is {version, years, unknown}; `selected` is the
+ * page's range ("" for none); `pick(range)` is called with the range
+ * chosen, in E3's syntax, or "" to clear it. Only the newest call on a
+ * root draws.
  */
-export function yearsFacet(root, data, selected, pick) {
+export async function yearsFacet(root, client, url, selected, pick) {
+  const mine = (drawn.get(root) ?? 0) + 1;
+  drawn.set(root, mine);
+  if (last.url !== url) {
+    const counts = ask(client, url).then((v) => v.meta?.established, (e) => ({ error: e.message }));
+    last = { url, counts };
+    counts.then((c) => c.error && last.counts === counts && (last = { url: null, counts: null }));
+  }
+  const d = (await last.counts) ?? { error: "no counts in the answer" };
+  if (drawn.get(root) !== mine) return;
+  draw(root, d, selected, pick);
+}
+
+function draw(root, d, selected, pick) {
   addStyles();
-  const d = typeof data === "string" ? JSON.parse(data) : data;
   // A redraw keeps the keyboard where it was.
   const focused = root.contains(document.activeElement) ? document.activeElement.dataset.focus : null;
   if (d.error || d.version !== 1) {

@@ -1,11 +1,10 @@
-//! The results as dots on the world map (`?view=map`): the wasm asks the
-//! router for the page's query with `places=all` (core `search::places`:
-//! every located place of every match) and hands the answer, unparsed, to
-//! `resultsMap` (`web/registry-dots.js`, loaded on demand through
-//! `registry-map.js`), which draws and clusters it.
+//! The results as dots on the world map (`?view=map`): the wasm hands the
+//! page's query with `places=all` (core `search::places`: every located
+//! place of every match) to `resultsMap` (`web/registry-dots.js`, loaded
+//! on demand through `registry-map.js`), which asks the registry, draws
+//! and clusters: the answer (up to megabytes) never crosses the wasm.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
 
 use crate::url_state::State;
@@ -13,7 +12,7 @@ use crate::url_state::State;
 #[wasm_bindgen(raw_module = "../registry-map.js")]
 extern "C" {
     #[wasm_bindgen(js_name = resultsMap)]
-    fn results_map(figure: &web_sys::HtmlElement, body: &str) -> js_sys::Promise;
+    fn results_map(figure: &web_sys::HtmlElement, client: &JsValue, url: &str) -> js_sys::Promise;
 }
 
 /// "Show the results as: List | Map", two toggle buttons; the choice is
@@ -53,16 +52,10 @@ pub fn ResultsMap(
     let url =
         crate::search_page::list_url(&state, &state.api_filter(None), false, 1) + "&places=all";
     Effect::new(move |_| {
-        let Some(figure) = node.get() else { return };
-        let answer = crate::registry_client::request(&url);
-        spawn_local(async move {
-            let body = match answer.await {
-                Ok((_, body)) => body,
-                Err(e) => serde_json::json!({ "errors": [e.to_string()] }).to_string(),
-            };
+        if let (Some(figure), Some(client)) = (node.get(), crate::registry_client::client()) {
             // The promise settles once drawn; a failure is shown in the figure.
-            let _ = results_map(&figure, &body);
-        });
+            let _ = results_map(&figure, &client, &url);
+        }
     });
     view! {
         <figure id="results-map" class="results-map" node_ref=node>

@@ -1,13 +1,13 @@
 //! The "Established" facet: the matches' established years as a histogram
 //! with a range filter. The counts are the router's `histogram=established`
 //! answer for the page's query without its own range (core
-//! `search::years`), the drawing is `web/registry-years.js` (loaded on
-//! demand through `registry-map.js`); the wasm only fetches and hands over.
+//! `search::years`); asking, drawing and redrawing are
+//! `web/registry-years.js` (loaded on demand through `registry-map.js`):
+//! the wasm hands over the request's URL and the selected range.
 //! The range lives in the URL as a filter, `established:[1900 TO 1950]`
 //! (E3's range syntax), and reaches the router as `established=`.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
 
 /// The URL filter key of the range (one value at most).
@@ -18,7 +18,8 @@ extern "C" {
     #[wasm_bindgen(js_name = yearsFacet)]
     fn years_facet(
         root: &web_sys::HtmlElement,
-        data: &str,
+        client: &JsValue,
+        url: &str,
         selected: &str,
         pick: &js_sys::Function,
     ) -> js_sys::Promise;
@@ -41,10 +42,6 @@ pub fn YearsFacet(
     on_toggle: Callback<(String, String)>,
 ) -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
-    // The last histogram asked for: (request URL, answer), so that a new
-    // range alone only redraws.
-    let last = StoredValue::new(None::<(String, String)>);
-    let seq = StoredValue::new(0u64);
     let pick = Closure::<dyn Fn(String)>::new(move |range: String| {
         let current = selected.get_untracked();
         match (range.is_empty(), current) {
@@ -60,27 +57,19 @@ pub fn YearsFacet(
             return;
         }
         let chosen = selected.get().unwrap_or_default();
-        seq.update_value(|n| *n += 1);
-        let mine = seq.get_value();
-        let url = histogram_url();
-        spawn_local(async move {
-            let data = match last.get_value() {
-                Some((u, body)) if u == url => body,
-                _ => {
-                    let body = counts(&url).await;
-                    last.set_value(Some((url, body.clone())));
-                    body
-                }
-            };
-            if seq.get_value() != mine {
-                return; // a newer state is on its way
-            }
-            if let Some(root) = node.get_untracked() {
-                pick.with_value(|f| {
-                    let _ = years_facet(&root, &data, &chosen, f.as_ref().unchecked_ref());
-                });
-            }
-        });
+        if let (Some(root), Some(client)) = (node.get_untracked(), crate::registry_client::client())
+        {
+            // The promise settles once drawn; a failure is shown in the facet.
+            pick.with_value(|f| {
+                let _ = years_facet(
+                    &root,
+                    &client,
+                    &histogram_url(),
+                    &chosen,
+                    f.as_ref().unchecked_ref(),
+                );
+            });
+        }
     });
     view! {
         <fieldset class="facet years-facet" data-facet=KEY>
@@ -96,19 +85,4 @@ fn histogram_url() -> String {
     let mut s = crate::url_state::current();
     s.filter.retain(|(k, _)| k != KEY);
     crate::search_page::list_url(&s, &s.api_filter(None), false, 1) + "&histogram=established"
-}
-
-/// `meta.established` as JSON text, or `{"error": …}`.
-async fn counts(url: &str) -> String {
-    let error = |m: String| serde_json::json!({ "error": m }).to_string();
-    match crate::registry_client::request(url).await {
-        Ok((status, body)) if status < 400 => {
-            match serde_json::from_str::<serde_json::Value>(&body) {
-                Ok(v) => v["meta"]["established"].to_string(),
-                Err(e) => error(e.to_string()),
-            }
-        }
-        Ok((status, _)) => error(format!("HTTP {status}")),
-        Err(e) => error(e.to_string()),
-    }
 }
