@@ -113,7 +113,11 @@ fn with_client<T>(f: impl FnOnce(&RegistryClient) -> T) -> Result<T, CallError> 
 /// (the results map, the years facet): their answers need not cross the wasm.
 #[cfg(feature = "app")]
 pub fn client() -> Option<JsValue> {
-    CLIENT.with(|c| c.borrow().as_ref().map(|c| JsValue::from(c.clone())))
+    CLIENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|c| AsRef::<JsValue>::as_ref(c).clone())
+    })
 }
 
 /// Uses an already opened client (the widget script opens it itself).
