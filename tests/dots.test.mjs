@@ -64,7 +64,8 @@ const mapShown = (page) => page.waitForSelector(".results-map[data-ready=true] s
 const marks = (page) =>
   page.locator(".results-map svg").evaluate((svg) => ({
     dots: [...svg.querySelectorAll("a.dot")].map((a) => ({ href: a.getAttribute("href"), x: +a.firstChild.getAttribute("cx"), y: +a.firstChild.getAttribute("cy") })),
-    clusters: [...svg.querySelectorAll("g.cluster")].map((g) => +g.dataset.count),
+    clusters: [...svg.querySelectorAll("g.cluster")].map((g) => +g.dataset.points),
+    records: [...svg.querySelectorAll("g.cluster")].map((g) => +g.dataset.count),
     viewBox: svg.getAttribute("viewBox").split(" ").map(Number),
   }));
 
@@ -100,6 +101,7 @@ test("the list is the default; Map shows every match's located place, in the URL
     const m = await marks(page);
     // Every point is drawn once: as a dot, or counted by a cluster.
     assert.equal(m.dots.length + m.clusters.reduce((s, n) => s + n, 0), points.length);
+    m.records.forEach((n, i) => assert.ok(n >= 1 && n <= m.clusters[i], "a cluster counts its records"));
     assert.equal(+(await page.locator(".results-map").getAttribute("data-shown")), points.length);
     for (const d of m.dots) {
       const id = d.href.replace("?id=", "");

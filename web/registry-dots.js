@@ -137,7 +137,8 @@ export async function resultsMap(figure, client, url) {
   whole.addEventListener("click", () => zoomTo([...world]));
 
   const showList = (c) => {
-    const items = c.points.slice(0, LIST_MAX);
+    const records = [...new Map(c.points.map((p) => [p.id, p])).values()];
+    const items = records.slice(0, LIST_MAX);
     const ol = el("ul", { class: "place-list" });
     for (const p of items) {
       const li = el("li");
@@ -146,9 +147,9 @@ export async function resultsMap(figure, client, url) {
       li.append(a);
       ol.append(li);
     }
-    const h = el("h3", { tabindex: "-1", class: "place-h" }, `${plural(c.points.length)} here`);
+    const h = el("h3", { tabindex: "-1", class: "place-h" }, `${plural(records.length)} here`);
     list.replaceChildren(h, ol);
-    if (c.points.length > LIST_MAX) list.append(el("p", { class: "hint" }, `The first ${LIST_MAX} are listed; filters narrow the results.`));
+    if (records.length > LIST_MAX) list.append(el("p", { class: "hint" }, `The first ${LIST_MAX} are listed; filters narrow the results.`));
     h.focus();
   };
 
@@ -160,8 +161,7 @@ export async function resultsMap(figure, client, url) {
     const r0 = vw * 0.008;
     const nodes = [];
     for (const c of clusters) {
-      const n = c.points.length;
-      if (n === 1) {
+      if (c.points.length === 1) {
         const p = c.points[0];
         const a = el("svg:a", { href: `?id=${p.id}`, class: "dot", "aria-label": `${p.name} (record)` });
         a.append(el("svg:circle", { cx: p.x, cy: p.y, r: r0 }), el("svg:title", {}, p.name));
@@ -171,12 +171,16 @@ export async function resultsMap(figure, client, url) {
         nodes.push(a);
         continue;
       }
-      const xs = c.points.map((p) => p.x), ys = c.points.map((p) => p.y);
-      const spread = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
+      let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+      for (const p of c.points) [x0, y0, x1, y1] = [Math.min(x0, p.x), Math.min(y0, p.y), Math.max(x1, p.x), Math.max(y1, p.y)];
+      const spread = Math.max(x1 - x0, y1 - y0);
+      // A record with several places in one cluster counts once.
+      const n = new Set(c.points.map((p) => p.id)).size;
       const onePlace = spread < world[2] * 1e-5 || vw <= world[2] * MIN_VIEW * 1.01;
       const g = el("svg:g", { class: "cluster", role: "button", tabindex: "0",
         "aria-label": `${plural(n)}. ${onePlace ? "List them" : "Zoom in"}` });
       g.dataset.count = n;
+      g.dataset.points = c.points.length;
       const r = r0 * Math.min(4, 1.3 + Math.log10(n));
       g.append(el("svg:circle", { cx: c.x, cy: c.y, r }), el("svg:text", { x: c.x, y: c.y + r * 0.35, "text-anchor": "middle", "font-size": r * (n >= 1000 ? 0.8 : 1) }, n >= 10000 ? `${Math.round(n / 1000)}k` : String(n)));
       const act = () => {
