@@ -6,57 +6,17 @@
 // alone too, at desktop and phone widths, offline after one visit, without
 // serious axe violations in light and dark schemes; a list page never
 // loads the map's code or file.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, DOCS, SHOTS, appReady, offlineReady, api } from "./ui-helpers.mjs";
+import { axeSerious, equalEarth, fresh, offlineReload, suite } from "./map-helpers.mjs";
+import { SITE, DOCS, SHOTS, appReady, api } from "./ui-helpers.mjs";
 import { cluster } from "../web/registry-dots.js";
 
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
 
-// Equal Earth, written out again (not imported from the page's module).
-function equalEarth(lng, lat, scale) {
-  const [a1, a2, a3, a4] = [1.340264, -0.081106, 0.000893, 0.003796];
-  const theta = Math.asin((Math.sqrt(3) / 2) * Math.sin((lat * Math.PI) / 180));
-  const lambda = (lng * Math.PI) / 180;
-  const x = (2 * Math.sqrt(3) * lambda * Math.cos(theta)) / (3 * (9 * a4 * theta ** 8 + 7 * a3 * theta ** 6 + 3 * a2 * theta ** 2 + a1));
-  const y = a4 * theta ** 9 + a3 * theta ** 7 + a2 * theta ** 3 + a1 * theta;
-  return [x * scale, -y * scale];
-}
-
-let server, browser;
-const requested = [];
-before(async () => {
-  server = await serve(SITE, PREFIX, { hold: async (rel) => requested.push(rel) });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function fresh({ width = 1100, ...options } = {}) {
-  const context = await browser.newContext({ viewport: { width, height: 850 }, ...options });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = [];
-  watchErrors(page, errors);
-  return { context, page, errors };
-}
-
-async function axeSerious(page) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-}
+const S = suite();
 
 const mapShown = (page) => page.waitForSelector(".results-map[data-ready=true] svg");
 
@@ -78,12 +38,12 @@ test("cluster: every point in one cluster, largest first", () => {
 });
 
 test("the list is the default; Map shows every match's located place, in the URL; dots sit at their coordinates and link to their records", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
-    requested.length = 0;
+    S.requested.length = 0;
     const fromPage = [];
     page.on("request", (r) => fromPage.push(r.url()));
-    await page.goto(server.url + "?q=university");
+    await page.goto(S.server.url + "?q=university");
     await appReady(page);
     await page.waitForSelector(".result");
     assert.equal(await page.locator(".view-toggle [data-view=list]").getAttribute("aria-pressed"), "true");
@@ -91,7 +51,7 @@ test("the list is the default; Map shows every match's located place, in the URL
     // The page loads none of the map; the service worker keeps the small
     // module for offline use, but never the map file (counted at the server).
     assert.deepEqual(fromPage.filter((r) => /registry-dots|world-map/.test(r)), [], "a list page loads none of the map");
-    assert.deepEqual(requested.filter((r) => /world-map/.test(r)), []);
+    assert.deepEqual(S.requested.filter((r) => /world-map/.test(r)), []);
     await page.locator(".view-toggle [data-view=map]").click();
     await page.waitForFunction(() => location.search.includes("view=map"));
     await mapShown(page);
@@ -145,9 +105,9 @@ async function zoomIn(page, press) {
 }
 
 test("a cluster zooms in, a place lists its records, a dot opens its record", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
-    await page.goto(server.url + "?q=a&view=map");
+    await page.goto(S.server.url + "?q=a&view=map");
     await appReady(page);
     await mapShown(page);
     const world = (await marks(page)).viewBox;
@@ -171,9 +131,9 @@ test("a cluster zooms in, a place lists its records, a dot opens its record", as
 
 for (const width of [1100, 390]) {
   test(`keyboard alone at ${width} px: the toggle, a cluster, a dot`, async () => {
-    const { context, page, errors } = await fresh({ width });
+    const { context, page, errors } = await fresh(S.browser, { width });
     try {
-      await page.goto(server.url + "?q=a");
+      await page.goto(S.server.url + "?q=a");
       await appReady(page);
       await page.waitForSelector(".result");
       await page.locator("a.brand").focus();
@@ -206,19 +166,14 @@ for (const width of [1100, 390]) {
 }
 
 test("the results map works offline after one visit", async () => {
-  const { context, page } = await fresh();
+  const { context, page } = await fresh(S.browser);
   try {
-    await page.goto(server.url + "?q=university&view=map");
+    await page.goto(S.server.url + "?q=university&view=map");
     await appReady(page);
     await mapShown(page);
     const online = await marks(page);
-    await offlineReady(page);
-    await context.setOffline(true);
-    await page.reload();
-    await mapShown(page);
-    assert.deepEqual(await marks(page), online);
+    assert.deepEqual(await offlineReload(context, page, mapShown, marks), online);
   } finally {
-    await context.setOffline(false);
     await context.close();
   }
 });
@@ -226,9 +181,9 @@ test("the results map works offline after one visit", async () => {
 for (const colorScheme of ["light", "dark"]) {
   for (const width of [1100, 390]) {
     test(`results map, ${colorScheme} scheme, ${width} px: no serious axe violation`, async () => {
-      const { context, page } = await fresh({ colorScheme, width });
+      const { context, page } = await fresh(S.browser, { colorScheme, width });
       try {
-        await page.goto(server.url + "?q=university&view=map");
+        await page.goto(S.server.url + "?q=university&view=map");
         await appReady(page);
         await mapShown(page);
         assert.deepEqual(await axeSerious(page), []);

@@ -4,52 +4,22 @@
 // with E3's range syntax and shows in the URL, by keyboard alone too, at
 // desktop and phone widths, offline after one visit, without serious axe
 // violations in light and dark schemes; the widget never loads any of it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, DOCS, SHOTS, appReady, offlineReady, api } from "./ui-helpers.mjs";
+import { axeSerious, fresh, offlineReload, suite } from "./map-helpers.mjs";
+import { DOCS, SHOTS, appReady, api } from "./ui-helpers.mjs";
 import { bins, parseRange, rangeText, MAX_BARS } from "../web/registry-years.js";
 
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const RANGE = "[1900 TO 1950]";
 const IN_URL = "filter=established%3A%5B1900%20TO%201950%5D";
 
-let server, browser;
-const requested = [];
-before(async () => {
-  server = await serve(SITE, PREFIX, { hold: async (rel) => requested.push(rel) });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function fresh({ width = 1100, ...options } = {}) {
-  const context = await browser.newContext({ viewport: { width, height: 850 }, ...options });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = [];
-  watchErrors(page, errors);
-  return { context, page, errors };
-}
-
-async function axeSerious(page) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-}
+const S = suite();
 
 /** The results page for `query` (a query string) with the facet drawn. */
 async function yearsShown(page, query) {
-  await page.goto(server.url + query);
+  await page.goto(S.server.url + query);
   await appReady(page);
   await page.waitForSelector(".result");
   await page.waitForSelector(".years[data-ready=true] .years-chart");
@@ -83,7 +53,7 @@ test("bins: every year in exactly one bar, at most MAX_BARS, round widths", () =
 });
 
 test("the bars count every match exactly; two year boxes filter with E3's range and change the URL", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
     await yearsShown(page, "?q=university");
     const hist = (await api(page, "/v2/organizations?query=university&mode=typed&histogram=established")).body;
@@ -119,9 +89,9 @@ test("the bars count every match exactly; two year boxes filter with E3's range 
     }
     // The link is shareable: a fresh page with it shows the same.
     const url = page.url();
-    const other = await fresh();
+    const other = await fresh(S.browser);
     try {
-      await yearsShown(other.page, url.slice(server.url.length));
+      await yearsShown(other.page, url.slice(S.server.url.length));
       await other.page.waitForSelector(`#results-h[data-total="${want}"]`);
       assert.equal(await other.page.locator("#years-from").inputValue(), "1900");
     } finally {
@@ -143,9 +113,9 @@ test("the bars count every match exactly; two year boxes filter with E3's range 
 
 for (const width of [1100, 390]) {
   test(`keyboard alone at ${width} px: Tab to the bars, arrows, Enter picks a bar's years, Shift+Enter widens`, async () => {
-    const { context, page, errors } = await fresh({ width });
+    const { context, page, errors } = await fresh(S.browser, { width });
     try {
-      await page.goto(server.url + "?q=university");
+      await page.goto(S.server.url + "?q=university");
       await appReady(page);
       await page.waitForSelector(".result");
       if (width < 600) {
@@ -185,35 +155,33 @@ for (const width of [1100, 390]) {
 }
 
 test("the years facet works offline after one visit", async () => {
-  const { context, page } = await fresh();
+  const { context, page } = await fresh(S.browser);
   try {
     await yearsShown(page, "?q=university");
     const online = await drawn(page);
-    await offlineReady(page);
-    await context.setOffline(true);
-    await page.reload();
-    await page.waitForSelector(".years[data-ready=true] .years-chart");
-    assert.deepEqual(await drawn(page), online);
-    await page.locator("#years-from").fill("1900");
-    await page.locator("#years-to").fill("1950");
-    await page.keyboard.press("Enter");
-    await page.waitForFunction((s) => location.search.includes(s), IN_URL);
-    await page.waitForSelector(".years-chart :is(.bar.on, .bar.part)");
+    const ready = (p) => p.waitForSelector(".years[data-ready=true] .years-chart");
+    await offlineReload(context, page, ready, async () => {
+      assert.deepEqual(await drawn(page), online);
+      await page.locator("#years-from").fill("1900");
+      await page.locator("#years-to").fill("1950");
+      await page.keyboard.press("Enter");
+      await page.waitForFunction((s) => location.search.includes(s), IN_URL);
+      await page.waitForSelector(".years-chart :is(.bar.on, .bar.part)");
+    });
   } finally {
-    await context.setOffline(false);
     await context.close();
   }
 });
 
 test("the widget never loads the years facet or the maps", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
-    requested.length = 0;
-    await page.goto(server.url + "widget-demo.html");
+    S.requested.length = 0;
+    await page.goto(S.server.url + "widget-demo.html");
     await page.locator("#affiliation-picker-input").fill("univ");
     await page.waitForSelector("#affiliation-picker-input[aria-expanded=true]");
-    assert.ok(requested.length > 3, "requests were counted");
-    assert.deepEqual(requested.filter((r) => /registry-years|registry-map|world-map/.test(r)), []);
+    assert.ok(S.requested.length > 3, "requests were counted");
+    assert.deepEqual(S.requested.filter((r) => /registry-years|registry-map|world-map/.test(r)), []);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -223,9 +191,9 @@ test("the widget never loads the years facet or the maps", async () => {
 for (const colorScheme of ["light", "dark"]) {
   for (const width of [1100, 390]) {
     test(`years facet, ${colorScheme} scheme, ${width} px: no serious axe violation`, async () => {
-      const { context, page } = await fresh({ colorScheme, width });
+      const { context, page } = await fresh(S.browser, { colorScheme, width });
       try {
-        await page.goto(server.url + `?q=university&filter=${encodeURIComponent(`established:${RANGE}`)}`);
+        await page.goto(S.server.url + `?q=university&filter=${encodeURIComponent(`established:${RANGE}`)}`);
         await appReady(page);
         await page.waitForSelector(".result");
         if (width < 600) await page.locator(".facets-toggle").click();

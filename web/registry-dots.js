@@ -7,9 +7,8 @@
 // in as far as it goes). Loaded on demand by registry-map.js's
 // `resultsMap` when the page shows the map view.
 
-import { addMapStyles, ask, loadMap, project } from "./registry-map.js";
+import { addMapStyles, addSheet, ask, loadMap, node, project } from "./registry-map.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 /** Clusters are cells of this fraction of the view's width. */
 const CELL = 1 / 24;
 /** The deepest zoom: this fraction of the world's width (~80 km). */
@@ -17,12 +16,7 @@ const MIN_VIEW = 1 / 500;
 /** Records listed for one place at most (the rest are counted). */
 const LIST_MAX = 100;
 
-const el = (name, attrs = {}, text) => {
-  const e = name.startsWith("svg:") ? document.createElementNS(SVG, name.slice(4)) : document.createElement(name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+const el = node;
 const plural = (n) => `${n.toLocaleString("en")} ${n === 1 ? "organization" : "organizations"}`;
 
 /**
@@ -53,12 +47,7 @@ function follow(ev, href) {
   scrollTo(0, 0);
 }
 
-let styled = false;
-function addStyles() {
-  if (styled || !("adoptedStyleSheets" in document)) return;
-  styled = true;
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(`
+const addStyles = () => addSheet("dots", `
 .results-map { margin: 0 0 1rem; }
 .results-map .world-map { max-width: none; }
 .results-map .cluster circle { fill: #a1162b; fill-opacity: .85; stroke: #fff; stroke-width: 1.5; vector-effect: non-scaling-stroke; cursor: pointer; }
@@ -75,8 +64,6 @@ function addStyles() {
   .results-map .dot circle { fill: #ffd866; stroke: #10233a; }
 }
 `);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-}
 
 /**
  * Draws the results map into `figure`: asks the registry `client`

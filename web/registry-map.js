@@ -86,6 +86,14 @@ export function ringBoxes(d) {
   return boxes;
 }
 
+/** An element `name` ("svg:rect" for SVG) with attributes and text. */
+export function node(name, attrs = {}, text) {
+  const e = name.startsWith("svg:") ? document.createElementNS(SVG, name.slice(4)) : document.createElement(name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
 const el = (name, attrs = {}) => {
   const e = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -95,7 +103,8 @@ const el = (name, attrs = {}) => {
 // Map colours for light and dark schemes, in constructed sheets added once
 // each (no inline style attributes: a strict CSP may forbid them).
 const added = new Set();
-function addSheet(name, css) {
+/** Adds the constructed style sheet `css` once under `name` (the map modules' colours). */
+export function addSheet(name, css) {
   if (added.has(name) || !("adoptedStyleSheets" in document)) return;
   added.add(name);
   const sheet = new CSSStyleSheet();

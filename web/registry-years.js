@@ -9,9 +9,8 @@
 // E3's range syntax (`[1900 TO 1950]`, `*` for an open end), which the page
 // puts in its URL and sends as `established=`.
 
-import { ask } from "./registry-map.js";
+import { addSheet, ask, node } from "./registry-map.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const W = 240, H = 72, GAP = 1;
 /** At most this many bars: a facet's width. */
 export const MAX_BARS = 24;
@@ -72,19 +71,9 @@ const plural = (n) => `${n.toLocaleString("en")} ${n === 1 ? "organization" : "o
 const inRange = (b, r) => r && (r[0] === null || (b.from !== null && b.from >= r[0])) && (r[1] === null || b.to <= r[1]);
 const overlaps = (b, r) => r && (r[0] === null || b.to >= r[0]) && (r[1] === null || b.from === null || b.from <= r[1]);
 
-const el = (name, attrs = {}, text) => {
-  const e = name.startsWith("svg:") ? document.createElementNS(SVG, name.slice(4)) : document.createElement(name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+const el = node;
 
-let styled = false;
-function addStyles() {
-  if (styled || !("adoptedStyleSheets" in document)) return;
-  styled = true;
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(`
+const addStyles = () => addSheet("years", `
 .years-chart { display: block; width: 100%; height: auto; background: #fff; border: 1px solid #b9c4d0; border-radius: 6px; }
 .years-chart .bar { fill: #6f95bf; cursor: pointer; }
 .years-chart .bar.on { fill: #123a66; }
@@ -111,8 +100,6 @@ function addStyles() {
   .years-chart .hit:focus-visible, .years-chart .hit:hover { fill: rgba(255, 216, 102, .16); stroke: #ffd866; }
 }
 `);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-}
 
 // The last counts asked for: a new range alone only redraws.
 let last = { url: null, counts: null };

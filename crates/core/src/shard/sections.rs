@@ -917,17 +917,7 @@ pub fn record_coordinates(
     locations: usize,
 ) -> Result<Vec<Option<(f64, f64)>>, ShardError> {
     let mut r = at_external_ids(i, rec)?;
-    let ne = r.count("external id count")?;
-    for _ in 0..ne {
-        r.varint()?; // kind
-        let na = r.count("id count")?;
-        for _ in 0..na {
-            r.str()?;
-        }
-        if r.usize_max(na + 1, "preferred id")? == 1 {
-            r.str()?;
-        }
-    }
+    walk_external_ids(&mut r, |_| {})?;
     let nl = r.count("link count")?;
     for _ in 0..nl {
         r.varint()?; // kind
@@ -952,9 +942,14 @@ pub fn record_coordinates(
 pub fn for_each_external_id(
     i: usize,
     rec: &RecordsSection,
-    mut f: impl FnMut(&str),
+    f: impl FnMut(&str),
 ) -> Result<(), ShardError> {
-    let mut r = at_external_ids(i, rec)?;
+    walk_external_ids(&mut at_external_ids(i, rec)?, f)
+}
+
+/// Reads the external ids at `r`, calling `f` with each value (as
+/// [`for_each_external_id`]), and leaves `r` past them.
+fn walk_external_ids(r: &mut Reader<'_>, mut f: impl FnMut(&str)) -> Result<(), ShardError> {
     let ne = r.count("external id count")?;
     for _ in 0..ne {
         r.varint()?; // kind
