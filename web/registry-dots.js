@@ -168,7 +168,8 @@ export async function resultsMap(figure, client, url) {
         "aria-label": `${plural(n)}. ${onePlace ? "List them" : "Zoom in"}` });
       g.dataset.count = n;
       g.dataset.points = c.points.length;
-      const r = r0 * Math.min(4, 1.3 + Math.log10(n));
+      // At most half a cell: clusters of neighbouring cells do not cover each other.
+      const r = Math.min(r0 * (1.3 + Math.log10(n)), vw * CELL * 0.45);
       g.append(el("svg:circle", { cx: c.x, cy: c.y, r }), el("svg:text", { x: c.x, y: c.y + r * 0.35, "text-anchor": "middle", "font-size": r * (n >= 1000 ? 0.8 : 1) }, n >= 10000 ? `${Math.round(n / 1000)}k` : String(n)));
       const act = () => {
         if (onePlace) return showList(c);

@@ -187,7 +187,7 @@ function draw(root, d, selected, pick) {
     for (const h of hits) svg.append(h);
     const axis = (x, text, anchorAt) => svg.append(el("svg:text", { class: "axis", x, y: H + 11, "text-anchor": anchorAt }, text));
     axis(1, bars[0].from === null ? label(bars[0]) : String(bars[0].from), "start");
-    axis(W - 1, String(bars.at(-1).to), "end");
+    axis(W - 1, String(d.years.at(-1).year), "end"); // the last year with a match, not the bar's end
     parts.push(svg, status);
   }
   // Two year boxes: the way to type a range (or to give it exactly).
