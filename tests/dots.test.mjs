@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { axeSerious, equalEarth, fresh, offlineReload, suite } from "./map-helpers.mjs";
-import { SITE, DOCS, SHOTS, appReady, api } from "./ui-helpers.mjs";
+import { SITE, DOCS, SHOTS, appReady, api, offlineReady } from "./ui-helpers.mjs";
 import { cluster } from "../web/registry-dots.js";
 
 const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
@@ -165,11 +165,16 @@ for (const width of [1100, 390]) {
   });
 }
 
-test("the results map works offline after one visit", async () => {
+test("the results map works offline after one visit, also when shown after the app was saved for offline use", async () => {
   const { context, page } = await fresh(S.browser);
   try {
-    await page.goto(S.server.url + "?q=university&view=map");
+    // The service worker is installed (and its offline copy complete)
+    // before the map is ever shown, so the map file is fetched after install.
+    await page.goto(S.server.url + "?q=university");
     await appReady(page);
+    await page.waitForSelector(".result");
+    await offlineReady(page);
+    await page.locator(".view-toggle [data-view=map]").click();
     await mapShown(page);
     const online = await marks(page);
     assert.deepEqual(await offlineReload(context, page, mapShown, marks), online);
