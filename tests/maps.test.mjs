@@ -3,62 +3,20 @@
 // map works offline after one visit, passes axe in light and dark schemes,
 // and a results page or the widget never fetch the map file (counted at
 // the server, so service-worker and Worker requests count too).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, DEMO, DOCS, SHOTS, appReady, offlineReady, api } from "./ui-helpers.mjs";
+import { axeSerious, equalEarth, fresh, offlineReload, suite } from "./map-helpers.mjs";
+import { SITE, DEMO, DOCS, SHOTS, appReady, offlineReady, api } from "./ui-helpers.mjs";
 
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
-
-// Equal Earth, written out again here (not imported from the page's module)
-// so that a wrong formula there cannot agree with itself.
-function equalEarth(lng, lat, scale) {
-  const [a1, a2, a3, a4] = [1.340264, -0.081106, 0.000893, 0.003796];
-  const theta = Math.asin((Math.sqrt(3) / 2) * Math.sin((lat * Math.PI) / 180));
-  const lambda = (lng * Math.PI) / 180;
-  const x = (2 * Math.sqrt(3) * lambda * Math.cos(theta)) / (3 * (9 * a4 * theta ** 8 + 7 * a3 * theta ** 6 + 3 * a2 * theta ** 2 + a1));
-  const y = a4 * theta ** 9 + a3 * theta ** 7 + a2 * theta ** 3 + a1 * theta;
-  return [x * scale, -y * scale];
-}
 
 // A demo record with one located place: Edinburgh.
 const RECORD = DEMO.find((r) => r.locations?.length === 1 && r.locations[0].geonames_details?.name === "Edinburgh");
 const RECORD_ID = RECORD.id.split("/").pop();
 
-let server, browser;
-const requested = [];
-before(async () => {
-  server = await serve(SITE, PREFIX, { hold: async (rel) => requested.push(rel) });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A fresh context (its own service worker and caches) and page. */
-async function fresh(options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 850 }, ...options });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = [];
-  watchErrors(page, errors);
-  return { context, page, errors };
-}
-
-/** The serious and critical axe violations of the page. */
-async function axeSerious(page) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  return bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-}
+const S = suite();
 
 /** Writes a README screenshot of `locator` as docs/img/<name> (the demo data at "/" only). */
 async function shot(locator, name) {
@@ -104,9 +62,9 @@ test("legend steps: increasing, ending at the largest count; small counts one st
 });
 
 test("record page: a dot at the record's coordinates through Equal Earth, its country outlined, the city named, an OpenStreetMap link", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
-    await page.goto(server.url + `?id=${RECORD_ID}`);
+    await page.goto(S.server.url + `?id=${RECORD_ID}`);
     await mapShown(page);
     const g = RECORD.locations[0].geonames_details;
     const [ex, ey] = equalEarth(g.lng, g.lat, MAP.scale);
@@ -130,25 +88,25 @@ test("record page: a dot at the record's coordinates through Equal Earth, its co
 });
 
 test("a results page and the widget never fetch the map file", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
-    requested.length = 0;
-    await page.goto(server.url + "?q=university");
+    S.requested.length = 0;
+    await page.goto(S.server.url + "?q=university");
     await appReady(page);
     await page.waitForSelector(".result");
     // Through the service worker's install too (it must not precache the map).
     await offlineReady(page);
-    const widget = await fresh();
+    const widget = await fresh(S.browser);
     try {
-      await widget.page.goto(server.url + "widget-demo.html");
+      await widget.page.goto(S.server.url + "widget-demo.html");
       await widget.page.locator("#affiliation-picker-input").fill("univ");
       await widget.page.waitForSelector("#affiliation-picker-input[aria-expanded=true]");
       assert.deepEqual(widget.errors, []);
     } finally {
       await widget.context.close();
     }
-    assert.ok(requested.length > 5, "requests were counted");
-    assert.deepEqual(requested.filter((r) => /world-map/.test(r)), []);
+    assert.ok(S.requested.length > 5, "requests were counted");
+    assert.deepEqual(S.requested.filter((r) => /world-map/.test(r)), []);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -156,26 +114,22 @@ test("a results page and the widget never fetch the map file", async () => {
 });
 
 test("the record page's map works offline after one visit", async () => {
-  const { context, page } = await fresh();
+  const { context, page } = await fresh(S.browser);
   try {
-    await page.goto(server.url + `?id=${RECORD_ID}`);
+    await page.goto(S.server.url + `?id=${RECORD_ID}`);
     await mapShown(page);
-    await offlineReady(page);
-    await context.setOffline(true);
-    await page.reload();
-    await mapShown(page);
+    await offlineReload(context, page, mapShown);
     assert.equal(await page.locator(".record-map path.here").count(), 1);
   } finally {
-    await context.setOffline(false);
     await context.close();
   }
 });
 
 for (const colorScheme of ["light", "dark"]) {
   test(`record page map, ${colorScheme} scheme: readable colours and no serious axe violation`, async () => {
-    const { context, page } = await fresh({ colorScheme });
+    const { context, page } = await fresh(S.browser, { colorScheme });
     try {
-      await page.goto(server.url + `?id=${RECORD_ID}`);
+      await page.goto(S.server.url + `?id=${RECORD_ID}`);
       await appReady(page);
       await mapShown(page);
       const lum = (css) => {
@@ -201,7 +155,7 @@ for (const colorScheme of ["light", "dark"]) {
 
 /** The results page for `q` with the country map shown through its toggle. */
 async function facetMapShown(page, q) {
-  await page.goto(server.url + `?q=${q}`);
+  await page.goto(S.server.url + `?q=${q}`);
   await appReady(page);
   await page.waitForSelector(".result");
   await page.locator(".map-toggle").click();
@@ -210,10 +164,10 @@ async function facetMapShown(page, q) {
 
 test("country facet map: every country shaded by its exact count; a click filters and changes the URL exactly as ticking the list", async () => {
   // The URL the list gives.
-  const list = await fresh();
+  const list = await fresh(S.browser);
   let listed;
   try {
-    await list.page.goto(server.url + "?q=university");
+    await list.page.goto(S.server.url + "?q=university");
     await appReady(list.page);
     await list.page.waitForSelector(".result");
     await list.page.locator("#f-country-us").click();
@@ -222,7 +176,7 @@ test("country facet map: every country shaded by its exact count; a click filter
   } finally {
     await list.context.close();
   }
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
     await facetMapShown(page, "university");
     // Every country with a match is shaded and labelled with its count over
@@ -256,7 +210,7 @@ test("country facet map: every country shaded by its exact count; a click filter
 });
 
 test("country facet map with more countries than the list's ten", async () => {
-  const { context, page } = await fresh();
+  const { context, page } = await fresh(S.browser);
   try {
     await facetMapShown(page, "a");
     const listed = await page.locator("[data-facet=country] li").count();
@@ -272,9 +226,9 @@ test("country facet map with more countries than the list's ten", async () => {
 });
 
 test("country facet map by keyboard alone: open it, reach a country with Tab, filter with Enter", async () => {
-  const { context, page, errors } = await fresh();
+  const { context, page, errors } = await fresh(S.browser);
   try {
-    await page.goto(server.url + "?q=university");
+    await page.goto(S.server.url + "?q=university");
     await appReady(page);
     await page.waitForSelector(".result");
     await page.locator(".map-toggle").focus();
@@ -300,7 +254,7 @@ test("country facet map by keyboard alone: open it, reach a country with Tab, fi
 
 for (const colorScheme of ["light", "dark"]) {
   test(`country facet map, ${colorScheme} scheme: no serious axe violation`, async () => {
-    const { context, page } = await fresh({ colorScheme });
+    const { context, page } = await fresh(S.browser, { colorScheme });
     try {
       await facetMapShown(page, "university");
       assert.deepEqual(await axeSerious(page), []);

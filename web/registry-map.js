@@ -86,6 +86,14 @@ export function ringBoxes(d) {
   return boxes;
 }
 
+/** An element `name` ("svg:rect" for SVG) with attributes and text. */
+export function node(name, attrs = {}, text) {
+  const e = name.startsWith("svg:") ? document.createElementNS(SVG, name.slice(4)) : document.createElement(name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
 const el = (name, attrs = {}) => {
   const e = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -95,7 +103,8 @@ const el = (name, attrs = {}) => {
 // Map colours for light and dark schemes, in constructed sheets added once
 // each (no inline style attributes: a strict CSP may forbid them).
 const added = new Set();
-function addSheet(name, css) {
+/** Adds the constructed style sheet `css` once under `name` (the map modules' colours). */
+export function addSheet(name, css) {
   if (added.has(name) || !("adoptedStyleSheets" in document)) return;
   added.add(name);
   const sheet = new CSSStyleSheet();
@@ -119,6 +128,9 @@ const addStyles = () => addSheet("map", `
 .record-map { margin: .75rem 0 0; }
 .record-map figcaption { margin-top: .35rem; }
 `);
+
+/** The map's colours (light and dark schemes), for the other modules that draw on it. */
+export { addStyles as addMapStyles };
 
 /** The view box [x, y, w, h] around the points: their country's part that holds them, padded, 2:1. */
 export function recordView(map, points, country) {
@@ -341,3 +353,32 @@ const addFacetStyles = () => addSheet("facet", `
   .facet-map .s4, .map-legend .s4 { fill: #a9d2f5; background: #a9d2f5; }
 }
 `);
+
+/**
+ * The search page's "Established" facet, drawn by registry-years.js: loaded
+ * the first time the facet is shown (never by the widget or a first paint).
+ */
+export async function yearsFacet(root, client, url, selected, pick) {
+  const m = await import("./registry-years.js");
+  await m.yearsFacet(root, client, url, selected, pick);
+}
+
+/**
+ * The search page's results as dots on the map, drawn by registry-dots.js:
+ * loaded the first time the map view is shown.
+ */
+export async function resultsMap(figure, client, url) {
+  const m = await import("./registry-dots.js");
+  await m.resultsMap(figure, client, url);
+}
+
+/**
+ * The JSON answer of the app's registry `client` (registry.js) to `url`;
+ * a registry error (HTTP 4xx/5xx with `errors`) is thrown with its message.
+ */
+export async function ask(client, url) {
+  const { status, body } = await client.request(url);
+  const v = JSON.parse(body);
+  if (status >= 400) throw new Error(v.errors?.join("; ") ?? `HTTP ${status}`);
+  return v;
+}

@@ -189,8 +189,9 @@ async function appFile(request) {
   const key = request.mode === "navigate" ? url.origin + url.pathname : url.search ? null : url.href;
   try {
     const res = await fetch(request);
-    // Only entries install made are refreshed: the cache holds the app's files, nothing a visitor's URLs add.
-    if (res.ok && key && (await cache.match(key))) await cache.put(key, res.clone());
+    // Only entries install made are refreshed: the cache holds the app's files, nothing a visitor's URLs add;
+    // and the map file, fetched only when a map is shown: kept then, so what was shown works offline.
+    if (res.ok && key && (key === new URL("world-map.json", ROOT).href || (await cache.match(key)))) await cache.put(key, res.clone());
     return res;
   } catch (e) {
     const hit = key && (await cache.match(key));
@@ -213,7 +214,7 @@ async function dataFile(request) {
 
 const PRECACHE = [
   "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
-  "./registry-map.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+  "./registry-map.js", "./registry-years.js", "./registry-dots.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
 ];
 
 // Files whose answer never needs this worker's thread while it is online.

@@ -378,6 +378,20 @@ impl Registry {
         sections::external_ids(i, self.records_section()?)
     }
 
+    /// The established year of record `i` (needs the records section).
+    /// Decodes only that part of the record, so a count over every match
+    /// stays cheap.
+    pub fn established(&self, i: usize) -> Result<Option<i64>, ShardError> {
+        sections::record_established(i, self.records_section()?)
+    }
+
+    /// The coordinates (lat, lng) of record `i`'s locations, first location
+    /// first (`None` where one has none; needs the records section).
+    pub fn coordinates(&self, i: usize) -> Result<Vec<Option<(f64, f64)>>, ShardError> {
+        let n = self.places(i).count();
+        sections::record_coordinates(i, self.records_section()?, n)
+    }
+
     /// Calls `f` with every external-id value of record `i`, borrowed (each
     /// of `all`, then `preferred` when it is not one of them); needs the
     /// records section. Allocates nothing.

@@ -27,7 +27,14 @@
 //! `mode` E2 keeps the spec's reading. `meta` and `number_of_results` count
 //! the same matches the list ranks. `facet_size=all` lists every entry of
 //! each facet (every country with a match, for the app's world map) instead
-//! of the ten largest.
+//! of the ten largest. `established=<range>` keeps the matches whose
+//! established year is in the range, written as in E3
+//! (`established=[1900 TO 1950]`), and `histogram=established` adds
+//! `meta.established`, every year's count over all matches
+//! ([`crate::search::years`]); both apply to E2, `mode=typed` and E3 lists
+//! with any `filter`. `places=all` adds `meta.places`, every located place
+//! of every match with its record's id and name, for the results map
+//! ([`crate::search::places`]).
 //! `explain=1` (or `true`, or no value)
 //! with `affiliation` adds to each item an `explanation`: which words of the
 //! string matched which name of the record, which evidence counted
@@ -44,6 +51,8 @@ use serde::Serialize;
 use crate::id::{IdError, RecordId, percent_decode};
 use crate::model::Record;
 use crate::search::facets::{self, Meta};
+use crate::search::places;
+use crate::search::years::{self, YearRange};
 use crate::search::{Engine, Filters, Hits, Version};
 use crate::v1::RecordV1;
 
@@ -155,7 +164,7 @@ pub fn parse_query_string(qs: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-const ALLOWED: [&str; 12] = [
+const ALLOWED: [&str; 15] = [
     "query",
     "page",
     "filter",
@@ -168,6 +177,9 @@ const ALLOWED: [&str; 12] = [
     "mode",
     "facet_size",
     "explain",
+    "established",
+    "histogram",
+    "places",
 ];
 
 /// The one value of the `mode` extension.
@@ -250,13 +262,16 @@ impl Engine {
                 status: 200,
                 json: format!(
                     concat!(
-                        r#"{{"extensions":{{"explain=1":{},"facet_size=all":1,"mode=typed":{}}},"#,
+                        r#"{{"extensions":{{"established=<range>":1,"explain=1":{},"facet_size=all":1,"#,
+                        r#""histogram=established":{},"mode=typed":{},"places=all":{}}},"#,
                         r#""organizations":{{"unversioned":"/organizations (v2)","#,
                         r#""v1":"/v1/organizations","v2":"/v2/organizations"}},"#,
                         r#""record":"/v2/organizations/<id>"}}"#
                     ),
                     crate::affiliation::explain::VERSION,
-                    crate::search::typed::VERSION
+                    crate::search::years::VERSION,
+                    crate::search::typed::VERSION,
+                    crate::search::places::VERSION
                 ),
             };
         }
@@ -362,6 +377,29 @@ impl Engine {
                     );
                 }
             }
+            if let Some(h) = params.value("histogram")
+                && h != "established"
+            {
+                errors.push(format!(
+                    "histogram '{h}' is not supported; the only value is established (the matches by established year)"
+                ));
+            }
+            if let Some(p) = params.value("places")
+                && p != "all"
+            {
+                errors.push(format!(
+                    "places '{p}' is not supported; the only value is all (every located place of every match)"
+                ));
+            }
+            if params.has("affiliation") {
+                for p in ["established", "histogram", "places"] {
+                    if params.has(p) {
+                        errors.push(format!(
+                            "{p} applies to query and query.advanced lists, not to affiliation"
+                        ));
+                    }
+                }
+            }
             if let Some(m) = params.value("mode") {
                 if m != TYPED {
                     errors.push(format!(
@@ -404,6 +442,16 @@ impl Engine {
                 ));
             }
         }
+        let years = match params.value("established") {
+            Some(v) => match YearRange::parse(v) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            },
+            None => None,
+        };
         if !errors.is_empty() {
             return Response::errors(400, &errors);
         }
@@ -426,7 +474,7 @@ impl Engine {
             },
             None => None,
         };
-        let hits = match (advanced, query) {
+        let mut hits = match (advanced, query) {
             (Some(hits), _) => hits,
             (None, None) => self.list(&filters),
             (None, Some(q)) if q.trim().is_empty() => Hits::default(),
@@ -442,12 +490,33 @@ impl Engine {
                 }
             }
         };
+        let unloaded = |e: crate::shard::ShardError| {
+            Response::error(503, format!("full records are not loaded: {e}"))
+        };
+        if let Some(range) = &years
+            && let Err(e) =
+                years::keep_in_range(self.registry(), range, &mut hits.records, &mut hits.scores)
+        {
+            return unloaded(e);
+        }
         let size = if params.has("facet_size") {
             usize::MAX
         } else {
             facets::FACET_SIZE
         };
-        let meta = facets::compute_sized(self.index(), &hits.records, version, size);
+        let mut meta = facets::compute_sized(self.index(), &hits.records, version, size);
+        if params.has("histogram") {
+            match years::histogram(self.registry(), &hits.records) {
+                Ok(h) => meta.established = Some(h),
+                Err(e) => return unloaded(e),
+            }
+        }
+        if params.has("places") {
+            match places::places(self.registry(), &hits.records) {
+                Ok(p) => meta.places = Some(p),
+                Err(e) => return unloaded(e),
+            }
+        }
         let from = ((page - 1) * crate::router::PAGE_SIZE).min(hits.records.len());
         let to = (from + PAGE_SIZE).min(hits.records.len());
         let mut records: Vec<Record> = Vec::with_capacity(to - from);

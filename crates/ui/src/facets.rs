@@ -122,6 +122,13 @@ pub fn Facets(
                 .collect::<Vec<_>>()
         })
     });
+    let established = Signal::derive(move || {
+        selection.with(|s| {
+            s.iter()
+                .find(|(k, _)| k == crate::years::KEY)
+                .map(|(_, v)| v.clone())
+        })
+    });
     let any_selected = move || selection.with(|s| !s.is_empty());
     let is_selected = move |key: &str, id: &str| {
         selection.with_untracked(|s| s.iter().any(|(k, v)| k == key && v == id))
@@ -129,6 +136,9 @@ pub fn Facets(
     let title_of = move |key: &str, id: &str| -> (String, String) {
         groups.with(|gs| {
             let g = gs.iter().find(|g| g.key == key);
+            if key == crate::years::KEY {
+                return ("Established".to_string(), id.to_string());
+            }
             let facet = g.map_or_else(|| key.to_string(), |g| g.title.to_string());
             let value = g
                 .and_then(|g| g.entries.iter().find(|e| e.id.eq_ignore_ascii_case(id)))
@@ -229,6 +239,7 @@ pub fn Facets(
                     })
                     .collect_view()
             }}
+            <crate::years::YearsFacet track=groups selected=established on_toggle=on_toggle />
             <button type="button" class="facets-done" on:click=move |_| {
                 open.set(false);
                 if let Some(el) = document().query_selector(".facets-toggle").ok().flatten() {

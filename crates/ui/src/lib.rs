@@ -16,6 +16,8 @@
 
 pub mod combobox;
 #[cfg(feature = "app")]
+pub mod dots;
+#[cfg(feature = "app")]
 pub mod facets;
 #[cfg(feature = "app")]
 pub mod family;
@@ -29,6 +31,8 @@ pub mod search_page;
 #[cfg(feature = "app")]
 pub mod url_state;
 pub mod widget;
+#[cfg(feature = "app")]
+pub mod years;
 
 use leptos::prelude::*;
 use serde::Deserialize;

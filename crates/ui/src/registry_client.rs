@@ -116,6 +116,17 @@ fn with_client<T>(f: impl FnOnce(&RegistryClient) -> T) -> Result<T, CallError> 
         .ok_or_else(|| CallError::Failed("the registry is not open".into()))
 }
 
+/// The client object, for the JS modules that ask the registry themselves
+/// (the results map, the years facet): their answers need not cross the wasm.
+#[cfg(feature = "app")]
+pub fn client() -> Option<JsValue> {
+    CLIENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|c| AsRef::<JsValue>::as_ref(c).clone())
+    })
+}
+
 /// Uses an already opened client (the widget script opens it itself).
 pub fn set_client(client: JsValue) {
     CLIENT.with(|c| *c.borrow_mut() = Some(client.unchecked_into()));

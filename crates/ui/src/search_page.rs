@@ -141,6 +141,9 @@ pub(crate) fn list_url(s: &State, filter: &str, all_status: bool, page: u32) -> 
     if !filter.is_empty() {
         parts.push(format!("filter={}", encode(filter)));
     }
+    if let Some(range) = s.established() {
+        parts.push(format!("established={}", encode(range)));
+    }
     if all_status {
         parts.push("all_status".into());
     }
@@ -578,6 +581,9 @@ pub fn App() -> impl IntoView {
         if s.has(&k, &v) {
             s.filter.retain(|(a, b)| !(a == &k && b == &v));
         } else {
+            if k == crate::years::KEY {
+                s.filter.retain(|(a, _)| a != &k); // one range: a new one replaces it
+            }
             s.filter.push((k, v));
         }
         s.page = 1;
@@ -710,8 +716,19 @@ pub fn App() -> impl IntoView {
             .into_any();
         }
         let page = s.page;
+        // List or map (crate::dots): the map shows every match, not a page.
+        let toggle = (r.total > 0).then(|| view! { <crate::dots::ViewToggle state=s.clone() go=go /> });
+        if s.map && r.total > 0 {
+            return view! {
+                <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+                {toggle}
+                <crate::dots::ResultsMap state=s />
+            }
+            .into_any();
+        }
         view! {
             <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+            {toggle}
             <ol class="results" aria-labelledby="results-h">{items}</ol>
             <nav class="pager" aria-label="Pages" hidden=pages <= 1>
                 {(page > 1).then(|| page_link(page - 1, "← Previous".into(), Some("prev")))}

@@ -30,6 +30,8 @@ pub struct State {
     pub page: u32,
     /// Record shown (bare or full id), instead of the results.
     pub id: Option<String>,
+    /// The results as dots on a world map (`view=map`) instead of a list.
+    pub map: bool,
 }
 
 /// Percent-encodes a URL component (everything but unreserved characters).
@@ -92,10 +94,11 @@ impl State {
                 "adv" => s.adv = v,
                 "page" => s.page = v.parse().unwrap_or(1).max(1),
                 "id" if !v.is_empty() => s.id = Some(v),
+                "view" => s.map = v == "map",
                 "filter" => {
                     for piece in v.split(',') {
                         if let Some((fk, fv)) = piece.split_once(':')
-                            && FACETS.iter().any(|f| f.0 == fk)
+                            && (FACETS.iter().any(|f| f.0 == fk) || fk == crate::years::KEY)
                             && !fv.is_empty()
                             && !s.has(fk, fv)
                         {
@@ -129,6 +132,9 @@ impl State {
                     .collect();
                 parts.push(format!("filter={}", encode(&f.join(","))));
             }
+            if self.map {
+                parts.push("view=map".into());
+            }
             if self.page > 1 {
                 parts.push(format!("page={}", self.page));
             }
@@ -138,6 +144,14 @@ impl State {
         } else {
             format!("?{}", parts.join("&"))
         }
+    }
+
+    /// The established-years range selected (E3's range syntax), if any.
+    pub fn established(&self) -> Option<&str> {
+        self.filter
+            .iter()
+            .find(|(k, _)| k == crate::years::KEY)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Whether a facet value is selected.
@@ -232,14 +246,24 @@ mod tests {
             filter: vec![
                 ("country".into(), "gb".into()),
                 ("type".into(), "education".into()),
+                ("established".into(), "[1900 TO 1950]".into()),
             ],
             page: 3,
             id: None,
+            map: true,
         };
         assert_eq!(State::parse(&s.to_query()), s);
+        assert_eq!(s.established(), Some("[1900 TO 1950]"));
+        // The range is not one of the API's filter fields: it goes as `established=`.
+        assert_eq!(
+            s.api_filter(None),
+            "country.country_code:GB,types:education"
+        );
         assert_eq!(s.api_filter(Some("type")), "country.country_code:GB");
         assert_eq!(State::parse("?id=0abc&q=x").id.as_deref(), Some("0abc"));
         assert_eq!(State::parse("").to_query(), "");
+        assert!(State::parse("?q=x&view=map").map);
+        assert!(!State::parse("?q=x&view=list").map);
         assert_eq!(decode("a+b%2Cc%"), "a b,c%");
     }
 }

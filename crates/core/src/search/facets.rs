@@ -46,6 +46,14 @@ pub struct Meta {
     pub continents: Option<Vec<FacetEntry>>,
     /// Countries.
     pub countries: Vec<FacetEntry>,
+    /// Matches by established year (extension `histogram=established`,
+    /// [`crate::search::years`]); absent unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub established: Option<crate::search::years::YearCounts>,
+    /// The matches' located places (extension `places=all`,
+    /// [`crate::search::places`]); absent unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub places: Option<crate::search::places::Places>,
     /// Statuses.
     pub statuses: Vec<FacetEntry>,
     /// Types.
@@ -183,6 +191,8 @@ impl FacetCounts {
                     .collect(),
                 size,
             ),
+            established: None,
+            places: None,
             statuses: top(
                 STATUSES
                     .iter()

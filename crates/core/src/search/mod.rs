@@ -29,9 +29,11 @@ pub mod advanced_exec;
 pub mod context;
 pub mod facets;
 pub mod filters;
+pub mod places;
 pub mod query;
 pub mod suggest;
 pub mod typed;
+pub mod years;
 
 use crate::id::{IdError, RecordId};
 use crate::index::{Index, name_flags};

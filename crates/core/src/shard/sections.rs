@@ -872,17 +872,28 @@ fn at_domains<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, Shard
     Ok(r)
 }
 
-/// A reader positioned at record `i`'s external ids: past the domains and
-/// the established year.
-fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+/// A reader positioned at record `i`'s established year: past the domains.
+fn at_established<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
     let mut r = at_domains(i, rec)?;
     let nd = r.count("domain count")?;
     for _ in 0..nd {
         let len = r.count("string length")?;
         r.bytes(len)?;
     }
+    Ok(r)
+}
+
+/// A reader positioned at record `i`'s external ids: past the domains and
+/// the established year.
+fn at_external_ids<'a>(i: usize, rec: &'a RecordsSection) -> Result<Reader<'a>, ShardError> {
+    let mut r = at_established(i, rec)?;
     read_established(&mut r)?;
     Ok(r)
+}
+
+/// Record `i`'s established year alone, without decoding the rest of the record.
+pub fn record_established(i: usize, rec: &RecordsSection) -> Result<Option<i64>, ShardError> {
+    read_established(&mut at_established(i, rec)?)
 }
 
 /// Record `i`'s domains alone, from the records section.
@@ -897,14 +908,48 @@ pub fn external_ids(i: usize, rec: &RecordsSection) -> Result<Vec<ExternalId>, S
     read_external_ids(&mut at_external_ids(i, rec)?, &rec.tables)
 }
 
+/// The coordinates (lat, lng) of record `i`'s `locations` locations, in
+/// order (`None` where one has none), without decoding the rest of the
+/// record: its external ids and links are stepped over.
+pub fn record_coordinates(
+    i: usize,
+    rec: &RecordsSection,
+    locations: usize,
+) -> Result<Vec<Option<(f64, f64)>>, ShardError> {
+    let mut r = at_external_ids(i, rec)?;
+    walk_external_ids(&mut r, |_| {})?;
+    let nl = r.count("link count")?;
+    for _ in 0..nl {
+        r.varint()?; // kind
+        r.str()?;
+    }
+    let mut out = Vec::with_capacity(locations);
+    for _ in 0..locations {
+        if r.varint()? == 1 {
+            r.zigzag()?; // geo id
+        }
+        let lat = r.number()?.and_then(|n| n.as_f64());
+        let lng = r.number()?.and_then(|n| n.as_f64());
+        r.varint()?; // subdivision code
+        r.varint()?; // subdivision name
+        out.push(lat.zip(lng));
+    }
+    Ok(out)
+}
+
 /// Calls `f` with every external-id value of record `i` (each of `all`, and
 /// `preferred` when it is not one of them), borrowed, in stored order.
 pub fn for_each_external_id(
     i: usize,
     rec: &RecordsSection,
-    mut f: impl FnMut(&str),
+    f: impl FnMut(&str),
 ) -> Result<(), ShardError> {
-    let mut r = at_external_ids(i, rec)?;
+    walk_external_ids(&mut at_external_ids(i, rec)?, f)
+}
+
+/// Reads the external ids at `r`, calling `f` with each value (as
+/// [`for_each_external_id`]), and leaves `r` past them.
+fn walk_external_ids(r: &mut Reader<'_>, mut f: impl FnMut(&str)) -> Result<(), ShardError> {
     let ne = r.count("external id count")?;
     for _ in 0..ne {
         r.varint()?; // kind
