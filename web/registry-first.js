@@ -130,7 +130,17 @@ function results(link, main) {
     link.page < pages ? el("a", { href: href(link.page + 1), rel: "next", textContent: "Next →" }) : null,
   );
   pager.setAttribute("aria-label", "Pages");
-  const col = el("section", { className: "results-col" }, heading, list, pager);
+  // List | Map (dots.rs ViewToggle): the list is shown; the map comes with the app.
+  const view = (map, text) => {
+    const b = el("button", { type: "button", className: "view-button", textContent: text, disabled: true });
+    b.setAttribute("aria-pressed", String(!map));
+    b.dataset.view = map ? "map" : "list";
+    return b;
+  };
+  const toggle = total > 0 ? el("div", { className: "view-toggle" }, view(false, "List"), view(true, "Map")) : null;
+  toggle?.setAttribute("role", "group");
+  toggle?.setAttribute("aria-label", "Show the results as");
+  const col = el("section", { className: "results-col" }, heading, toggle, list, pager);
   col.setAttribute("aria-live", "off");
   col.dataset.for = link.q;
   return col;
