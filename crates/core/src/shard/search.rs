@@ -51,6 +51,23 @@ pub struct CommonTerm {
     /// when no other term extends it. `None` in files written before it
     /// was recorded (they end after the common terms).
     pub prefix_df: Option<u64>,
+    /// For each chunk, its first record's prior and id: the chunks order
+    /// records of equal shortest length as E2 orders equal scores (prior
+    /// descending, then id), so a record outside the first `k` chunks with
+    /// a shortest name of exactly `chunks[k]` sorts at or after
+    /// `chunk_firsts[k]` among equal scores. `None` in files of pieces
+    /// version 3 and before (their chunks order such records by id alone).
+    pub chunk_firsts: Option<Vec<ChunkFirst>>,
+}
+
+/// The first record of a rank chunk: what orders it among records of
+/// equal score ([`CommonTerm::chunk_firsts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChunkFirst {
+    /// Its prior ([`crate::Registry::priors`]).
+    pub prior: u8,
+    /// Its id ([`crate::RecordId::number`]).
+    pub id: u32,
 }
 
 /// What E2 over pieces reads of the whole registry (see the module docs).
@@ -98,6 +115,19 @@ impl SearchStats {
         if self.common.iter().all(|t| t.prefix_df.is_some()) {
             for t in &self.common {
                 w.varint(t.prefix_df.unwrap_or(t.df));
+            }
+            // Pieces version 4: the chunks' first records, after the
+            // prefix document frequencies (which they require).
+            fn firsts(t: &CommonTerm) -> Option<&Vec<ChunkFirst>> {
+                t.chunk_firsts
+                    .as_ref()
+                    .filter(|f| f.len() == t.chunks.len())
+            }
+            if self.common.iter().all(|t| firsts(t).is_some()) {
+                for f in self.common.iter().filter_map(firsts).flatten() {
+                    w.u8(f.prior);
+                    w.varint(u64::from(f.id));
+                }
             }
         }
         w.buf
@@ -151,6 +181,7 @@ impl SearchStats {
                 records,
                 chunks,
                 prefix_df: None,
+                chunk_firsts: None,
             });
         }
         if !r.at_end() {
@@ -160,6 +191,17 @@ impl SearchStats {
                     return Err(r.malformed("a common term's prefix document frequency"));
                 }
                 t.prefix_df = Some(d);
+            }
+        }
+        if !r.at_end() {
+            for t in &mut common {
+                let mut firsts = Vec::with_capacity(t.chunks.len().min(r.remaining()));
+                for _ in 0..t.chunks.len() {
+                    let prior = r.u8()?;
+                    let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
+                    firsts.push(ChunkFirst { prior, id });
+                }
+                t.chunk_firsts = Some(firsts);
             }
         }
         if !r.at_end() {
@@ -281,6 +323,10 @@ mod tests {
     use super::*;
 
     fn stats(prefix_df: Option<u64>) -> SearchStats {
+        with_firsts(prefix_df, None)
+    }
+
+    fn with_firsts(prefix_df: Option<u64>, chunk_firsts: Option<Vec<ChunkFirst>>) -> SearchStats {
         SearchStats {
             records: 10,
             entries: 30,
@@ -296,6 +342,7 @@ mod tests {
                 records: 9,
                 chunks: vec![1, 3],
                 prefix_df,
+                chunk_firsts,
             }],
         }
     }
@@ -314,5 +361,25 @@ mod tests {
         let mut bad = stats(Some(14)).encode();
         *bad.last_mut().unwrap() = 11;
         assert!(SearchStats::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn chunk_firsts_round_trip_and_version_3_files_still_read() {
+        let firsts = vec![
+            ChunkFirst { prior: 200, id: 7 },
+            ChunkFirst {
+                prior: 3,
+                id: 1 << 29,
+            },
+        ];
+        let v4 = with_firsts(Some(14), Some(firsts));
+        let bytes = v4.encode();
+        assert_eq!(SearchStats::decode(&bytes).unwrap(), v4);
+        // Version 3 (no firsts): still read, with none.
+        let v3 = with_firsts(Some(14), None);
+        assert_eq!(SearchStats::decode(&v3.encode()).unwrap(), v3);
+        assert!(bytes.len() > v3.encode().len());
+        // Cut short inside the firsts: damage, not data.
+        assert!(SearchStats::decode(&bytes[..bytes.len() - 1]).is_err());
     }
 }

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
-use crate::shard::search::{CommonTerm, CountryEntry, Member, SearchStats, TermMembers};
+use crate::shard::search::{
+    ChunkFirst, CommonTerm, CountryEntry, Member, SearchStats, TermMembers,
+};
 
 /// The E2 files of a build, before they are written.
 #[derive(Clone, Debug, Default)]
@@ -94,14 +96,26 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
             *slot = (*slot).min(len);
         }
-        let mut order: Vec<(u32, u32)> = records.iter().map(|&r| (shortest[&r], r)).collect();
+        // Among equal lengths, as E2 orders equal scores (prior descending,
+        // then id: record indexes are in id order), so that a page ending in
+        // a tie is proven once the chunks holding the records before it are in.
+        let priors = reg.priors();
+        let mut order: Vec<(u32, std::cmp::Reverse<u8>, u32)> = records
+            .iter()
+            .map(|&r| (shortest[&r], std::cmp::Reverse(priors[r as usize]), r))
+            .collect();
         order.sort_unstable();
         let mut firsts = Vec::new();
+        let mut chunk_firsts = Vec::new();
         let mut chunk: Vec<u32> = Vec::new();
         let mut bytes = 0usize;
-        for (i, &(len, r)) in order.iter().enumerate() {
+        for (i, &(len, std::cmp::Reverse(prior), r)) in order.iter().enumerate() {
             if chunk.is_empty() {
                 firsts.push(len);
+                chunk_firsts.push(ChunkFirst {
+                    prior,
+                    id: reg.id(r as usize).number(),
+                });
             }
             chunk.push(r);
             bytes += sizes[r as usize];
@@ -126,6 +140,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             records: records.len() as u64,
             chunks: firsts,
             prefix_df: Some(engine.prefix_df(&spec.key) as u64),
+            chunk_firsts: Some(chunk_firsts),
         });
         members.push(TermMembers {
             term: spec.key.clone(),

@@ -42,6 +42,7 @@
 //!   more likely for deep pages, filters that leave few records with rare
 //!   words, and queries of common words alone.
 
+mod bound;
 mod build;
 
 pub use build::{SearchPieces, search_pieces};
@@ -623,6 +624,7 @@ impl SearchClient {
         });
         let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
         let mut bound = 0f32;
+        let mut fine: Option<bound::OutsideBound> = None;
         let mut next_chunk = None;
         let mut loaded_chunks = 0u32;
         // The most query units a record no loaded piece holds may cover.
@@ -772,6 +774,43 @@ impl SearchClient {
                     .all(|t| is_common(t) && frontier(t).is_some_and(|l| l as usize <= exact.len()))
             {
                 bound += crate::search::EXACT_NAME_BOOST;
+            } else {
+                // The finer bound, case by case and with the chunks' order
+                // among equal scores (the boost aside: it is for names
+                // the chunks do not describe).
+                let mut terms: Vec<&str> = unit_terms.clone();
+                terms.sort_unstable();
+                terms.dedup();
+                let mut units = Vec::new();
+                for (ci, (occur, exact_phrase, toks)) in clauses.iter().enumerate() {
+                    if *occur == Occur::MustNot || *exact_phrase {
+                        continue;
+                    }
+                    for (k, t) in toks.iter().enumerate() {
+                        let Some(c) = stats.common(&t.text) else {
+                            units.push((None, 0));
+                            continue;
+                        };
+                        let as_prefix = typed_last == Some(ci) && k + 1 == toks.len();
+                        let df = match global.prefix_df.get(&t.text) {
+                            Some(&d) if as_prefix => d,
+                            _ => c.df as usize,
+                        };
+                        units.push((terms.iter().position(|x| *x == t.text), df));
+                    }
+                }
+                let frontiers: Vec<Option<bound::Frontier>> = terms
+                    .iter()
+                    .map(|t| {
+                        let c = stats.common(t).expect("a common term");
+                        let k = self.rank_chunks(t) as usize;
+                        Some(bound::Frontier {
+                            len: *c.chunks.get(k)?,
+                            first: c.chunk_firsts.as_ref().and_then(|f| f.get(k).copied()),
+                        })
+                    })
+                    .collect();
+                fine = bound::OutsideBound::new(&units, &frontiers, global.entries, global.avg_len);
             }
             // The next chunk to load: the term that leaves the most room.
             next_chunk = unit_terms
@@ -792,9 +831,11 @@ impl SearchClient {
             // every record they do not hold: more units covered, or as many
             // and a score above the bound (E2: no units, the score alone).
             let last = (to - first.len() <= scored.len()).then(|| scored[to - first.len() - 1]);
-            let proven = last.is_some_and(|(cover, score, ..)| {
+            let proven = last.is_some_and(|(cover, score, prior, id, ..)| {
                 cover > outside_cover
-                    || (cover == outside_cover && score > bound * (1.0 + 1e-4) + 1e-4)
+                    || (cover == outside_cover
+                        && (score > bound * (1.0 + 1e-4) + 1e-4
+                            || fine.as_ref().is_some_and(|b| b.proves(score, prior, id))))
             });
             if !proven {
                 let fewer_units = last.is_some_and(|l| l.0 < outside_cover);
