@@ -332,6 +332,13 @@ fn search_files(
             bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
         });
     }
+    for g in &sp.groups {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Groups(g.terms.clone()).file_name()),
+            sections: vec![SectionKind::TermGroups],
+            bytes: single_section(built, SectionKind::TermGroups, &g.encode(), level)?,
+        });
+    }
     let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
     let manifest = registry_contract::SearchFiles {
         stats: Need::Stats.file_name(),
@@ -714,7 +721,7 @@ fn bench_search_pieces(
 }
 
 /// The kinds of file E2 over pieces fetches, as `bench-pieces` prints them.
-const NEED_KINDS: [&str; 8] = [
+const NEED_KINDS: [&str; 9] = [
     "stats",
     "directory parts",
     "leaves",
@@ -723,6 +730,7 @@ const NEED_KINDS: [&str; 8] = [
     "rank chunks",
     "id pieces",
     "extension pieces",
+    "group files",
 ];
 
 /// The position of `need`'s kind in [`NEED_KINDS`].
@@ -736,5 +744,6 @@ fn need_kind(need: &Need) -> usize {
         Need::Rank(..) => 5,
         Need::Id(_) => 6,
         Need::Extension(_) => 7,
+        Need::Groups(_) => 8,
     }
 }

@@ -81,6 +81,12 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
             single_section_file(SectionKind::TermMembers, &m.encode()),
         );
     }
+    for g in &sp.groups {
+        out.insert(
+            Need::Groups(g.terms.clone()),
+            single_section_file(SectionKind::TermGroups, &g.encode()),
+        );
+    }
     out.insert(
         Need::Stats,
         single_section_file(SectionKind::SearchStats, &sp.stats.encode()),

@@ -83,6 +83,9 @@ pub struct SearchStats {
     pub countries: Vec<CountryEntry>,
     /// The common terms, sorted by term.
     pub common: Vec<CommonTerm>,
+    /// The build wrote [`TermGroups`] files: one per common term and one
+    /// per pair of common terms that share records (pieces version 4).
+    pub groups: bool,
 }
 
 impl SearchStats {
@@ -128,6 +131,7 @@ impl SearchStats {
                     w.u8(f.prior);
                     w.varint(u64::from(f.id));
                 }
+                w.u8(u8::from(self.groups));
             }
         }
         w.buf
@@ -204,6 +208,7 @@ impl SearchStats {
                 t.chunk_firsts = Some(firsts);
             }
         }
+        let groups = !r.at_end() && r.u8()? == 1;
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
         }
@@ -213,6 +218,7 @@ impl SearchStats {
             avg_len,
             countries,
             common,
+            groups,
         })
     }
 
@@ -318,6 +324,97 @@ impl TermMembers {
     }
 }
 
+/// Records of the same filter and facet columns, counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Group {
+    /// Index into [`crate::model::STATUSES`].
+    pub status: u8,
+    /// Type bits ([`crate::model::TYPES`]).
+    pub types: u16,
+    /// Continent bits ([`crate::index::CONTINENTS`]).
+    pub continents: u8,
+    /// Countries, in location order, as indexes into
+    /// [`SearchStats::countries`].
+    pub countries: Vec<u16>,
+}
+
+/// The records holding every one of one or two common terms, as counts by
+/// their columns: what exact counts need of them, in a size that grows
+/// with the kinds of record rather than their number (a member file lists
+/// each record).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TermGroups {
+    /// The folded terms, sorted.
+    pub terms: Vec<String>,
+    /// Each set of columns and how many records have it.
+    pub groups: Vec<(Group, u32)>,
+}
+
+impl TermGroups {
+    /// Section bytes: the terms, then each group's count and columns.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.usize(self.terms.len());
+        for t in &self.terms {
+            w.str(t);
+        }
+        w.usize(self.groups.len());
+        for (g, n) in &self.groups {
+            w.varint(u64::from(*n));
+            w.u8(g.status);
+            w.varint(u64::from(g.types));
+            w.u8(g.continents);
+            w.usize(g.countries.len());
+            for &c in &g.countries {
+                w.varint(u64::from(c));
+            }
+        }
+        w.buf
+    }
+
+    /// From [`TermGroups::encode`]'s bytes; `countries` as for
+    /// [`TermMembers::decode`].
+    pub fn decode(bytes: &[u8], countries: usize) -> Result<TermGroups, ShardError> {
+        let mut r = Reader::new(bytes, SectionKind::TermGroups);
+        let k = r.count("terms")?;
+        let mut terms = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            terms.push(r.str()?.to_string());
+        }
+        let n = r.count("groups")?;
+        let mut groups = Vec::with_capacity(n.min(r.remaining()));
+        for _ in 0..n {
+            let count = u32::try_from(r.varint()?).map_err(|_| r.malformed("group count"))?;
+            let status = r.u8()?;
+            if usize::from(status) >= crate::model::STATUSES.len() {
+                return Err(r.malformed("status"));
+            }
+            let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
+            let continents = r.u8()?;
+            let k = r.count("countries")?;
+            let mut cs = Vec::with_capacity(k.min(r.remaining()));
+            for _ in 0..k {
+                let c = r.varint()?;
+                if c >= countries as u64 {
+                    return Err(r.malformed("country id"));
+                }
+                cs.push(c as u16);
+            }
+            let group = Group {
+                status,
+                types,
+                continents,
+                countries: cs,
+            };
+            groups.push((group, count));
+        }
+        if !r.at_end() {
+            return Err(r.malformed("bytes after the groups"));
+        }
+        Ok(TermGroups { terms, groups })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,6 +441,7 @@ mod tests {
                 prefix_df,
                 chunk_firsts,
             }],
+            groups: false,
         }
     }
 
@@ -380,6 +478,35 @@ mod tests {
         assert_eq!(SearchStats::decode(&v3.encode()).unwrap(), v3);
         assert!(bytes.len() > v3.encode().len());
         // Cut short inside the firsts: damage, not data.
-        assert!(SearchStats::decode(&bytes[..bytes.len() - 1]).is_err());
+        assert!(SearchStats::decode(&bytes[..bytes.len() - 2]).is_err());
+        let with_groups = SearchStats {
+            groups: true,
+            ..v4.clone()
+        };
+        assert_eq!(
+            SearchStats::decode(&with_groups.encode()).unwrap(),
+            with_groups
+        );
+    }
+
+    #[test]
+    fn groups_round_trip() {
+        let g = TermGroups {
+            terms: vec!["of".into(), "university".into()],
+            groups: vec![
+                (
+                    Group {
+                        status: 0,
+                        types: 3,
+                        continents: 4,
+                        countries: vec![0],
+                    },
+                    300,
+                ),
+                (Group::default(), 1),
+            ],
+        };
+        assert_eq!(TermGroups::decode(&g.encode(), 1).unwrap(), g);
+        assert!(TermGroups::decode(&g.encode(), 0).is_err());
     }
 }

@@ -8,7 +8,7 @@ use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
 use crate::shard::search::{
-    ChunkFirst, CommonTerm, CountryEntry, Member, SearchStats, TermMembers,
+    ChunkFirst, CommonTerm, CountryEntry, Group, Member, SearchStats, TermGroups, TermMembers,
 };
 
 /// The E2 files of a build, before they are written.
@@ -30,6 +30,9 @@ pub struct SearchPieces {
     /// member file), it holds every record of the prefix read as a prefix:
     /// the search page's last word ([`crate::search::typed`]).
     pub extensions: Vec<PieceSpec>,
+    /// The group files: one per common term, one per pair of common terms
+    /// that share records (written as `g-<hex>[-<hex>].shard`).
+    pub groups: Vec<TermGroups>,
     /// The statistics file.
     pub stats: SearchStats,
 }
@@ -57,6 +60,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut members = Vec::new();
     let mut chunks = Vec::new();
     let mut common = Vec::new();
+    let mut common_records: Vec<(String, Vec<u32>)> = Vec::new();
     let mut extensions = Vec::new();
     let and = ix.term_id("and");
     for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
@@ -142,6 +146,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             prefix_df: Some(engine.prefix_df(&spec.key) as u64),
             chunk_firsts: Some(chunk_firsts),
         });
+        common_records.push((spec.key.clone(), records.clone()));
         members.push(TermMembers {
             term: spec.key.clone(),
             members: records
@@ -157,6 +162,40 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         });
     }
     common.sort_by(|a, b| a.term.cmp(&b.term));
+    common_records.sort_by(|a, b| a.0.cmp(&b.0));
+    let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
+        let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
+        for &r in records {
+            let g = Group {
+                status: ix.status(r),
+                types: ix.type_bits(r),
+                continents: ix.continent_bits(r),
+                countries: ix.record_countries(r).to_vec(),
+            };
+            *counts.entry(g).or_default() += 1;
+        }
+        counts.into_iter().collect()
+    };
+    let mut groups = Vec::new();
+    for (i, (a, ra)) in common_records.iter().enumerate() {
+        groups.push(TermGroups {
+            terms: vec![a.clone()],
+            groups: group_of(ra),
+        });
+        for (b, rb) in &common_records[i + 1..] {
+            let both: Vec<u32> = ra
+                .iter()
+                .copied()
+                .filter(|r| rb.binary_search(r).is_ok())
+                .collect();
+            if !both.is_empty() {
+                groups.push(TermGroups {
+                    terms: vec![a.clone(), b.clone()],
+                    groups: group_of(&both),
+                });
+            }
+        }
+    }
     let spellings = ix.country_spellings();
     let stats = SearchStats {
         records: reg.len() as u64,
@@ -173,8 +212,10 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             })
             .collect(),
         common,
+        groups: true,
     };
     SearchPieces {
+        groups,
         terms,
         members,
         chunks,

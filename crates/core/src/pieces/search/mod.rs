@@ -55,7 +55,7 @@ use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
 use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
-use crate::shard::search::{SearchStats, TermMembers};
+use crate::shard::search::{Group, SearchStats, TermGroups, TermMembers};
 use crate::shard::{SectionKind, ShardError, read_file};
 use crate::text::{self, TokenKind};
 use crate::{RecordId, Registry};
@@ -80,6 +80,8 @@ pub enum Need {
     Term(String),
     /// The member file of a common term.
     Members(String),
+    /// The group file of one or two common terms (sorted).
+    Groups(Vec<String>),
     /// Rank chunk `n` of a common term.
     Rank(String, u32),
     /// A typeahead id piece, by key.
@@ -101,6 +103,10 @@ impl Need {
             Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
             Need::Term(term) => format!("t-{}.shard", hex(term)),
             Need::Members(term) => format!("c-{}.shard", hex(term)),
+            Need::Groups(terms) => {
+                let terms: Vec<String> = terms.iter().map(|t| hex(t)).collect();
+                format!("g-{}.shard", terms.join("-"))
+            }
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::Id(key) => format!("i-{key}.shard"),
             Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
@@ -175,6 +181,7 @@ pub struct SearchClient {
     has_ids: bool,
     engines: HashMap<Need, Engine>,
     members: HashMap<String, TermMembers>,
+    groups: HashMap<Vec<String>, TermGroups>,
     /// Split prefixes whose extension piece was not written (too big).
     no_extension: HashSet<String>,
 }
@@ -243,6 +250,20 @@ impl SearchClient {
                 self.members.insert(term.clone(), m);
                 Ok(())
             }
+            Need::Groups(terms) => {
+                let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
+                let g = match bytes {
+                    Some(b) => {
+                        TermGroups::decode(&section(b, SectionKind::TermGroups)?, countries)?
+                    }
+                    None => TermGroups {
+                        terms: terms.clone(),
+                        groups: Vec::new(),
+                    },
+                };
+                self.groups.insert(terms.clone(), g);
+                Ok(())
+            }
             Need::Extension(prefix) if bytes.is_none() => {
                 self.no_extension.insert(prefix.clone());
                 Ok(())
@@ -264,6 +285,7 @@ impl SearchClient {
             Need::Stats => self.stats.is_some(),
             Need::Directory(first) => self.dir.missing_part(first).is_none(),
             Need::Members(t) => self.members.contains_key(t),
+            Need::Groups(t) => self.groups.contains_key(t),
             Need::Extension(p) if self.no_extension.contains(p) => true,
             _ => self.engines.contains_key(need),
         }
@@ -320,10 +342,9 @@ impl SearchClient {
     /// Where the records of query token `t` are (a [`Need`] when not loaded).
     fn source<'a>(&'a self, stats: &'a SearchStats, t: &str) -> Result<Source<'a>, Need> {
         if let Some(c) = stats.common(t) {
-            return match self.members.contains_key(t) {
-                true => Ok(Source::Common(c)),
-                false => Err(Need::Members(t.to_string())),
-            };
+            // Its member or group files are asked for with the query's
+            // other common terms ([`SearchClient::outside_needs`]).
+            return Ok(Source::Common(c));
         }
         let Some(need) = self.piece_of(t)? else {
             return Ok(Source::Nothing);
@@ -390,7 +411,7 @@ impl SearchClient {
         }
 
         // Every token's source; what is missing is fetched first, all at once.
-        let mut clauses: Vec<(Occur, bool, Vec<text::Token>)> = Vec::new();
+        let mut clauses: Vec<Clause> = Vec::new();
         for c in &parsed.clauses {
             let (text, exact_phrase) = match &c.kind {
                 ClauseKind::Term { text, .. } => (text, false),
@@ -418,6 +439,7 @@ impl SearchClient {
         {
             needs.push(n);
         }
+        needs.extend(self.outside_needs(stats, &clauses));
         if !needs.is_empty() {
             needs.sort();
             needs.dedup();
@@ -619,9 +641,7 @@ impl SearchClient {
         }
 
         // Records matching through common terms only, held by no loaded piece.
-        let rare_must = clauses.iter().any(|(occur, _, toks)| {
-            *occur == Occur::Must && toks.iter().any(|t| !is_common(&t.text))
-        });
+        let sets = outside_sets(stats, &clauses);
         let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
         let mut bound = 0f32;
         let mut fine: Option<bound::OutsideBound> = None;
@@ -629,48 +649,40 @@ impl SearchClient {
         let mut loaded_chunks = 0u32;
         // The most query units a record no loaded piece holds may cover.
         let mut outside_cover = 0u16;
-        if !rare_must {
-            let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&str> {
-                let mut v: Vec<&str> = clauses
-                    .iter()
-                    .filter(|(o, p, _)| occurs.contains(o) && !(skip_phrases && *p))
-                    .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
-                    .filter(|t| is_common(t))
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            };
-            let scoring = tokens(&[Occur::Should, Occur::Must], true);
-            let required = tokens(&[Occur::Must], false);
-            // A quoted phrase with a rare word excludes only records that
-            // hold that word, all in loaded pieces.
-            let excluded = tokens(&[Occur::MustNot], true);
-            let member_set = |t: &str| &self.members[t];
+        if let Some([scoring, required, excluded]) = sets {
             let outside_match = |has: &dyn Fn(&str) -> bool| {
                 scoring.iter().any(|t| has(t))
                     && required.iter().all(|t| has(t))
                     && !excluded.iter().any(|t| has(t))
             };
-            // Members passing the conditions and the filters.
-            let mut all: Vec<u32> = scoring
-                .iter()
-                .flat_map(|t| member_set(t).members.iter().map(|m| m.record))
-                .collect();
+            let groups = self.exact_groups(stats, &scoring, &required, &excluded);
+            let member_set = |t: &str| &self.members[t];
+            // Members passing the conditions and the filters (read from
+            // the group files instead where they serve).
+            let mut all: Vec<u32> = match groups {
+                Some(_) => Vec::new(),
+                None => scoring
+                    .iter()
+                    .flat_map(|t| member_set(t).members.iter().map(|m| m.record))
+                    .collect(),
+            };
             all.sort_unstable();
             all.dedup();
-            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = scoring
-                .iter()
-                .chain(&required)
-                .chain(&excluded)
-                .map(|t| {
-                    member_set(t)
-                        .members
-                        .iter()
-                        .map(|m| (m.record, m))
-                        .collect()
-                })
-                .collect();
+            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = match groups {
+                Some(_) => Vec::new(),
+                None => scoring
+                    .iter()
+                    .chain(&required)
+                    .chain(&excluded)
+                    .map(|t| {
+                        member_set(t)
+                            .members
+                            .iter()
+                            .map(|m| (m.record, m))
+                            .collect()
+                    })
+                    .collect(),
+            };
             let names: Vec<&str> = scoring
                 .iter()
                 .chain(&required)
@@ -687,6 +699,30 @@ impl SearchClient {
                 .filter(|t| is_common(t) && !text::is_optional_word(t))
                 .collect();
             let mut covers = vec![0i64; cover_terms.len() + 1];
+            for (terms, counts) in groups.iter().flatten() {
+                let has = |t: &str| terms.contains(&t);
+                if !outside_match(&has) {
+                    continue;
+                }
+                for (g, &n) in counts {
+                    if n < 0 {
+                        return SearchAnswer::Whole("the group files disagree");
+                    }
+                    if n == 0
+                        || filters.visible_statuses(false) & (1 << g.status) == 0
+                        || !filters.matches_columns(g.types, g.continents, &g.countries)
+                    {
+                        continue;
+                    }
+                    covers[cover_terms.iter().filter(|t| has(t)).count()] += n;
+                    outside += n;
+                    let codes = g
+                        .countries
+                        .iter()
+                        .map(|&c| stats.countries[c as usize].code.as_str());
+                    outside_facets.add(g.status, g.types, g.continents, codes, q.version, n);
+                }
+            }
             for r in all {
                 let has = |t: &str| {
                     names
@@ -856,6 +892,71 @@ impl SearchClient {
         self.page(q, countries, hits, total, facets)
     }
 
+    /// The files the count of records no loaded piece holds needs: the
+    /// group files of every set of the query's common terms when it has
+    /// at most [`GROUP_TERMS`] of them and the build wrote them, else
+    /// their member files; nothing when a rare word is required.
+    fn outside_needs(&self, stats: &SearchStats, clauses: &[Clause]) -> Vec<Need> {
+        let Some(sets) = outside_sets(stats, clauses) else {
+            return Vec::new();
+        };
+        let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
+        terms.sort_unstable();
+        terms.dedup();
+        let needs: Vec<Need> = if stats.groups && terms.len() <= GROUP_TERMS {
+            subsets(&terms)
+                .into_iter()
+                .map(|s| Need::Groups(s.into_iter().map(str::to_string).collect()))
+                .collect()
+        } else {
+            terms.iter().map(|t| Need::Members(t.to_string())).collect()
+        };
+        needs.into_iter().filter(|n| !self.has(n)).collect()
+    }
+
+    /// The records holding exactly each set of the query's common terms
+    /// (and none of its other common terms), counted by columns: from the
+    /// group files by inclusion and exclusion. `None`: the member files
+    /// serve instead.
+    #[allow(clippy::type_complexity)]
+    fn exact_groups<'t>(
+        &self,
+        stats: &SearchStats,
+        scoring: &[&'t str],
+        required: &[&'t str],
+        excluded: &[&'t str],
+    ) -> Option<Vec<(Vec<&'t str>, HashMap<&Group, i64>)>> {
+        let mut terms: Vec<&str> = scoring
+            .iter()
+            .chain(required)
+            .chain(excluded)
+            .copied()
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        if !stats.groups || terms.len() > GROUP_TERMS {
+            return None;
+        }
+        let all = subsets(&terms);
+        let mut out = Vec::new();
+        for set in &all {
+            let mut counts: HashMap<&Group, i64> = HashMap::new();
+            for sup in all.iter().filter(|f| set.iter().all(|t| f.contains(t))) {
+                let key: Vec<String> = sup.iter().map(|t| t.to_string()).collect();
+                let sign = if (sup.len() - set.len()) % 2 == 0 {
+                    1
+                } else {
+                    -1
+                };
+                for (g, n) in &self.groups.get(&key)?.groups {
+                    *counts.entry(g).or_default() += sign * i64::from(*n);
+                }
+            }
+            out.push((set.clone(), counts));
+        }
+        Some(out)
+    }
+
     fn answer_id(
         &self,
         q: &ListQuery,
@@ -909,6 +1010,57 @@ impl SearchClient {
             meta: facets.meta(q.version, title),
         })
     }
+}
+
+/// A query clause as the pieces read it: occurrence, whether it is an
+/// exact phrase, its tokens.
+type Clause = (Occur, bool, Vec<text::Token>);
+
+/// Most common terms a query may have for the group files to count its
+/// records no loaded piece holds (one file per non-empty set of them).
+const GROUP_TERMS: usize = 2;
+
+/// The query's common terms that decide whether a record no loaded piece
+/// holds matches (scoring, required, excluded; each sorted, distinct), or
+/// `None` when a required rare word means there is none.
+fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&'c str>; 3]> {
+    let is_common = |t: &str| stats.common(t).is_some();
+    let rare_must = clauses
+        .iter()
+        .any(|(occur, _, toks)| *occur == Occur::Must && toks.iter().any(|t| !is_common(&t.text)));
+    if rare_must {
+        return None;
+    }
+    let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&'c str> {
+        let mut v: Vec<&str> = clauses
+            .iter()
+            .filter(|(o, p, _)| occurs.contains(o) && !(skip_phrases && *p))
+            .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+            .filter(|t| is_common(t))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    // A quoted phrase with a rare word excludes only records that hold
+    // that word, all in loaded pieces.
+    Some([
+        tokens(&[Occur::Should, Occur::Must], true),
+        tokens(&[Occur::Must], false),
+        tokens(&[Occur::MustNot], true),
+    ])
+}
+
+/// The non-empty subsets of `terms` (sorted as `terms` is).
+fn subsets<'t>(terms: &[&'t str]) -> Vec<Vec<&'t str>> {
+    (1u32..(1 << terms.len()))
+        .map(|m| {
+            (0..terms.len())
+                .filter(|&i| m & (1 << i) != 0)
+                .map(|i| terms[i])
+                .collect()
+        })
+        .collect()
 }
 
 /// The one section of a single-section file.
