@@ -30,11 +30,13 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   ([`PieceHashes`]) and the first-keystroke pack's hash is in the
 ///   manifest ([`FirstPack::sha256`]); a reader of version 3 uses no piece
 ///   it cannot check, so it asks the whole registry of older data;
-/// * 4: the search statistics (`search.stats`) end with each rank chunk's
-///   first record (prior, id), and the chunks order records of equal
-///   shortest length by prior, then id (a reader of version 3 rejects the
-///   longer statistics; a reader of version 4 reads version-3 ones with the
-///   plain bound).
+/// * 4: group files (`g-<hex>[-<hex>].shard`: a common term's, or a pair
+///   of common terms', records counted by their columns, and a term's rank
+///   chunks with each chunk's first record), the search statistics end
+///   with a marker and leave the rank chunks to the group files, and the
+///   chunks order records of equal shortest length by prior, then id (a
+///   reader of version 3 rejects the statistics; a reader of version 4
+///   reads version-3 ones with member files and the plain bound).
 pub const PIECES_VERSION: u32 = 4;
 
 /// `manifest.json` of a data folder.

@@ -458,11 +458,13 @@ fn version_3_search_files_still_answer() {
         .unwrap()
         .1;
     let decoded = registry_core::shard::search::SearchStats::decode(raw).unwrap();
+    // Version 3: rank chunks in the statistics, no group files.
+    assert!(!decoded.groups);
     assert!(
         decoded
             .common
             .iter()
-            .all(|c| c.chunk_firsts.is_none() && c.prefix_df.is_some())
+            .all(|c| !c.chunks.is_empty() && c.prefix_df.is_some())
     );
     let d = demo();
     let mut pages = 0;

@@ -11,6 +11,10 @@
 //! * [`TermMembers`] (section `term_members`, one file a common term): every
 //!   record with the term, by index in the whole registry, with the columns
 //!   filters and facets read (status, types, continents, countries).
+//! * [`TermGroups`] (section `term_groups`, one file per common term and
+//!   per pair of common terms sharing records, pieces version 4): the same
+//!   columns, counted per distinct set of values (a few hundred groups
+//!   where a member file lists tens of thousands of records).
 //!
 //! # Quirks
 //!
@@ -32,7 +36,9 @@ pub struct CountryEntry {
     pub names: Vec<String>,
 }
 
-/// A term with no piece of its own: too many records carry it.
+/// A term with no piece of its own: too many records carry it. From pieces
+/// version 4 its rank chunks are described in its own group file
+/// ([`TermGroups`]), and `chunks` here is empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CommonTerm {
     /// The folded term.
@@ -51,17 +57,14 @@ pub struct CommonTerm {
     /// when no other term extends it. `None` in files written before it
     /// was recorded (they end after the common terms).
     pub prefix_df: Option<u64>,
-    /// For each chunk, its first record's prior and id: the chunks order
-    /// records of equal shortest length as E2 orders equal scores (prior
-    /// descending, then id), so a record outside the first `k` chunks with
-    /// a shortest name of exactly `chunks[k]` sorts at or after
-    /// `chunk_firsts[k]` among equal scores. `None` in files of pieces
-    /// version 3 and before (their chunks order such records by id alone).
-    pub chunk_firsts: Option<Vec<ChunkFirst>>,
 }
 
+/// The byte after the prefix document frequencies that says the build
+/// wrote group files (pieces version 4).
+const GROUPS_MARKER: u8 = 4;
+
 /// The first record of a rank chunk: what orders it among records of
-/// equal score ([`CommonTerm::chunk_firsts`]).
+/// equal score ([`TermGroups::chunk_firsts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChunkFirst {
     /// Its prior ([`crate::Registry::priors`]).
@@ -119,19 +122,11 @@ impl SearchStats {
             for t in &self.common {
                 w.varint(t.prefix_df.unwrap_or(t.df));
             }
-            // Pieces version 4: the chunks' first records, after the
-            // prefix document frequencies (which they require).
-            fn firsts(t: &CommonTerm) -> Option<&Vec<ChunkFirst>> {
-                t.chunk_firsts
-                    .as_ref()
-                    .filter(|f| f.len() == t.chunks.len())
-            }
-            if self.common.iter().all(|t| firsts(t).is_some()) {
-                for f in self.common.iter().filter_map(firsts).flatten() {
-                    w.u8(f.prior);
-                    w.varint(u64::from(f.id));
-                }
-                w.u8(u8::from(self.groups));
+            // Pieces version 4: group files, which describe the rank
+            // chunks (a marker after the prefix document frequencies,
+            // which it requires).
+            if self.groups {
+                w.u8(GROUPS_MARKER);
             }
         }
         w.buf
@@ -185,7 +180,6 @@ impl SearchStats {
                 records,
                 chunks,
                 prefix_df: None,
-                chunk_firsts: None,
             });
         }
         if !r.at_end() {
@@ -197,18 +191,10 @@ impl SearchStats {
                 t.prefix_df = Some(d);
             }
         }
-        if !r.at_end() {
-            for t in &mut common {
-                let mut firsts = Vec::with_capacity(t.chunks.len().min(r.remaining()));
-                for _ in 0..t.chunks.len() {
-                    let prior = r.u8()?;
-                    let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
-                    firsts.push(ChunkFirst { prior, id });
-                }
-                t.chunk_firsts = Some(firsts);
-            }
+        let groups = !r.at_end();
+        if groups && r.u8()? != GROUPS_MARKER {
+            return Err(r.malformed("the group files' marker"));
         }
-        let groups = !r.at_end() && r.u8()? == 1;
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
         }
@@ -348,6 +334,16 @@ pub struct TermGroups {
     pub terms: Vec<String>,
     /// Each set of columns and how many records have it.
     pub groups: Vec<(Group, u32)>,
+    /// A single term's rank chunks ([`CommonTerm::chunks`]; empty for a
+    /// pair).
+    pub chunks: Vec<u32>,
+    /// For each chunk, its first record's prior and id: the chunks order
+    /// records of equal shortest length as E2 orders equal scores (prior
+    /// descending, then id), so a record outside the first `k` chunks with
+    /// a shortest name of exactly `chunks[k]` sorts at or after
+    /// `chunk_firsts[k]` among equal scores. (Version 3's chunks, in the
+    /// statistics, ordered such records by id alone and said nothing.)
+    pub chunk_firsts: Vec<ChunkFirst>,
 }
 
 impl TermGroups {
@@ -368,6 +364,12 @@ impl TermGroups {
             for &c in &g.countries {
                 w.varint(u64::from(c));
             }
+        }
+        w.usize(self.chunks.len());
+        for (&len, f) in self.chunks.iter().zip(&self.chunk_firsts) {
+            w.varint(u64::from(len));
+            w.u8(f.prior);
+            w.varint(u64::from(f.id));
         }
         w.buf
     }
@@ -408,10 +410,28 @@ impl TermGroups {
             };
             groups.push((group, count));
         }
+        let k = r.count("rank chunks")?;
+        let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+        let mut chunk_firsts = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            let len = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+            if len == 0 || chunks.last().is_some_and(|&p| p > len) {
+                return Err(r.malformed("rank chunks out of order"));
+            }
+            chunks.push(len);
+            let prior = r.u8()?;
+            let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
+            chunk_firsts.push(ChunkFirst { prior, id });
+        }
         if !r.at_end() {
             return Err(r.malformed("bytes after the groups"));
         }
-        Ok(TermGroups { terms, groups })
+        Ok(TermGroups {
+            terms,
+            groups,
+            chunks,
+            chunk_firsts,
+        })
     }
 }
 
@@ -420,10 +440,6 @@ mod tests {
     use super::*;
 
     fn stats(prefix_df: Option<u64>) -> SearchStats {
-        with_firsts(prefix_df, None)
-    }
-
-    fn with_firsts(prefix_df: Option<u64>, chunk_firsts: Option<Vec<ChunkFirst>>) -> SearchStats {
         SearchStats {
             records: 10,
             entries: 30,
@@ -439,7 +455,6 @@ mod tests {
                 records: 9,
                 chunks: vec![1, 3],
                 prefix_df,
-                chunk_firsts,
             }],
             groups: false,
         }
@@ -462,31 +477,20 @@ mod tests {
     }
 
     #[test]
-    fn chunk_firsts_round_trip_and_version_3_files_still_read() {
-        let firsts = vec![
-            ChunkFirst { prior: 200, id: 7 },
-            ChunkFirst {
-                prior: 3,
-                id: 1 << 29,
-            },
-        ];
-        let v4 = with_firsts(Some(14), Some(firsts));
+    fn version_4_marks_group_files_and_version_3_files_still_read() {
+        let v3 = stats(Some(14));
+        let v4 = SearchStats {
+            groups: true,
+            ..v3.clone()
+        };
         let bytes = v4.encode();
         assert_eq!(SearchStats::decode(&bytes).unwrap(), v4);
-        // Version 3 (no firsts): still read, with none.
-        let v3 = with_firsts(Some(14), None);
         assert_eq!(SearchStats::decode(&v3.encode()).unwrap(), v3);
-        assert!(bytes.len() > v3.encode().len());
-        // Cut short inside the firsts: damage, not data.
-        assert!(SearchStats::decode(&bytes[..bytes.len() - 2]).is_err());
-        let with_groups = SearchStats {
-            groups: true,
-            ..v4.clone()
-        };
-        assert_eq!(
-            SearchStats::decode(&with_groups.encode()).unwrap(),
-            with_groups
-        );
+        assert_eq!(bytes.len(), v3.encode().len() + 1);
+        // Another byte in the marker's place: damage, not data.
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() = 9;
+        assert!(SearchStats::decode(&bad).is_err());
     }
 
     #[test]
@@ -504,6 +508,15 @@ mod tests {
                     300,
                 ),
                 (Group::default(), 1),
+            ],
+            chunks: vec![1, 1, 4],
+            chunk_firsts: vec![
+                ChunkFirst { prior: 200, id: 7 },
+                ChunkFirst { prior: 9, id: 8 },
+                ChunkFirst {
+                    prior: 3,
+                    id: 1 << 29,
+                },
             ],
         };
         assert_eq!(TermGroups::decode(&g.encode(), 1).unwrap(), g);

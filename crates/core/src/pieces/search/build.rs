@@ -61,6 +61,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut chunks = Vec::new();
     let mut common = Vec::new();
     let mut common_records: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
     let mut extensions = Vec::new();
     let and = ix.term_id("and");
     for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
@@ -138,13 +139,14 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 bytes = 0;
             }
         }
+        own_chunks.insert(spec.key.clone(), (firsts.clone(), chunk_firsts));
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
             records: records.len() as u64,
-            chunks: firsts,
+            // In its group file (version 4).
+            chunks: Vec::new(),
             prefix_df: Some(engine.prefix_df(&spec.key) as u64),
-            chunk_firsts: Some(chunk_firsts),
         });
         common_records.push((spec.key.clone(), records.clone()));
         members.push(TermMembers {
@@ -178,9 +180,12 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     };
     let mut groups = Vec::new();
     for (i, (a, ra)) in common_records.iter().enumerate() {
+        let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
         groups.push(TermGroups {
             terms: vec![a.clone()],
             groups: group_of(ra),
+            chunks,
+            chunk_firsts,
         });
         for (b, rb) in &common_records[i + 1..] {
             let both: Vec<u32> = ra
@@ -192,6 +197,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 groups.push(TermGroups {
                     terms: vec![a.clone(), b.clone()],
                     groups: group_of(&both),
+                    chunks: Vec::new(),
+                    chunk_firsts: Vec::new(),
                 });
             }
         }

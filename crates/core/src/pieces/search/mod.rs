@@ -24,23 +24,33 @@
 //!
 //! Records held by a loaded piece (`U`) are scored and counted there.
 //! Records matching only through common terms and held by no loaded piece
-//! are counted from the member files (set arithmetic: members passing the
-//! query's conditions and the filters, minus those in `U`), and their
-//! score is bounded from above by the common terms' best possible BM25
-//! (their IDF at the shortest name holding them), plus the exact-name
-//! boost when the query's words are all common. A page is answered when
-//! every record on it outscores that bound; otherwise only the whole
-//! registry can rank the rest: [`SearchAnswer::Whole`].
+//! are counted by set arithmetic: those passing the query's conditions and
+//! the filters, minus those in `U`. With at most two common terms the
+//! *group files* ([`crate::shard::search::TermGroups`]: records of a term,
+//! or of both terms of a pair, counted by their columns) give each set of
+//! terms a record may hold exactly, by inclusion and exclusion; with more,
+//! the member files list the records. Their score is bounded from above
+//! per set of common terms a name may hold, at the shortest length such a
+//! name may have (`bound`), plus the exact-name boost when the query's
+//! words are all common. A page is answered when every record on it sorts
+//! before every record no loaded piece holds: a higher score than the
+//! bound, or the bound's score exactly and an earlier place among equal
+//! scores than the first record of the unloaded rank chunks (which order
+//! equal lengths by prior, then id, as E2 orders equal scores); otherwise
+//! only the whole registry can rank the rest: [`SearchAnswer::Whole`].
 //!
 //! # Quirks
 //!
 //! * Queries with a digit (a possible external id, which the pieces do not
 //!   index), prefix (`word*`) and fuzzy (`word~`) terms, and quoted phrases
 //!   made only of common terms go to the whole registry.
-//! * A page whose last record does not outscore the common terms' bound
-//!   goes to the whole registry, though its order may well be the same;
-//!   more likely for deep pages, filters that leave few records with rare
-//!   words, and queries of common words alone.
+//! * A page whose last record the bound cannot place goes to the whole
+//!   registry, though its order may well be the same; more likely for deep
+//!   pages, filters that leave few records with rare words, and queries of
+//!   common words alone. Pieces of version 3 (no chunk first records) get
+//!   no help from the order among equal scores.
+//! * A query with three or more distinct common terms reads their member
+//!   files (linear in records) rather than group files.
 
 mod bound;
 mod build;
@@ -258,7 +268,7 @@ impl SearchClient {
                     }
                     None => TermGroups {
                         terms: terms.clone(),
-                        groups: Vec::new(),
+                        ..TermGroups::default()
                     },
                 };
                 self.groups.insert(terms.clone(), g);
@@ -783,10 +793,7 @@ impl SearchClient {
                 .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
                 .filter(|t| is_common(t))
                 .collect();
-            let frontier = |t: &str| {
-                let c = stats.common(t).expect("a common term");
-                c.chunks.get(self.rank_chunks(t) as usize).copied()
-            };
+            let frontier = |t: &str| self.frontier(stats, t).map(|f| f.len);
             let bound_of = |t: &str| {
                 let c = stats.common(t).expect("a common term");
                 frontier(t).map_or(0.0, |len| {
@@ -835,17 +842,8 @@ impl SearchClient {
                         units.push((terms.iter().position(|x| *x == t.text), df));
                     }
                 }
-                let frontiers: Vec<Option<bound::Frontier>> = terms
-                    .iter()
-                    .map(|t| {
-                        let c = stats.common(t).expect("a common term");
-                        let k = self.rank_chunks(t) as usize;
-                        Some(bound::Frontier {
-                            len: *c.chunks.get(k)?,
-                            first: c.chunk_firsts.as_ref().and_then(|f| f.get(k).copied()),
-                        })
-                    })
-                    .collect();
+                let frontiers: Vec<Option<bound::Frontier>> =
+                    terms.iter().map(|t| self.frontier(stats, t)).collect();
                 fine = bound::OutsideBound::new(&units, &frontiers, global.entries, global.avg_len);
             }
             // The next chunk to load: the term that leaves the most room.
@@ -903,7 +901,7 @@ impl SearchClient {
         let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
         terms.sort_unstable();
         terms.dedup();
-        let needs: Vec<Need> = if stats.groups && terms.len() <= GROUP_TERMS {
+        let mut needs: Vec<Need> = if stats.groups && terms.len() <= GROUP_TERMS {
             subsets(&terms)
                 .into_iter()
                 .map(|s| Need::Groups(s.into_iter().map(str::to_string).collect()))
@@ -911,6 +909,19 @@ impl SearchClient {
         } else {
             terms.iter().map(|t| Need::Members(t.to_string())).collect()
         };
+        if stats.groups {
+            // Every common word's own group file: its rank chunks' frontiers.
+            let mut all: Vec<&str> = clauses
+                .iter()
+                .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+                .filter(|t| stats.common(t).is_some())
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            needs.extend(all.into_iter().map(|t| Need::Groups(vec![t.to_string()])));
+        }
+        needs.sort();
+        needs.dedup();
         needs.into_iter().filter(|n| !self.has(n)).collect()
     }
 
@@ -955,6 +966,32 @@ impl SearchClient {
             out.push((set.clone(), counts));
         }
         Some(out)
+    }
+
+    /// Where common term `t`'s unloaded rank chunks begin; `None` when all
+    /// are loaded. The chunks are described in the term's group file
+    /// (version 4) or the statistics (version 3); a group file not loaded
+    /// (never, as [`SearchClient::outside_needs`] asks for it) reads as
+    /// the loosest frontier.
+    fn frontier(&self, stats: &SearchStats, t: &str) -> Option<bound::Frontier> {
+        let k = self.rank_chunks(t) as usize;
+        let (chunks, firsts) = if stats.groups {
+            match self.groups.get(&vec![t.to_string()]) {
+                Some(g) => (g.chunks.as_slice(), Some(g.chunk_firsts.as_slice())),
+                None => {
+                    return Some(bound::Frontier {
+                        len: 1,
+                        first: None,
+                    });
+                }
+            }
+        } else {
+            (stats.common(t)?.chunks.as_slice(), None)
+        };
+        Some(bound::Frontier {
+            len: *chunks.get(k)?,
+            first: firsts.and_then(|f| f.get(k).copied()),
+        })
     }
 
     fn answer_id(
