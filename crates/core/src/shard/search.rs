@@ -255,13 +255,7 @@ impl TermMembers {
         for m in &self.members {
             w.varint(u64::from(m.record - next));
             next = m.record + 1;
-            w.u8(m.status);
-            w.varint(u64::from(m.types));
-            w.u8(m.continents);
-            w.usize(m.countries.len());
-            for &c in &m.countries {
-                w.varint(u64::from(c));
-            }
+            write_columns(&mut w, m.status, m.types, m.continents, &m.countries);
         }
         w.buf
     }
@@ -280,21 +274,12 @@ impl TermMembers {
                 .filter(|&x| x < u64::from(u32::MAX))
                 .ok_or_else(|| r.malformed("record index"))?;
             next = record + 1;
-            let status = r.u8()?;
-            if usize::from(status) >= crate::model::STATUSES.len() {
-                return Err(r.malformed("status"));
-            }
-            let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
-            let continents = r.u8()?;
-            let k = r.count("countries")?;
-            let mut cs = Vec::with_capacity(k.min(r.remaining()));
-            for _ in 0..k {
-                let c = r.varint()?;
-                if c >= countries as u64 {
-                    return Err(r.malformed("country id"));
-                }
-                cs.push(c as u16);
-            }
+            let Group {
+                status,
+                types,
+                continents,
+                countries: cs,
+            } = read_columns(&mut r, countries)?;
             members.push(Member {
                 record: record as u32,
                 status,
@@ -357,13 +342,7 @@ impl TermGroups {
         w.usize(self.groups.len());
         for (g, n) in &self.groups {
             w.varint(u64::from(*n));
-            w.u8(g.status);
-            w.varint(u64::from(g.types));
-            w.u8(g.continents);
-            w.usize(g.countries.len());
-            for &c in &g.countries {
-                w.varint(u64::from(c));
-            }
+            write_columns(&mut w, g.status, g.types, g.continents, &g.countries);
         }
         w.usize(self.chunks.len());
         for (&len, f) in self.chunks.iter().zip(&self.chunk_firsts) {
@@ -387,27 +366,7 @@ impl TermGroups {
         let mut groups = Vec::with_capacity(n.min(r.remaining()));
         for _ in 0..n {
             let count = u32::try_from(r.varint()?).map_err(|_| r.malformed("group count"))?;
-            let status = r.u8()?;
-            if usize::from(status) >= crate::model::STATUSES.len() {
-                return Err(r.malformed("status"));
-            }
-            let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
-            let continents = r.u8()?;
-            let k = r.count("countries")?;
-            let mut cs = Vec::with_capacity(k.min(r.remaining()));
-            for _ in 0..k {
-                let c = r.varint()?;
-                if c >= countries as u64 {
-                    return Err(r.malformed("country id"));
-                }
-                cs.push(c as u16);
-            }
-            let group = Group {
-                status,
-                types,
-                continents,
-                countries: cs,
-            };
+            let group = read_columns(&mut r, countries)?;
             groups.push((group, count));
         }
         let k = r.count("rank chunks")?;
@@ -433,6 +392,42 @@ impl TermGroups {
             chunk_firsts,
         })
     }
+}
+
+/// A record's filter and facet columns, as member and group files write them.
+fn write_columns(w: &mut Writer, status: u8, types: u16, continents: u8, countries: &[u16]) {
+    w.u8(status);
+    w.varint(u64::from(types));
+    w.u8(continents);
+    w.usize(countries.len());
+    for &c in countries {
+        w.varint(u64::from(c));
+    }
+}
+
+/// [`write_columns`]' bytes; `countries`: how many the build has.
+fn read_columns(r: &mut Reader, countries: usize) -> Result<Group, ShardError> {
+    let status = r.u8()?;
+    if usize::from(status) >= crate::model::STATUSES.len() {
+        return Err(r.malformed("status"));
+    }
+    let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
+    let continents = r.u8()?;
+    let k = r.count("countries")?;
+    let mut cs = Vec::with_capacity(k.min(r.remaining()));
+    for _ in 0..k {
+        let c = r.varint()?;
+        if c >= countries as u64 {
+            return Err(r.malformed("country id"));
+        }
+        cs.push(c as u16);
+    }
+    Ok(Group {
+        status,
+        types,
+        continents,
+        countries: cs,
+    })
 }
 
 #[cfg(test)]
