@@ -329,6 +329,10 @@ pub struct TermGroups {
     /// `chunk_firsts[k]` among equal scores. (Version 3's chunks, in the
     /// statistics, ordered such records by id alone and said nothing.)
     pub chunk_firsts: Vec<ChunkFirst>,
+    /// A single term's pairs too small for a file of their own (each
+    /// written with the term of fewer records): the other term and the
+    /// groups of the records holding both.
+    pub pairs: Vec<(String, Vec<(Group, u32)>)>,
 }
 
 impl TermGroups {
@@ -339,16 +343,17 @@ impl TermGroups {
         for t in &self.terms {
             w.str(t);
         }
-        w.usize(self.groups.len());
-        for (g, n) in &self.groups {
-            w.varint(u64::from(*n));
-            write_columns(&mut w, g.status, g.types, g.continents, &g.countries);
-        }
+        write_groups(&mut w, &self.groups);
         w.usize(self.chunks.len());
         for (&len, f) in self.chunks.iter().zip(&self.chunk_firsts) {
             w.varint(u64::from(len));
             w.u8(f.prior);
             w.varint(u64::from(f.id));
+        }
+        w.usize(self.pairs.len());
+        for (term, groups) in &self.pairs {
+            w.str(term);
+            write_groups(&mut w, groups);
         }
         w.buf
     }
@@ -362,13 +367,7 @@ impl TermGroups {
         for _ in 0..k {
             terms.push(r.str()?.to_string());
         }
-        let n = r.count("groups")?;
-        let mut groups = Vec::with_capacity(n.min(r.remaining()));
-        for _ in 0..n {
-            let count = u32::try_from(r.varint()?).map_err(|_| r.malformed("group count"))?;
-            let group = read_columns(&mut r, countries)?;
-            groups.push((group, count));
-        }
+        let groups = read_groups(&mut r, countries)?;
         let k = r.count("rank chunks")?;
         let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
         let mut chunk_firsts = Vec::with_capacity(k.min(r.remaining()));
@@ -382,6 +381,12 @@ impl TermGroups {
             let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
             chunk_firsts.push(ChunkFirst { prior, id });
         }
+        let k = r.count("pairs")?;
+        let mut pairs = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            let term = r.str()?.to_string();
+            pairs.push((term, read_groups(&mut r, countries)?));
+        }
         if !r.at_end() {
             return Err(r.malformed("bytes after the groups"));
         }
@@ -390,8 +395,29 @@ impl TermGroups {
             groups,
             chunks,
             chunk_firsts,
+            pairs,
         })
     }
+}
+
+/// Groups and their counts.
+fn write_groups(w: &mut Writer, groups: &[(Group, u32)]) {
+    w.usize(groups.len());
+    for (g, n) in groups {
+        w.varint(u64::from(*n));
+        write_columns(w, g.status, g.types, g.continents, &g.countries);
+    }
+}
+
+/// [`write_groups`]' bytes.
+fn read_groups(r: &mut Reader, countries: usize) -> Result<Vec<(Group, u32)>, ShardError> {
+    let n = r.count("groups")?;
+    let mut groups = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        let count = u32::try_from(r.varint()?).map_err(|_| r.malformed("group count"))?;
+        groups.push((read_columns(r, countries)?, count));
+    }
+    Ok(groups)
 }
 
 /// A record's filter and facet columns, as member and group files write them.
@@ -513,6 +539,7 @@ mod tests {
                     id: 1 << 29,
                 },
             ],
+            pairs: vec![("zoo".into(), vec![(Group::default(), 2)])],
         };
         assert_eq!(TermGroups::decode(&g.encode(), 1).unwrap(), g);
         assert!(TermGroups::decode(&g.encode(), 0).is_err());

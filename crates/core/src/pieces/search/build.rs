@@ -11,6 +11,10 @@ use crate::shard::search::{
     ChunkFirst, CommonTerm, CountryEntry, Group, Member, SearchStats, TermGroups, TermMembers,
 };
 
+/// Groups a pair of common terms may have and still be written in the
+/// file of one of its terms rather than its own.
+const PAIR_FILE_GROUPS: usize = 16;
+
 /// The E2 files of a build, before they are written.
 #[derive(Clone, Debug, Default)]
 pub struct SearchPieces {
@@ -178,31 +182,48 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         }
         counts.into_iter().collect()
     };
+    // One file per term; a pair of many groups has its own, a smaller one
+    // is written in the file of its term of fewer records (hundreds of
+    // common terms make tens of thousands of pairs: too many files).
+    let mut singles: Vec<TermGroups> = common_records
+        .iter()
+        .map(|(a, ra)| {
+            let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
+            TermGroups {
+                terms: vec![a.clone()],
+                groups: group_of(ra),
+                chunks,
+                chunk_firsts,
+                pairs: Vec::new(),
+            }
+        })
+        .collect();
     let mut groups = Vec::new();
     for (i, (a, ra)) in common_records.iter().enumerate() {
-        let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
-        groups.push(TermGroups {
-            terms: vec![a.clone()],
-            groups: group_of(ra),
-            chunks,
-            chunk_firsts,
-        });
-        for (b, rb) in &common_records[i + 1..] {
+        for (j, (b, rb)) in common_records.iter().enumerate().skip(i + 1) {
             let both: Vec<u32> = ra
                 .iter()
                 .copied()
                 .filter(|r| rb.binary_search(r).is_ok())
                 .collect();
-            if !both.is_empty() {
+            if both.is_empty() {
+                continue;
+            }
+            let g = group_of(&both);
+            if g.len() > PAIR_FILE_GROUPS {
                 groups.push(TermGroups {
                     terms: vec![a.clone(), b.clone()],
-                    groups: group_of(&both),
-                    chunks: Vec::new(),
-                    chunk_firsts: Vec::new(),
+                    groups: g,
+                    ..TermGroups::default()
                 });
+            } else if ra.len() <= rb.len() {
+                singles[i].pairs.push((b.clone(), g));
+            } else {
+                singles[j].pairs.push((a.clone(), g));
             }
         }
     }
+    groups.extend(singles);
     let spellings = ix.country_spellings();
     let stats = SearchStats {
         records: reg.len() as u64,

@@ -959,7 +959,7 @@ impl SearchClient {
                 } else {
                     -1
                 };
-                for (g, n) in &self.groups.get(&key)?.groups {
+                for (g, n) in self.groups_of(&key)? {
                     *counts.entry(g).or_default() += sign * i64::from(*n);
                 }
             }
@@ -992,6 +992,23 @@ impl SearchClient {
             len: *chunks.get(k)?,
             first: firsts.and_then(|f| f.get(k).copied()),
         })
+    }
+
+    /// The groups of the records holding every term of `terms` (one or
+    /// two, sorted): their file, or for a pair without one (a 404), the
+    /// pairs written in its terms' own files; `None`: not loaded.
+    fn groups_of(&self, terms: &[String]) -> Option<&[(Group, u32)]> {
+        let file = self.groups.get(terms)?;
+        if terms.len() != 2 || !file.groups.is_empty() {
+            return Some(&file.groups);
+        }
+        for (own, other) in [(&terms[0], &terms[1]), (&terms[1], &terms[0])] {
+            let own = self.groups.get(std::slice::from_ref(own))?;
+            if let Some((_, g)) = own.pairs.iter().find(|(t, _)| t == other) {
+                return Some(g);
+            }
+        }
+        Some(&[])
     }
 
     fn answer_id(
