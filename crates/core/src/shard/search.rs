@@ -11,10 +11,12 @@
 //! * [`TermMembers`] (section `term_members`, one file a common term): every
 //!   record with the term, by index in the whole registry, with the columns
 //!   filters and facets read (status, types, continents, countries).
-//! * [`TermGroups`] (section `term_groups`, one file per common term and
-//!   per pair of common terms sharing records, pieces version 4): the same
-//!   columns, counted per distinct set of values (a few hundred groups
-//!   where a member file lists tens of thousands of records).
+//! * [`TermGroups`] (section `term_groups`, one file per common term, with
+//!   its rank chunks, and per pair of common terms sharing records in more
+//!   than a few groups; smaller pairs are written in the file of their term
+//!   of fewer records; pieces version 4): the same columns, counted per
+//!   distinct set of values (a few hundred groups where a member file lists
+//!   tens of thousands of records).
 //!
 //! # Quirks
 //!
