@@ -332,6 +332,13 @@ fn search_files(
             bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
         });
     }
+    for g in &sp.groups {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Groups(g.terms.clone()).file_name()),
+            sections: vec![SectionKind::TermGroups],
+            bytes: single_section(built, SectionKind::TermGroups, &g.encode(), level)?,
+        });
+    }
     let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
     let manifest = registry_contract::SearchFiles {
         stats: Need::Stats.file_name(),
@@ -636,10 +643,13 @@ fn bench_search_pieces(
     for typed in [false, true] {
         let (mut bytes, mut requests) = (Vec::new(), Vec::new());
         let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
+        // Per kind of file: the bytes of each answered query (what grows).
+        let mut by_kind: Vec<Vec<f64>> = vec![Vec::new(); NEED_KINDS.len()];
         for q in queries.iter().map(|q| ListQuery { typed, ..q.clone() }) {
             let q = &q;
             let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
             let (mut got, mut asked) = (0usize, 0usize);
+            let mut kinds = [0usize; NEED_KINDS.len()];
             let answered = loop {
                 match c.answer(q) {
                     SearchAnswer::Need(needs) => {
@@ -647,6 +657,7 @@ fn bench_search_pieces(
                             asked += 1;
                             let body = files.get(&need.file_name()).copied();
                             got += body.map_or(0, <[u8]>::len);
+                            kinds[need_kind(&need)] += body.map_or(0, <[u8]>::len);
                             if let Need::Directory(first) = &need {
                                 let keys: Vec<String> = match body {
                                     Some(b) => {
@@ -671,6 +682,9 @@ fn bench_search_pieces(
             if answered {
                 bytes.push(got as f64);
                 requests.push(asked as f64);
+                for (v, &k) in by_kind.iter_mut().zip(&kinds) {
+                    v.push(k as f64);
+                }
             }
         }
         println!(
@@ -689,6 +703,47 @@ fn bench_search_pieces(
             percentile(&mut requests, 0.5),
             percentile(&mut requests, 0.95),
         );
+        let line: Vec<String> = NEED_KINDS
+            .iter()
+            .zip(&mut by_kind)
+            .map(|(name, v)| {
+                let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+                format!(
+                    "{name} mean {mean:.0} p50 {:.0} p95 {:.0}",
+                    percentile(v, 0.5),
+                    percentile(v, 0.95)
+                )
+            })
+            .collect();
+        println!("  bytes by kind of file: {}", line.join("; "));
     }
     Ok(())
+}
+
+/// The kinds of file E2 over pieces fetches, as `bench-pieces` prints them.
+const NEED_KINDS: [&str; 9] = [
+    "stats",
+    "directory parts",
+    "leaves",
+    "term pieces",
+    "member files",
+    "rank chunks",
+    "id pieces",
+    "extension pieces",
+    "group files",
+];
+
+/// The position of `need`'s kind in [`NEED_KINDS`].
+fn need_kind(need: &Need) -> usize {
+    match need {
+        Need::Stats => 0,
+        Need::Directory(_) => 1,
+        Need::Leaf(_) => 2,
+        Need::Term(_) => 3,
+        Need::Members(_) => 4,
+        Need::Rank(..) => 5,
+        Need::Id(_) => 6,
+        Need::Extension(_) => 7,
+        Need::Groups(_) => 8,
+    }
 }

@@ -297,7 +297,7 @@ fn check_chain(manifest: &Path, folder: &Path) -> usize {
     let (m, dropped) = m.checked().unwrap();
     assert_eq!(dropped, None);
     let p = m.pieces.expect("pieces");
-    assert_eq!(p.version, 3);
+    assert!(p.version >= 3, "hashes came with version 3");
     let h = p.hashes.expect("hashes in a version-3 manifest");
     let read = |name: &str| std::fs::read(folder.join(name)).ok();
     let root_bytes = read("hashes.json").expect("the root table");

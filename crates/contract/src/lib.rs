@@ -29,8 +29,15 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 /// * 3: every file of the pieces folder is listed with its hash
 ///   ([`PieceHashes`]) and the first-keystroke pack's hash is in the
 ///   manifest ([`FirstPack::sha256`]); a reader of version 3 uses no piece
-///   it cannot check, so it asks the whole registry of older data.
-pub const PIECES_VERSION: u32 = 3;
+///   it cannot check, so it asks the whole registry of older data;
+/// * 4: group files (`g-<hex>[-<hex>].shard`: a common term's, or a pair
+///   of common terms', records counted by their columns, and a term's rank
+///   chunks with each chunk's first record), the search statistics end
+///   with a marker and leave the rank chunks to the group files, and the
+///   chunks order records of equal shortest length by prior, then id (a
+///   reader of version 3 rejects the statistics; a reader of version 4
+///   reads version-3 ones with member files and the plain bound).
+pub const PIECES_VERSION: u32 = 4;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

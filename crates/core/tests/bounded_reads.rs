@@ -93,6 +93,7 @@ fn section(kind: SectionKind, raw: &[u8]) -> Section<'_> {
         SectionKind::ExactWords => 5,
         SectionKind::SearchStats => 6,
         SectionKind::TermMembers => 7,
+        SectionKind::TermGroups => 8,
     };
     Section {
         kind,

@@ -103,6 +103,9 @@ pub enum SectionKind {
     SearchStats,
     /// Only in a common term's member file ([`search::TermMembers`]).
     TermMembers,
+    /// Only in a group file of one or two common terms
+    /// ([`search::TermGroups`], pieces version 4).
+    TermGroups,
 }
 
 impl SectionKind {
@@ -123,6 +126,7 @@ impl SectionKind {
             SectionKind::ExactWords => 5,
             SectionKind::SearchStats => 6,
             SectionKind::TermMembers => 7,
+            SectionKind::TermGroups => 8,
         }
     }
 
@@ -133,6 +137,7 @@ impl SectionKind {
                 SectionKind::ExactWords,
                 SectionKind::SearchStats,
                 SectionKind::TermMembers,
+                SectionKind::TermGroups,
             ])
             .find(|k| k.code() == c)
     }
@@ -147,6 +152,7 @@ impl SectionKind {
             SectionKind::ExactWords => "exact_words",
             SectionKind::SearchStats => "search_stats",
             SectionKind::TermMembers => "term_members",
+            SectionKind::TermGroups => "term_groups",
         }
     }
 }

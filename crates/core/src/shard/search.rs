@@ -11,6 +11,12 @@
 //! * [`TermMembers`] (section `term_members`, one file a common term): every
 //!   record with the term, by index in the whole registry, with the columns
 //!   filters and facets read (status, types, continents, countries).
+//! * [`TermGroups`] (section `term_groups`, one file per common term, with
+//!   its rank chunks, and per pair of common terms sharing records in more
+//!   than a few groups; smaller pairs are written in the file of their term
+//!   of fewer records; pieces version 4): the same columns, counted per
+//!   distinct set of values (a few hundred groups where a member file lists
+//!   tens of thousands of records).
 //!
 //! # Quirks
 //!
@@ -32,7 +38,9 @@ pub struct CountryEntry {
     pub names: Vec<String>,
 }
 
-/// A term with no piece of its own: too many records carry it.
+/// A term with no piece of its own: too many records carry it. From pieces
+/// version 4 its rank chunks are described in its own group file
+/// ([`TermGroups`]), and `chunks` here is empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CommonTerm {
     /// The folded term.
@@ -53,6 +61,20 @@ pub struct CommonTerm {
     pub prefix_df: Option<u64>,
 }
 
+/// The byte after the prefix document frequencies that says the build
+/// wrote group files (pieces version 4).
+const GROUPS_MARKER: u8 = 4;
+
+/// The first record of a rank chunk: what orders it among records of
+/// equal score ([`TermGroups::chunk_firsts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChunkFirst {
+    /// Its prior ([`crate::Registry::priors`]).
+    pub prior: u8,
+    /// Its id ([`crate::RecordId::number`]).
+    pub id: u32,
+}
+
 /// What E2 over pieces reads of the whole registry (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SearchStats {
@@ -66,6 +88,9 @@ pub struct SearchStats {
     pub countries: Vec<CountryEntry>,
     /// The common terms, sorted by term.
     pub common: Vec<CommonTerm>,
+    /// The build wrote [`TermGroups`] files: one per common term and one
+    /// per pair of common terms that share records (pieces version 4).
+    pub groups: bool,
 }
 
 impl SearchStats {
@@ -98,6 +123,12 @@ impl SearchStats {
         if self.common.iter().all(|t| t.prefix_df.is_some()) {
             for t in &self.common {
                 w.varint(t.prefix_df.unwrap_or(t.df));
+            }
+            // Pieces version 4: group files, which describe the rank
+            // chunks (a marker after the prefix document frequencies,
+            // which it requires).
+            if self.groups {
+                w.u8(GROUPS_MARKER);
             }
         }
         w.buf
@@ -162,6 +193,10 @@ impl SearchStats {
                 t.prefix_df = Some(d);
             }
         }
+        let groups = !r.at_end();
+        if groups && r.u8()? != GROUPS_MARKER {
+            return Err(r.malformed("the group files' marker"));
+        }
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
         }
@@ -171,6 +206,7 @@ impl SearchStats {
             avg_len,
             countries,
             common,
+            groups,
         })
     }
 
@@ -221,13 +257,7 @@ impl TermMembers {
         for m in &self.members {
             w.varint(u64::from(m.record - next));
             next = m.record + 1;
-            w.u8(m.status);
-            w.varint(u64::from(m.types));
-            w.u8(m.continents);
-            w.usize(m.countries.len());
-            for &c in &m.countries {
-                w.varint(u64::from(c));
-            }
+            write_columns(&mut w, m.status, m.types, m.continents, &m.countries);
         }
         w.buf
     }
@@ -246,21 +276,12 @@ impl TermMembers {
                 .filter(|&x| x < u64::from(u32::MAX))
                 .ok_or_else(|| r.malformed("record index"))?;
             next = record + 1;
-            let status = r.u8()?;
-            if usize::from(status) >= crate::model::STATUSES.len() {
-                return Err(r.malformed("status"));
-            }
-            let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
-            let continents = r.u8()?;
-            let k = r.count("countries")?;
-            let mut cs = Vec::with_capacity(k.min(r.remaining()));
-            for _ in 0..k {
-                let c = r.varint()?;
-                if c >= countries as u64 {
-                    return Err(r.malformed("country id"));
-                }
-                cs.push(c as u16);
-            }
+            let Group {
+                status,
+                types,
+                continents,
+                countries: cs,
+            } = read_columns(&mut r, countries)?;
             members.push(Member {
                 record: record as u32,
                 status,
@@ -274,6 +295,167 @@ impl TermMembers {
         }
         Ok(TermMembers { term, members })
     }
+}
+
+/// Records of the same filter and facet columns, counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Group {
+    /// Index into [`crate::model::STATUSES`].
+    pub status: u8,
+    /// Type bits ([`crate::model::TYPES`]).
+    pub types: u16,
+    /// Continent bits ([`crate::index::CONTINENTS`]).
+    pub continents: u8,
+    /// Countries, in location order, as indexes into
+    /// [`SearchStats::countries`].
+    pub countries: Vec<u16>,
+}
+
+/// The records holding every one of one or two common terms, as counts by
+/// their columns: what exact counts need of them, in a size that grows
+/// with the kinds of record rather than their number (a member file lists
+/// each record).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TermGroups {
+    /// The folded terms, sorted.
+    pub terms: Vec<String>,
+    /// Each set of columns and how many records have it.
+    pub groups: Vec<(Group, u32)>,
+    /// A single term's rank chunks ([`CommonTerm::chunks`]; empty for a
+    /// pair).
+    pub chunks: Vec<u32>,
+    /// For each chunk, its first record's prior and id: the chunks order
+    /// records of equal shortest length as E2 orders equal scores (prior
+    /// descending, then id), so a record outside the first `k` chunks with
+    /// a shortest name of exactly `chunks[k]` sorts at or after
+    /// `chunk_firsts[k]` among equal scores. (Version 3's chunks, in the
+    /// statistics, ordered such records by id alone and said nothing.)
+    pub chunk_firsts: Vec<ChunkFirst>,
+    /// A single term's pairs too small for a file of their own (each
+    /// written with the term of fewer records): the other term and the
+    /// groups of the records holding both.
+    pub pairs: Vec<(String, Vec<(Group, u32)>)>,
+}
+
+impl TermGroups {
+    /// Section bytes: the terms, then each group's count and columns.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.usize(self.terms.len());
+        for t in &self.terms {
+            w.str(t);
+        }
+        write_groups(&mut w, &self.groups);
+        w.usize(self.chunks.len());
+        for (&len, f) in self.chunks.iter().zip(&self.chunk_firsts) {
+            w.varint(u64::from(len));
+            w.u8(f.prior);
+            w.varint(u64::from(f.id));
+        }
+        w.usize(self.pairs.len());
+        for (term, groups) in &self.pairs {
+            w.str(term);
+            write_groups(&mut w, groups);
+        }
+        w.buf
+    }
+
+    /// From [`TermGroups::encode`]'s bytes; `countries` as for
+    /// [`TermMembers::decode`].
+    pub fn decode(bytes: &[u8], countries: usize) -> Result<TermGroups, ShardError> {
+        let mut r = Reader::new(bytes, SectionKind::TermGroups);
+        let k = r.count("terms")?;
+        let mut terms = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            terms.push(r.str()?.to_string());
+        }
+        let groups = read_groups(&mut r, countries)?;
+        let k = r.count("rank chunks")?;
+        let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+        let mut chunk_firsts = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            let len = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+            if len == 0 || chunks.last().is_some_and(|&p| p > len) {
+                return Err(r.malformed("rank chunks out of order"));
+            }
+            chunks.push(len);
+            let prior = r.u8()?;
+            let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
+            chunk_firsts.push(ChunkFirst { prior, id });
+        }
+        let k = r.count("pairs")?;
+        let mut pairs = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            let term = r.str()?.to_string();
+            pairs.push((term, read_groups(&mut r, countries)?));
+        }
+        if !r.at_end() {
+            return Err(r.malformed("bytes after the groups"));
+        }
+        Ok(TermGroups {
+            terms,
+            groups,
+            chunks,
+            chunk_firsts,
+            pairs,
+        })
+    }
+}
+
+/// Groups and their counts.
+fn write_groups(w: &mut Writer, groups: &[(Group, u32)]) {
+    w.usize(groups.len());
+    for (g, n) in groups {
+        w.varint(u64::from(*n));
+        write_columns(w, g.status, g.types, g.continents, &g.countries);
+    }
+}
+
+/// [`write_groups`]' bytes.
+fn read_groups(r: &mut Reader, countries: usize) -> Result<Vec<(Group, u32)>, ShardError> {
+    let n = r.count("groups")?;
+    let mut groups = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        let count = u32::try_from(r.varint()?).map_err(|_| r.malformed("group count"))?;
+        groups.push((read_columns(r, countries)?, count));
+    }
+    Ok(groups)
+}
+
+/// A record's filter and facet columns, as member and group files write them.
+fn write_columns(w: &mut Writer, status: u8, types: u16, continents: u8, countries: &[u16]) {
+    w.u8(status);
+    w.varint(u64::from(types));
+    w.u8(continents);
+    w.usize(countries.len());
+    for &c in countries {
+        w.varint(u64::from(c));
+    }
+}
+
+/// [`write_columns`]' bytes; `countries`: how many the build has.
+fn read_columns(r: &mut Reader, countries: usize) -> Result<Group, ShardError> {
+    let status = r.u8()?;
+    if usize::from(status) >= crate::model::STATUSES.len() {
+        return Err(r.malformed("status"));
+    }
+    let types = u16::try_from(r.varint()?).map_err(|_| r.malformed("types"))?;
+    let continents = r.u8()?;
+    let k = r.count("countries")?;
+    let mut cs = Vec::with_capacity(k.min(r.remaining()));
+    for _ in 0..k {
+        let c = r.varint()?;
+        if c >= countries as u64 {
+            return Err(r.malformed("country id"));
+        }
+        cs.push(c as u16);
+    }
+    Ok(Group {
+        status,
+        types,
+        continents,
+        countries: cs,
+    })
 }
 
 #[cfg(test)]
@@ -297,6 +479,7 @@ mod tests {
                 chunks: vec![1, 3],
                 prefix_df,
             }],
+            groups: false,
         }
     }
 
@@ -314,5 +497,53 @@ mod tests {
         let mut bad = stats(Some(14)).encode();
         *bad.last_mut().unwrap() = 11;
         assert!(SearchStats::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn version_4_marks_group_files_and_version_3_files_still_read() {
+        let v3 = stats(Some(14));
+        let v4 = SearchStats {
+            groups: true,
+            ..v3.clone()
+        };
+        let bytes = v4.encode();
+        assert_eq!(SearchStats::decode(&bytes).unwrap(), v4);
+        assert_eq!(SearchStats::decode(&v3.encode()).unwrap(), v3);
+        assert_eq!(bytes.len(), v3.encode().len() + 1);
+        // Another byte in the marker's place: damage, not data.
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() = 9;
+        assert!(SearchStats::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn groups_round_trip() {
+        let g = TermGroups {
+            terms: vec!["of".into(), "university".into()],
+            groups: vec![
+                (
+                    Group {
+                        status: 0,
+                        types: 3,
+                        continents: 4,
+                        countries: vec![0],
+                    },
+                    300,
+                ),
+                (Group::default(), 1),
+            ],
+            chunks: vec![1, 1, 4],
+            chunk_firsts: vec![
+                ChunkFirst { prior: 200, id: 7 },
+                ChunkFirst { prior: 9, id: 8 },
+                ChunkFirst {
+                    prior: 3,
+                    id: 1 << 29,
+                },
+            ],
+            pairs: vec![("zoo".into(), vec![(Group::default(), 2)])],
+        };
+        assert_eq!(TermGroups::decode(&g.encode(), 1).unwrap(), g);
+        assert!(TermGroups::decode(&g.encode(), 0).is_err());
     }
 }

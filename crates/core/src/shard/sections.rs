@@ -175,7 +175,10 @@ pub fn encode_kinds(
                 SectionKind::Names => encode_names(&recs),
                 SectionKind::Records => encode_records(&recs)?,
                 SectionKind::Domains => encode_domains(&recs),
-                SectionKind::ExactWords | SectionKind::SearchStats | SectionKind::TermMembers => {
+                SectionKind::ExactWords
+                | SectionKind::SearchStats
+                | SectionKind::TermMembers
+                | SectionKind::TermGroups => {
                     return Err(format!(
                         "{kind} is written by the piece builder, not from records"
                     ));

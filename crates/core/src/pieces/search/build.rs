@@ -7,7 +7,13 @@ use std::collections::HashMap;
 use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
-use crate::shard::search::{CommonTerm, CountryEntry, Member, SearchStats, TermMembers};
+use crate::shard::search::{
+    ChunkFirst, CommonTerm, CountryEntry, Group, Member, SearchStats, TermGroups, TermMembers,
+};
+
+/// Groups a pair of common terms may have and still be written in the
+/// file of one of its terms rather than its own.
+const PAIR_FILE_GROUPS: usize = 16;
 
 /// The E2 files of a build, before they are written.
 #[derive(Clone, Debug, Default)]
@@ -28,6 +34,9 @@ pub struct SearchPieces {
     /// member file), it holds every record of the prefix read as a prefix:
     /// the search page's last word ([`crate::search::typed`]).
     pub extensions: Vec<PieceSpec>,
+    /// The group files: one per common term, one per pair of common terms
+    /// that share records (written as `g-<hex>[-<hex>].shard`).
+    pub groups: Vec<TermGroups>,
     /// The statistics file.
     pub stats: SearchStats,
 }
@@ -55,6 +64,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut members = Vec::new();
     let mut chunks = Vec::new();
     let mut common = Vec::new();
+    let mut common_records: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
     let mut extensions = Vec::new();
     let and = ix.term_id("and");
     for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
@@ -94,14 +105,26 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
             *slot = (*slot).min(len);
         }
-        let mut order: Vec<(u32, u32)> = records.iter().map(|&r| (shortest[&r], r)).collect();
+        // Among equal lengths, as E2 orders equal scores (prior descending,
+        // then id: record indexes are in id order), so that a page ending in
+        // a tie is proven once the chunks holding the records before it are in.
+        let priors = reg.priors();
+        let mut order: Vec<(u32, std::cmp::Reverse<u8>, u32)> = records
+            .iter()
+            .map(|&r| (shortest[&r], std::cmp::Reverse(priors[r as usize]), r))
+            .collect();
         order.sort_unstable();
         let mut firsts = Vec::new();
+        let mut chunk_firsts = Vec::new();
         let mut chunk: Vec<u32> = Vec::new();
         let mut bytes = 0usize;
-        for (i, &(len, r)) in order.iter().enumerate() {
+        for (i, &(len, std::cmp::Reverse(prior), r)) in order.iter().enumerate() {
             if chunk.is_empty() {
                 firsts.push(len);
+                chunk_firsts.push(ChunkFirst {
+                    prior,
+                    id: reg.id(r as usize).number(),
+                });
             }
             chunk.push(r);
             bytes += sizes[r as usize];
@@ -120,13 +143,16 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 bytes = 0;
             }
         }
+        own_chunks.insert(spec.key.clone(), (firsts.clone(), chunk_firsts));
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
             records: records.len() as u64,
-            chunks: firsts,
+            // In its group file (version 4).
+            chunks: Vec::new(),
             prefix_df: Some(engine.prefix_df(&spec.key) as u64),
         });
+        common_records.push((spec.key.clone(), records.clone()));
         members.push(TermMembers {
             term: spec.key.clone(),
             members: records
@@ -142,6 +168,62 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         });
     }
     common.sort_by(|a, b| a.term.cmp(&b.term));
+    common_records.sort_by(|a, b| a.0.cmp(&b.0));
+    let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
+        let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
+        for &r in records {
+            let g = Group {
+                status: ix.status(r),
+                types: ix.type_bits(r),
+                continents: ix.continent_bits(r),
+                countries: ix.record_countries(r).to_vec(),
+            };
+            *counts.entry(g).or_default() += 1;
+        }
+        counts.into_iter().collect()
+    };
+    // One file per term; a pair of many groups has its own, a smaller one
+    // is written in the file of its term of fewer records (hundreds of
+    // common terms make tens of thousands of pairs: too many files).
+    let mut singles: Vec<TermGroups> = common_records
+        .iter()
+        .map(|(a, ra)| {
+            let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
+            TermGroups {
+                terms: vec![a.clone()],
+                groups: group_of(ra),
+                chunks,
+                chunk_firsts,
+                pairs: Vec::new(),
+            }
+        })
+        .collect();
+    let mut groups = Vec::new();
+    for (i, (a, ra)) in common_records.iter().enumerate() {
+        for (j, (b, rb)) in common_records.iter().enumerate().skip(i + 1) {
+            let both: Vec<u32> = ra
+                .iter()
+                .copied()
+                .filter(|r| rb.binary_search(r).is_ok())
+                .collect();
+            if both.is_empty() {
+                continue;
+            }
+            let g = group_of(&both);
+            if g.len() > PAIR_FILE_GROUPS {
+                groups.push(TermGroups {
+                    terms: vec![a.clone(), b.clone()],
+                    groups: g,
+                    ..TermGroups::default()
+                });
+            } else if ra.len() <= rb.len() {
+                singles[i].pairs.push((b.clone(), g));
+            } else {
+                singles[j].pairs.push((a.clone(), g));
+            }
+        }
+    }
+    groups.extend(singles);
     let spellings = ix.country_spellings();
     let stats = SearchStats {
         records: reg.len() as u64,
@@ -158,8 +240,10 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             })
             .collect(),
         common,
+        groups: true,
     };
     SearchPieces {
+        groups,
         terms,
         members,
         chunks,

@@ -24,24 +24,35 @@
 //!
 //! Records held by a loaded piece (`U`) are scored and counted there.
 //! Records matching only through common terms and held by no loaded piece
-//! are counted from the member files (set arithmetic: members passing the
-//! query's conditions and the filters, minus those in `U`), and their
-//! score is bounded from above by the common terms' best possible BM25
-//! (their IDF at the shortest name holding them), plus the exact-name
-//! boost when the query's words are all common. A page is answered when
-//! every record on it outscores that bound; otherwise only the whole
-//! registry can rank the rest: [`SearchAnswer::Whole`].
+//! are counted by set arithmetic: those passing the query's conditions and
+//! the filters, minus those in `U`. With at most two common terms the
+//! *group files* ([`crate::shard::search::TermGroups`]: records of a term,
+//! or of both terms of a pair, counted by their columns) give each set of
+//! terms a record may hold exactly, by inclusion and exclusion; with more,
+//! the member files list the records. Their score is bounded from above
+//! per set of common terms a name may hold, at the shortest length such a
+//! name may have (`bound`), plus the exact-name boost when the query's
+//! words are all common. A page is answered when every record on it sorts
+//! before every record no loaded piece holds: a higher score than the
+//! bound, or the bound's score exactly and an earlier place among equal
+//! scores than the first record of the unloaded rank chunks (which order
+//! equal lengths by prior, then id, as E2 orders equal scores); otherwise
+//! only the whole registry can rank the rest: [`SearchAnswer::Whole`].
 //!
 //! # Quirks
 //!
 //! * Queries with a digit (a possible external id, which the pieces do not
 //!   index), prefix (`word*`) and fuzzy (`word~`) terms, and quoted phrases
 //!   made only of common terms go to the whole registry.
-//! * A page whose last record does not outscore the common terms' bound
-//!   goes to the whole registry, though its order may well be the same;
-//!   more likely for deep pages, filters that leave few records with rare
-//!   words, and queries of common words alone.
+//! * A page whose last record the bound cannot place goes to the whole
+//!   registry, though its order may well be the same; more likely for deep
+//!   pages, filters that leave few records with rare words, and queries of
+//!   common words alone. Pieces of version 3 (no chunk first records) get
+//!   no help from the order among equal scores.
+//! * A query with three or more distinct common terms reads their member
+//!   files (linear in records) rather than group files.
 
+mod bound;
 mod build;
 
 pub use build::{SearchPieces, search_pieces};
@@ -54,7 +65,7 @@ use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
 use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
-use crate::shard::search::{SearchStats, TermMembers};
+use crate::shard::search::{Group, SearchStats, TermGroups, TermMembers};
 use crate::shard::{SectionKind, ShardError, read_file};
 use crate::text::{self, TokenKind};
 use crate::{RecordId, Registry};
@@ -79,6 +90,8 @@ pub enum Need {
     Term(String),
     /// The member file of a common term.
     Members(String),
+    /// The group file of one or two common terms (sorted).
+    Groups(Vec<String>),
     /// Rank chunk `n` of a common term.
     Rank(String, u32),
     /// A typeahead id piece, by key.
@@ -100,6 +113,10 @@ impl Need {
             Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
             Need::Term(term) => format!("t-{}.shard", hex(term)),
             Need::Members(term) => format!("c-{}.shard", hex(term)),
+            Need::Groups(terms) => {
+                let terms: Vec<String> = terms.iter().map(|t| hex(t)).collect();
+                format!("g-{}.shard", terms.join("-"))
+            }
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::Id(key) => format!("i-{key}.shard"),
             Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
@@ -174,6 +191,7 @@ pub struct SearchClient {
     has_ids: bool,
     engines: HashMap<Need, Engine>,
     members: HashMap<String, TermMembers>,
+    groups: HashMap<Vec<String>, TermGroups>,
     /// Split prefixes whose extension piece was not written (too big).
     no_extension: HashSet<String>,
 }
@@ -242,6 +260,20 @@ impl SearchClient {
                 self.members.insert(term.clone(), m);
                 Ok(())
             }
+            Need::Groups(terms) => {
+                let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
+                let g = match bytes {
+                    Some(b) => {
+                        TermGroups::decode(&section(b, SectionKind::TermGroups)?, countries)?
+                    }
+                    None => TermGroups {
+                        terms: terms.clone(),
+                        ..TermGroups::default()
+                    },
+                };
+                self.groups.insert(terms.clone(), g);
+                Ok(())
+            }
             Need::Extension(prefix) if bytes.is_none() => {
                 self.no_extension.insert(prefix.clone());
                 Ok(())
@@ -263,6 +295,7 @@ impl SearchClient {
             Need::Stats => self.stats.is_some(),
             Need::Directory(first) => self.dir.missing_part(first).is_none(),
             Need::Members(t) => self.members.contains_key(t),
+            Need::Groups(t) => self.groups.contains_key(t),
             Need::Extension(p) if self.no_extension.contains(p) => true,
             _ => self.engines.contains_key(need),
         }
@@ -319,10 +352,9 @@ impl SearchClient {
     /// Where the records of query token `t` are (a [`Need`] when not loaded).
     fn source<'a>(&'a self, stats: &'a SearchStats, t: &str) -> Result<Source<'a>, Need> {
         if let Some(c) = stats.common(t) {
-            return match self.members.contains_key(t) {
-                true => Ok(Source::Common(c)),
-                false => Err(Need::Members(t.to_string())),
-            };
+            // Its member or group files are asked for with the query's
+            // other common terms ([`SearchClient::outside_needs`]).
+            return Ok(Source::Common(c));
         }
         let Some(need) = self.piece_of(t)? else {
             return Ok(Source::Nothing);
@@ -389,7 +421,7 @@ impl SearchClient {
         }
 
         // Every token's source; what is missing is fetched first, all at once.
-        let mut clauses: Vec<(Occur, bool, Vec<text::Token>)> = Vec::new();
+        let mut clauses: Vec<Clause> = Vec::new();
         for c in &parsed.clauses {
             let (text, exact_phrase) = match &c.kind {
                 ClauseKind::Term { text, .. } => (text, false),
@@ -417,6 +449,7 @@ impl SearchClient {
         {
             needs.push(n);
         }
+        needs.extend(self.outside_needs(stats, &clauses));
         if !needs.is_empty() {
             needs.sort();
             needs.dedup();
@@ -618,57 +651,48 @@ impl SearchClient {
         }
 
         // Records matching through common terms only, held by no loaded piece.
-        let rare_must = clauses.iter().any(|(occur, _, toks)| {
-            *occur == Occur::Must && toks.iter().any(|t| !is_common(&t.text))
-        });
+        let sets = outside_sets(stats, &clauses);
         let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
         let mut bound = 0f32;
+        let mut fine: Option<bound::OutsideBound> = None;
         let mut next_chunk = None;
         let mut loaded_chunks = 0u32;
         // The most query units a record no loaded piece holds may cover.
         let mut outside_cover = 0u16;
-        if !rare_must {
-            let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&str> {
-                let mut v: Vec<&str> = clauses
-                    .iter()
-                    .filter(|(o, p, _)| occurs.contains(o) && !(skip_phrases && *p))
-                    .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
-                    .filter(|t| is_common(t))
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            };
-            let scoring = tokens(&[Occur::Should, Occur::Must], true);
-            let required = tokens(&[Occur::Must], false);
-            // A quoted phrase with a rare word excludes only records that
-            // hold that word, all in loaded pieces.
-            let excluded = tokens(&[Occur::MustNot], true);
-            let member_set = |t: &str| &self.members[t];
+        if let Some([scoring, required, excluded]) = sets {
             let outside_match = |has: &dyn Fn(&str) -> bool| {
                 scoring.iter().any(|t| has(t))
                     && required.iter().all(|t| has(t))
                     && !excluded.iter().any(|t| has(t))
             };
-            // Members passing the conditions and the filters.
-            let mut all: Vec<u32> = scoring
-                .iter()
-                .flat_map(|t| member_set(t).members.iter().map(|m| m.record))
-                .collect();
+            let groups = self.exact_groups(stats, &scoring, &required, &excluded);
+            let member_set = |t: &str| &self.members[t];
+            // Members passing the conditions and the filters (read from
+            // the group files instead where they serve).
+            let mut all: Vec<u32> = match groups {
+                Some(_) => Vec::new(),
+                None => scoring
+                    .iter()
+                    .flat_map(|t| member_set(t).members.iter().map(|m| m.record))
+                    .collect(),
+            };
             all.sort_unstable();
             all.dedup();
-            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = scoring
-                .iter()
-                .chain(&required)
-                .chain(&excluded)
-                .map(|t| {
-                    member_set(t)
-                        .members
-                        .iter()
-                        .map(|m| (m.record, m))
-                        .collect()
-                })
-                .collect();
+            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = match groups {
+                Some(_) => Vec::new(),
+                None => scoring
+                    .iter()
+                    .chain(&required)
+                    .chain(&excluded)
+                    .map(|t| {
+                        member_set(t)
+                            .members
+                            .iter()
+                            .map(|m| (m.record, m))
+                            .collect()
+                    })
+                    .collect(),
+            };
             let names: Vec<&str> = scoring
                 .iter()
                 .chain(&required)
@@ -685,6 +709,30 @@ impl SearchClient {
                 .filter(|t| is_common(t) && !text::is_optional_word(t))
                 .collect();
             let mut covers = vec![0i64; cover_terms.len() + 1];
+            for (terms, counts) in groups.iter().flatten() {
+                let has = |t: &str| terms.contains(&t);
+                if !outside_match(&has) {
+                    continue;
+                }
+                for (g, &n) in counts {
+                    if n < 0 {
+                        return SearchAnswer::Whole("the group files disagree");
+                    }
+                    if n == 0
+                        || filters.visible_statuses(false) & (1 << g.status) == 0
+                        || !filters.matches_columns(g.types, g.continents, &g.countries)
+                    {
+                        continue;
+                    }
+                    covers[cover_terms.iter().filter(|t| has(t)).count()] += n;
+                    outside += n;
+                    let codes = g
+                        .countries
+                        .iter()
+                        .map(|&c| stats.countries[c as usize].code.as_str());
+                    outside_facets.add(g.status, g.types, g.continents, codes, q.version, n);
+                }
+            }
             for r in all {
                 let has = |t: &str| {
                     names
@@ -745,10 +793,7 @@ impl SearchClient {
                 .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
                 .filter(|t| is_common(t))
                 .collect();
-            let frontier = |t: &str| {
-                let c = stats.common(t).expect("a common term");
-                c.chunks.get(self.rank_chunks(t) as usize).copied()
-            };
+            let frontier = |t: &str| self.frontier(stats, t).map(|f| f.len);
             let bound_of = |t: &str| {
                 let c = stats.common(t).expect("a common term");
                 frontier(t).map_or(0.0, |len| {
@@ -772,6 +817,34 @@ impl SearchClient {
                     .all(|t| is_common(t) && frontier(t).is_some_and(|l| l as usize <= exact.len()))
             {
                 bound += crate::search::EXACT_NAME_BOOST;
+            } else {
+                // The finer bound, case by case and with the chunks' order
+                // among equal scores (the boost aside: it is for names
+                // the chunks do not describe).
+                let mut terms: Vec<&str> = unit_terms.clone();
+                terms.sort_unstable();
+                terms.dedup();
+                let mut units = Vec::new();
+                for (ci, (occur, exact_phrase, toks)) in clauses.iter().enumerate() {
+                    if *occur == Occur::MustNot || *exact_phrase {
+                        continue;
+                    }
+                    for (k, t) in toks.iter().enumerate() {
+                        let Some(c) = stats.common(&t.text) else {
+                            units.push((None, 0));
+                            continue;
+                        };
+                        let as_prefix = typed_last == Some(ci) && k + 1 == toks.len();
+                        let df = match global.prefix_df.get(&t.text) {
+                            Some(&d) if as_prefix => d,
+                            _ => c.df as usize,
+                        };
+                        units.push((terms.iter().position(|x| *x == t.text), df));
+                    }
+                }
+                let frontiers: Vec<Option<bound::Frontier>> =
+                    terms.iter().map(|t| self.frontier(stats, t)).collect();
+                fine = bound::OutsideBound::new(&units, &frontiers, global.entries, global.avg_len);
             }
             // The next chunk to load: the term that leaves the most room.
             next_chunk = unit_terms
@@ -792,9 +865,11 @@ impl SearchClient {
             // every record they do not hold: more units covered, or as many
             // and a score above the bound (E2: no units, the score alone).
             let last = (to - first.len() <= scored.len()).then(|| scored[to - first.len() - 1]);
-            let proven = last.is_some_and(|(cover, score, ..)| {
+            let proven = last.is_some_and(|(cover, score, prior, id, ..)| {
                 cover > outside_cover
-                    || (cover == outside_cover && score > bound * (1.0 + 1e-4) + 1e-4)
+                    || (cover == outside_cover
+                        && (score > bound * (1.0 + 1e-4) + 1e-4
+                            || fine.as_ref().is_some_and(|b| b.proves(score, prior, id))))
             });
             if !proven {
                 let fewer_units = last.is_some_and(|l| l.0 < outside_cover);
@@ -826,6 +901,127 @@ impl SearchClient {
             .chain(scored.iter().map(|&(_, s, _, _, e, r)| (s, e, r)));
         let hits: Vec<(f32, &Engine, u32)> = rows.skip(from).take(to - from).collect();
         self.page(q, countries, hits, total, facets)
+    }
+
+    /// The files the count of records no loaded piece holds needs: the
+    /// group files of every set of the query's common terms when it has
+    /// at most [`GROUP_TERMS`] of them and the build wrote them, else
+    /// their member files; nothing when a rare word is required.
+    fn outside_needs(&self, stats: &SearchStats, clauses: &[Clause]) -> Vec<Need> {
+        let Some(sets) = outside_sets(stats, clauses) else {
+            return Vec::new();
+        };
+        let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
+        terms.sort_unstable();
+        terms.dedup();
+        let mut needs: Vec<Need> = if stats.groups && terms.len() <= GROUP_TERMS {
+            subsets(&terms)
+                .into_iter()
+                .map(|s| Need::Groups(s.into_iter().map(str::to_string).collect()))
+                .collect()
+        } else {
+            terms.iter().map(|t| Need::Members(t.to_string())).collect()
+        };
+        if stats.groups {
+            // Every common word's own group file: its rank chunks' frontiers.
+            let mut all: Vec<&str> = clauses
+                .iter()
+                .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+                .filter(|t| stats.common(t).is_some())
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            needs.extend(all.into_iter().map(|t| Need::Groups(vec![t.to_string()])));
+        }
+        needs.sort();
+        needs.dedup();
+        needs.into_iter().filter(|n| !self.has(n)).collect()
+    }
+
+    /// The records holding exactly each set of the query's common terms
+    /// (and none of its other common terms), counted by columns: from the
+    /// group files by inclusion and exclusion. `None`: the member files
+    /// serve instead.
+    #[allow(clippy::type_complexity)]
+    fn exact_groups<'t>(
+        &self,
+        stats: &SearchStats,
+        scoring: &[&'t str],
+        required: &[&'t str],
+        excluded: &[&'t str],
+    ) -> Option<Vec<(Vec<&'t str>, HashMap<&Group, i64>)>> {
+        let mut terms: Vec<&str> = scoring
+            .iter()
+            .chain(required)
+            .chain(excluded)
+            .copied()
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        if !stats.groups || terms.len() > GROUP_TERMS {
+            return None;
+        }
+        let all = subsets(&terms);
+        let mut out = Vec::new();
+        for set in &all {
+            let mut counts: HashMap<&Group, i64> = HashMap::new();
+            for sup in all.iter().filter(|f| set.iter().all(|t| f.contains(t))) {
+                let key: Vec<String> = sup.iter().map(|t| t.to_string()).collect();
+                let sign = if (sup.len() - set.len()) % 2 == 0 {
+                    1
+                } else {
+                    -1
+                };
+                for (g, n) in self.groups_of(&key)? {
+                    *counts.entry(g).or_default() += sign * i64::from(*n);
+                }
+            }
+            out.push((set.clone(), counts));
+        }
+        Some(out)
+    }
+
+    /// Where common term `t`'s unloaded rank chunks begin; `None` when all
+    /// are loaded. The chunks are described in the term's group file
+    /// (version 4) or the statistics (version 3); a group file not loaded
+    /// (never, as [`SearchClient::outside_needs`] asks for it) reads as
+    /// the loosest frontier.
+    fn frontier(&self, stats: &SearchStats, t: &str) -> Option<bound::Frontier> {
+        let k = self.rank_chunks(t) as usize;
+        let (chunks, firsts) = if stats.groups {
+            match self.groups.get(&vec![t.to_string()]) {
+                Some(g) => (g.chunks.as_slice(), Some(g.chunk_firsts.as_slice())),
+                None => {
+                    return Some(bound::Frontier {
+                        len: 1,
+                        first: None,
+                    });
+                }
+            }
+        } else {
+            (stats.common(t)?.chunks.as_slice(), None)
+        };
+        Some(bound::Frontier {
+            len: *chunks.get(k)?,
+            first: firsts.and_then(|f| f.get(k).copied()),
+        })
+    }
+
+    /// The groups of the records holding every term of `terms` (one or
+    /// two, sorted): their file, or for a pair without one (a 404), the
+    /// pairs written in its terms' own files; `None`: not loaded.
+    fn groups_of(&self, terms: &[String]) -> Option<&[(Group, u32)]> {
+        let file = self.groups.get(terms)?;
+        if terms.len() != 2 || !file.groups.is_empty() {
+            return Some(&file.groups);
+        }
+        for (own, other) in [(&terms[0], &terms[1]), (&terms[1], &terms[0])] {
+            let own = self.groups.get(std::slice::from_ref(own))?;
+            if let Some((_, g)) = own.pairs.iter().find(|(t, _)| t == other) {
+                return Some(g);
+            }
+        }
+        Some(&[])
     }
 
     fn answer_id(
@@ -881,6 +1077,57 @@ impl SearchClient {
             meta: facets.meta(q.version, title),
         })
     }
+}
+
+/// A query clause as the pieces read it: occurrence, whether it is an
+/// exact phrase, its tokens.
+type Clause = (Occur, bool, Vec<text::Token>);
+
+/// Most common terms a query may have for the group files to count its
+/// records no loaded piece holds (one file per non-empty set of them).
+const GROUP_TERMS: usize = 2;
+
+/// The query's common terms that decide whether a record no loaded piece
+/// holds matches (scoring, required, excluded; each sorted, distinct), or
+/// `None` when a required rare word means there is none.
+fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&'c str>; 3]> {
+    let is_common = |t: &str| stats.common(t).is_some();
+    let rare_must = clauses
+        .iter()
+        .any(|(occur, _, toks)| *occur == Occur::Must && toks.iter().any(|t| !is_common(&t.text)));
+    if rare_must {
+        return None;
+    }
+    let tokens = |occurs: &[Occur], skip_phrases: bool| -> Vec<&'c str> {
+        let mut v: Vec<&str> = clauses
+            .iter()
+            .filter(|(o, p, _)| occurs.contains(o) && !(skip_phrases && *p))
+            .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+            .filter(|t| is_common(t))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    // A quoted phrase with a rare word excludes only records that hold
+    // that word, all in loaded pieces.
+    Some([
+        tokens(&[Occur::Should, Occur::Must], true),
+        tokens(&[Occur::Must], false),
+        tokens(&[Occur::MustNot], true),
+    ])
+}
+
+/// The non-empty subsets of `terms` (sorted as `terms` is).
+fn subsets<'t>(terms: &[&'t str]) -> Vec<Vec<&'t str>> {
+    (1u32..(1 << terms.len()))
+        .map(|m| {
+            (0..terms.len())
+                .filter(|&i| m & (1 << i) != 0)
+                .map(|i| terms[i])
+                .collect()
+        })
+        .collect()
 }
 
 /// The one section of a single-section file.
