@@ -68,14 +68,16 @@ export const CHROMIUM_ARGS = [
  * Collects a page's errors into `errors`: uncaught exceptions, console
  * errors, and 404s — except a typeahead piece's, which is how "no record
  * under this prefix" is told (the shipped directory lists only split
- * prefixes), and the console line the browser logs for it.
+ * prefixes), a pair group file's (the pair is in its terms' files), and
+ * the console line the browser logs for it.
  */
 export function watchErrors(page, errors) {
   let pieces404 = 0;
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("response", (r) => {
     if (r.status() !== 404) return;
-    if (/data\/pieces\/[0-9a-f]{16}\/(i-|r-|t-|x-)?[0-9a-z]+(\.h)?\.shard$/.test(r.url())) pieces404++;
+    // (A pair of common words without a group file of its own is a 404 too.)
+    if (/data\/pieces\/[0-9a-f]{16}\/((i-|r-|t-|x-)?[0-9a-z]+(\.h)?|g-[0-9a-f]+-[0-9a-f]+)\.shard$/.test(r.url())) pieces404++;
     else errors.push(`404: ${r.url()}`);
   });
   page.on("console", (m) => {

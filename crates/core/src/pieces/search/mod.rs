@@ -882,9 +882,7 @@ impl SearchClient {
                         if let Need::Rank(t, k) = n
                             && k >= 1
                             && loaded_chunks + 1 < MAX_RANK_CHUNKS
-                            && stats
-                                .common(&t)
-                                .is_some_and(|c| c.chunks.len() > k as usize + 1)
+                            && self.chunk_count(stats, &t) > k as usize + 1
                         {
                             needs.push(Need::Rank(t, k + 1));
                         }
@@ -979,6 +977,18 @@ impl SearchClient {
             out.push((set.clone(), counts));
         }
         Some(out)
+    }
+
+    /// How many rank chunks common term `t` has (0 when its group file,
+    /// which describes them in version 4, is not loaded).
+    fn chunk_count(&self, stats: &SearchStats, t: &str) -> usize {
+        if stats.groups {
+            self.groups
+                .get(&vec![t.to_string()])
+                .map_or(0, |g| g.chunks.len())
+        } else {
+            stats.common(t).map_or(0, |c| c.chunks.len())
+        }
     }
 
     /// Where common term `t`'s unloaded rank chunks begin; `None` when all
