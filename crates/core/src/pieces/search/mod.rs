@@ -65,7 +65,7 @@ use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
 use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
-use crate::shard::search::{Group, SearchStats, TermGroups, TermMembers};
+use crate::shard::search::{ChunkFirst, Group, SearchStats, TermGroups, TermMembers};
 use crate::shard::{SectionKind, ShardError, read_file};
 use crate::text::{self, TokenKind};
 use crate::{RecordId, Registry};
@@ -979,37 +979,40 @@ impl SearchClient {
         Some(out)
     }
 
-    /// How many rank chunks common term `t` has (0 when its group file,
-    /// which describes them in version 4, is not loaded).
-    fn chunk_count(&self, stats: &SearchStats, t: &str) -> usize {
+    /// Common term `t`'s rank chunks (each one's shortest length, and in
+    /// version 4 its first record), from where they are described: the
+    /// term's group file (version 4) or the statistics (version 3). `None`:
+    /// the group file is not loaded, or `t` is not common.
+    fn chunks_of<'s>(
+        &'s self,
+        stats: &'s SearchStats,
+        t: &str,
+    ) -> Option<(&'s [u32], Option<&'s [ChunkFirst]>)> {
         if stats.groups {
-            self.groups
-                .get(&vec![t.to_string()])
-                .map_or(0, |g| g.chunks.len())
+            let g = self.groups.get(&vec![t.to_string()])?;
+            Some((g.chunks.as_slice(), Some(g.chunk_firsts.as_slice())))
         } else {
-            stats.common(t).map_or(0, |c| c.chunks.len())
+            Some((stats.common(t)?.chunks.as_slice(), None))
         }
     }
 
+    /// How many rank chunks common term `t` has (0 when its group file is
+    /// not loaded).
+    fn chunk_count(&self, stats: &SearchStats, t: &str) -> usize {
+        self.chunks_of(stats, t).map_or(0, |(c, _)| c.len())
+    }
+
     /// Where common term `t`'s unloaded rank chunks begin; `None` when all
-    /// are loaded. The chunks are described in the term's group file
-    /// (version 4) or the statistics (version 3); a group file not loaded
-    /// (never, as [`SearchClient::outside_needs`] asks for it) reads as
-    /// the loosest frontier.
+    /// are loaded. A group file not loaded (never, as
+    /// [`SearchClient::outside_needs`] asks for it) reads as the loosest
+    /// frontier.
     fn frontier(&self, stats: &SearchStats, t: &str) -> Option<bound::Frontier> {
         let k = self.rank_chunks(t) as usize;
-        let (chunks, firsts) = if stats.groups {
-            match self.groups.get(&vec![t.to_string()]) {
-                Some(g) => (g.chunks.as_slice(), Some(g.chunk_firsts.as_slice())),
-                None => {
-                    return Some(bound::Frontier {
-                        len: 1,
-                        first: None,
-                    });
-                }
-            }
-        } else {
-            (stats.common(t)?.chunks.as_slice(), None)
+        let Some((chunks, firsts)) = self.chunks_of(stats, t) else {
+            return stats.groups.then_some(bound::Frontier {
+                len: 1,
+                first: None,
+            });
         };
         Some(bound::Frontier {
             len: *chunks.get(k)?,
