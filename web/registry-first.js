@@ -39,15 +39,6 @@ const MAX_PAGE = 500;
 const titleCase = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 const bare = (id) => id.split("/").pop();
 
-/** The app's state of a results link this module paints (a plain `q`, optionally `page`), or null. */
-export function resultsLink(search) {
-  const p = new URLSearchParams(search);
-  const keys = [...p.keys()];
-  if (!p.get("q")?.trim() || keys.some((k) => k !== "q" && k !== "page") || new Set(keys).size !== keys.length) return null;
-  const page = p.has("page") ? Math.max(1, Number.parseInt(p.get("page"), 10) || 1) : 1;
-  return { q: p.get("q"), page };
-}
-
 function el(tag, props = {}, ...children) {
   const e = Object.assign(document.createElement(tag), props);
   e.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
@@ -172,7 +163,8 @@ function frame(link, layout) {
 }
 
 /**
- * Paints the results of `link` (`resultsLink`) into `app` when the pieces
+ * Paints the results of `link` (`{q, page}`: index.html's head script
+ * decides which links are painted) into `app` when the pieces
  * answer it exactly, and leaves `window.registryEarlyResults` for the app.
  * Resolves to whether it painted; never throws (the app answers anyway).
  * `firstJs`/`firstWasm`: URLs of the first-paint wasm's module and binary.

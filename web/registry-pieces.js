@@ -23,7 +23,8 @@
 // under that prefix. Every file is checked against its hash before use
 // (`checkedFiles`).
 
-const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
+/** Lower-case hex of a string's UTF-8 bytes: how piece and directory files are named. */
+export const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /** Data built without typeahead pieces: not a failure for a client that can ask the whole registry. */
 const noPieces = (message) => Object.assign(new Error(message), { name: "NoPiecesError" });
@@ -475,6 +476,19 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
       startPiecesSearch({ dataUrl: base, manifest: manifestP, wasm: Promise.resolve(fullWasm ?? wasmP) }),
     ));
 
+  // A results URL from the pieces (`answer(its listQuery)`), or null when
+  // only the whole registry answers it (`list` and `rows`).
+  async function fromList(pathAndQuery, answer) {
+    const q = listQuery(pathAndQuery);
+    if (!q || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
+    try {
+      return await answer(q);
+    } catch (e) {
+      if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
+      return null;
+    }
+  }
+
   return {
     /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
     ready,
@@ -501,14 +515,8 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
      * exactly the whole registry's answer; null when only the whole
      * registry answers it (see `listQuery`, and core's pieces::search).
      */
-    async list(pathAndQuery) {
-      if (!listQuery(pathAndQuery) || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
-      try {
-        return await listAnswer(pathAndQuery, listSearch(), records);
-      } catch (e) {
-        if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
-        return null;
-      }
+    list(pathAndQuery) {
+      return fromList(pathAndQuery, () => listAnswer(pathAndQuery, listSearch(), records));
     },
     /**
      * What a results list shows of a results page (`list`'s URLs), without
@@ -518,18 +526,13 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
      * or null when only the whole registry answers it. No record piece is
      * fetched: a list shows the summaries.
      */
-    async rows(pathAndQuery) {
-      const q = listQuery(pathAndQuery);
-      if (!q || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
-      try {
+    rows(pathAndQuery) {
+      return fromList(pathAndQuery, async (q) => {
         const a = await (await listSearch()).page(q);
         if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
         if (!a.hits) return null;
         return { status: 200, body: JSON.stringify({ number_of_results: a.numberOfResults, meta: a.meta, hits: a.hits.map((h) => h.summary) }) };
-      } catch (e) {
-        if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
-        return null;
-      }
+      });
     },
     /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
     suggestNow(text, options) {

@@ -12,9 +12,7 @@
 // (registry-pieces.js checkedFiles; a file the build does not list means
 // "no record under that prefix"); the pieces folder is immutable.
 
-import { BYTE_CAPS, checkedFiles, fetchPiecesManifest } from "./registry-pieces.js";
-
-const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
+import { BYTE_CAPS, checkedFiles, fetchPiecesManifest, hex } from "./registry-pieces.js";
 
 /**
  * E2 over the pieces of the data at `dataUrl`: `manifest` (object or
