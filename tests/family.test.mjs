@@ -19,7 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, goOffline, CHROMIUM_ARGS } from "./server.mjs";
 import { offlineReady, axeViolations, SHOTS } from "./ui-helpers.mjs";
 
 const PREFIX = process.env.SITE_PREFIX ?? "/";
@@ -162,7 +162,7 @@ test("after one visit the family works offline: reload, expand, follow a child",
     await page.goto(`${server.url}?id=${NFU}`);
     await page.locator("section.family").waitFor();
     await offlineReady(page);
-    await context.setOffline(true);
+    await goOffline(context, page);
     await page.reload();
     await page.locator(".fam-children button").click();
     assert.equal(await visibleChildren(page), 40);

@@ -11,7 +11,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, goOffline, CHROMIUM_ARGS } from "./server.mjs";
 import { SITE, PREFIX, DEMO, bare, display, offlineReady } from "./ui-helpers.mjs";
 
 const NORTHFIELD = DEMO.find((r) => display(r) === "Northfield University");
@@ -292,7 +292,7 @@ test("offline-ready after one visit: offline, a reload shows the app, a record a
     await page.goto(server.url + `?id=${id}`);
     await page.waitForSelector("#record-title");
     await offlineReady(page);
-    await context.setOffline(true);
+    await goOffline(context, page);
     await page.reload();
     await page.waitForFunction(() => /^Caldera State University/.test(document.getElementById("record-title")?.textContent ?? ""));
     await page.waitForSelector("table.locations");

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import { before, after } from "node:test";
 import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, goOffline, CHROMIUM_ARGS } from "./server.mjs";
 import { SITE, PREFIX, offlineReady } from "./ui-helpers.mjs";
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -66,7 +66,7 @@ export function suite() {
  */
 export async function offlineReload(context, page, ready, check = async () => {}) {
   await offlineReady(page);
-  await context.setOffline(true);
+  await goOffline(context, page);
   try {
     await page.reload();
     await ready(page);

@@ -215,7 +215,7 @@ test("the widget asks for the typed word's own piece while its wasm is still on 
 });
 
 test("pieces of a newer version than this reader are not used: the whole registry answers", async () => {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ serviceWorkers: "block" });
   try {
     const { p, errs } = await watchedPage(context);
     await p.route(/\/data\/manifest\.json$/, async (route) => {
@@ -355,7 +355,9 @@ test("a piece response longer than a piece can be is refused before it is read w
 /**
  * Serves every leaf and head of the site with wrong bytes of the right
  * length (`times` times per file; then the true file); returns how often
- * each was asked.
+ * each was asked. Its page's context blocks service workers: a request the
+ * service worker makes (api.html installs one) is not routed, so a
+ * refetch through it would be neither damaged nor counted.
  */
 async function damagePieces(p, times) {
   const asked = new Map();
@@ -387,7 +389,7 @@ const SUGGEST_NORTHFIELD = async () => {
 };
 
 test("a piece served with wrong bytes is refused, reported and fetched once more; the answer is the whole registry's", async () => {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ serviceWorkers: "block" });
   try {
     const { p, errs } = await watchedPage(context);
     const asked = await damagePieces(p, 1);
@@ -408,7 +410,7 @@ test("a piece served with wrong bytes is refused, reported and fetched once more
 });
 
 test("a piece that is wrong twice is never used: the whole registry answers", async () => {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ serviceWorkers: "block" });
   try {
     const { p, errs } = await watchedPage(context);
     const asked = await damagePieces(p, Infinity);

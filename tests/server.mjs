@@ -73,6 +73,11 @@ export const CHROMIUM_ARGS = [
  */
 export function watchErrors(page, errors) {
   let pieces404 = 0;
+  const inFlight = new Set();
+  inFlights.set(page, inFlight);
+  page.on("request", (r) => inFlight.add(r));
+  page.on("requestfinished", (r) => inFlight.delete(r));
+  page.on("requestfailed", (r) => inFlight.delete(r));
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("response", (r) => {
     if (r.status() !== 404) return;
@@ -83,6 +88,27 @@ export function watchErrors(page, errors) {
   page.on("console", (m) => {
     if (m.type() !== "error") return;
     if (/status of 404/.test(m.text()) && pieces404 > 0) return pieces404--;
-    errors.push(m.text());
+    // A failed load says which URL only in its location.
+    const at = m.location()?.url;
+    errors.push(at && !m.text().includes(at) ? `${m.text()} (${at})` : m.text());
   });
+}
+
+const inFlights = new WeakMap(); // page → its requests on their way (watchErrors)
+
+/**
+ * Takes `context` offline once `page` (watched by watchErrors) has had no
+ * request on its way for 300 ms (at most 10 s): a fetch the network drops
+ * mid-way is a console error ("net::ERR_FAILED" through the service
+ * worker) that says nothing about working offline, which is what the
+ * tests that call this check.
+ */
+export async function goOffline(context, page) {
+  const inFlight = inFlights.get(page);
+  if (!inFlight) throw new Error("goOffline: the page is not watched (watchErrors)");
+  for (let quiet = 0, end = Date.now() + 10_000; quiet < 3 && Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    quiet = inFlight.size ? 0 : quiet + 1;
+  }
+  await context.setOffline(true);
 }

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
-import { serve, watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { serve, watchErrors, goOffline, CHROMIUM_ARGS } from "./server.mjs";
 import { SITE, PREFIX, offlineReady } from "./ui-helpers.mjs";
 
 let server, browser;
@@ -50,7 +50,7 @@ test("the app cache holds the app's files, not an entry per ?q= URL; offline, a 
     const after = await appCacheKeys(page);
     assert.deepEqual(after.filter((k) => k.includes("?")), [], "no entry with a query");
     assert.deepEqual(after.sort(), before.sort(), "the same entries as after install");
-    await context.setOffline(true);
+    await goOffline(context, page);
     await page.goto(server.url + "?q=northfield");
     await page.waitForSelector(".result");
     await context.setOffline(false);

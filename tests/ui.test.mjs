@@ -7,6 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { start, appReady, api, bare, display, typeInOneTask, mainThreadSuggestReady, offlineReady, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
+import { goOffline } from "./server.mjs";
 
 let t;
 before(async () => {
@@ -358,7 +359,7 @@ test("offline after the first visit: reload, search, facets and records keep wor
   await page.waitForSelector(".result");
   await offlineReady(page);
   const online = await page.locator(".result").evaluateAll((li) => li.map((x) => x.dataset.id));
-  await context.setOffline(true);
+  await goOffline(context, page);
   try {
     await page.reload();
     await appReady(page);

@@ -603,6 +603,9 @@ export async function openPieces(options = {}) {
   return pieces;
 }
 
+/** Whether the browser says it is online (an unknown state counts as online). */
+const online = () => globalThis.navigator?.onLine !== false;
+
 const stale = () => Object.assign(new Error("superseded by a newer request"), { name: "AbortError" });
 
 /**
@@ -655,7 +658,9 @@ export class TypeaheadClient {
     const n = ++this.#latest;
     let hits = null;
     try {
-      hits = await this.#pieces.suggest(text, options);
+      // Offline, the whole registry's copy (the service worker's cache)
+      // answers: a piece not yet fetched could only fail.
+      hits = online() ? await this.#pieces.suggest(text, options) : this.#pieces.suggestNow(text, options);
     } catch (e) {
       // A piece that cannot be fetched or read: the whole data answers (and
       // reports invalid filters the same way).
@@ -673,7 +678,7 @@ export class TypeaheadClient {
    * pieces when they can, outside `suggest`'s latest-wins channel.
    */
   async call(method, args = []) {
-    if (method === "suggest") {
+    if (method === "suggest" && online()) {
       const hits = await this.#pieces.suggest(args[0], args[1] ?? {}).catch(() => null);
       if (hits) return hits;
     }
@@ -683,8 +688,7 @@ export class TypeaheadClient {
   /** The API router: a record from its record piece, a results page from the pieces, anything else from the whole registry. */
   async request(pathAndQuery) {
     // Offline, the whole registry's copy (the service worker's cache) answers.
-    const online = navigator.onLine !== false;
-    const fromPiece = online ? ((await this.#pieces.record?.(pathAndQuery)) ?? (await this.#pieces.list?.(pathAndQuery))) : null;
+    const fromPiece = online() ? ((await this.#pieces.record?.(pathAndQuery)) ?? (await this.#pieces.list?.(pathAndQuery))) : null;
     return fromPiece ?? (await this.whole()).request(pathAndQuery);
   }
 
@@ -694,11 +698,11 @@ export class TypeaheadClient {
    * `request` for the API's answer. Offline, null (the offline copy answers).
    */
   async rows(pathAndQuery) {
-    return navigator.onLine !== false ? ((await this.#pieces.rows?.(pathAndQuery)) ?? null) : null;
+    return online() ? ((await this.#pieces.rows?.(pathAndQuery)) ?? null) : null;
   }
 
   /** Starts fetching what `text` will need. */
   prefetch(text) {
-    this.#pieces.prefetch(text);
+    if (online()) this.#pieces.prefetch(text);
   }
 }
