@@ -641,18 +641,21 @@ fn bench_search_pieces(
     );
     // The API's reading, then the search page's (the app's `?q=` links).
     for typed in [false, true] {
-        let (mut bytes, mut requests) = (Vec::new(), Vec::new());
+        let (mut bytes, mut requests, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
         let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
         // Per kind of file: the bytes of each answered query (what grows).
         let mut by_kind: Vec<Vec<f64>> = vec![Vec::new(); NEED_KINDS.len()];
         for q in queries.iter().map(|q| ListQuery { typed, ..q.clone() }) {
             let q = &q;
             let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
-            let (mut got, mut asked) = (0usize, 0usize);
+            // Rounds: answers that asked for files (a round trip each when
+            // a round's files are fetched side by side).
+            let (mut got, mut asked, mut round) = (0usize, 0usize, 0usize);
             let mut kinds = [0usize; NEED_KINDS.len()];
             let answered = loop {
                 match c.answer(q) {
                     SearchAnswer::Need(needs) => {
+                        round += 1;
                         for need in needs {
                             asked += 1;
                             let body = files.get(&need.file_name()).copied();
@@ -682,13 +685,14 @@ fn bench_search_pieces(
             if answered {
                 bytes.push(got as f64);
                 requests.push(asked as f64);
+                rounds.push(round as f64);
                 for (v, &k) in by_kind.iter_mut().zip(&kinds) {
                     v.push(k as f64);
                 }
             }
         }
         println!(
-            "{} first page, cold client ({} requests; the manifest aside): {} answered from pieces ({:.1} %); data bytes p50 {:.0}  p95 {:.0}  max {:.0}; files fetched p50 {:.0}  p95 {:.0}; to the whole registry: {why:?}",
+            "{} first page, cold client ({} requests; the manifest aside): {} answered from pieces ({:.1} %); data bytes p50 {:.0}  p95 {:.0}  max {:.0}; files fetched p50 {:.0}  p95 {:.0}; rounds mean {:.2}  p50 {:.0}  p95 {:.0}; to the whole registry: {why:?}",
             if typed {
                 "mode=typed (the search page)"
             } else {
@@ -702,6 +706,9 @@ fn bench_search_pieces(
             bytes.last().copied().unwrap_or(0.0),
             percentile(&mut requests, 0.5),
             percentile(&mut requests, 0.95),
+            rounds.iter().sum::<f64>() / rounds.len().max(1) as f64,
+            percentile(&mut rounds, 0.5),
+            percentile(&mut rounds, 0.95),
         );
         let line: Vec<String> = NEED_KINDS
             .iter()
