@@ -504,3 +504,75 @@ fn version_3_search_files_still_answer() {
     }
     assert!(pages > 0, "the version-3 files answer some pages");
 }
+
+/// A query with common words asks for the rarest one's first rank chunk
+/// in the round that asks for their group files (a round trip less on a
+/// link), and only when records holding the common words alone can match.
+#[test]
+fn first_rank_chunk_comes_with_the_group_files() {
+    let budget = PieceBudget {
+        raw_bytes: 600,
+        head_records: 12,
+        ..PieceBudget::default()
+    };
+    let (f, sp) = files(demo(), &budget);
+    let common: Vec<&str> = sp.stats.common.iter().map(|c| c.term.as_str()).collect();
+    assert!(
+        common.contains(&"of") && common.contains(&"de"),
+        "{common:?}"
+    );
+    let rounds = |text: &str| {
+        let q = ListQuery {
+            query: text.to_string(),
+            filter: None,
+            all_status: false,
+            page: 1,
+            version: Version::V2,
+            typed: false,
+        };
+        let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+        let mut asked = Vec::new();
+        for _ in 0..16 {
+            match c.answer(&q) {
+                SearchAnswer::Need(needs) => {
+                    for n in &needs {
+                        match n {
+                            Need::Directory(first) => c.add_directory(
+                                first,
+                                f.parts.get(first).cloned().unwrap_or_default(),
+                            ),
+                            _ => c.add(n, f.files.get(n).map(Vec::as_slice)).unwrap(),
+                        }
+                    }
+                    asked.push(needs);
+                }
+                a => {
+                    check(demo(), &q, &a);
+                    return asked;
+                }
+            }
+        }
+        panic!("{text}: still asking after 16 rounds");
+    };
+    let df = |t: &str| sp.stats.common(t).unwrap().df;
+    let rarest = if (df("of"), "of") < (df("de"), "de") {
+        "of"
+    } else {
+        "de"
+    };
+    let asked = rounds("universidad de northfield of");
+    let with_groups = asked
+        .iter()
+        .find(|r| r.iter().any(|n| matches!(n, Need::Groups(_))))
+        .expect("a round asks for the group files");
+    assert!(
+        with_groups.contains(&Need::Rank(rarest.to_string(), 0)),
+        "{with_groups:?}"
+    );
+    // A required rare word: no record of the common words alone matches.
+    let asked = rounds("+northfield of");
+    assert!(
+        !asked.iter().flatten().any(|n| matches!(n, Need::Rank(..))),
+        "{asked:?}"
+    );
+}
