@@ -84,3 +84,60 @@ test("pages from pieces equal the whole registry's, and cost a few small files",
   assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
   await context.close();
 });
+
+test("a link's words' files are fetched while the wasm downloads: each one the answer needs, all it needs but rank chunks", async () => {
+  const QUERIES = ["university of agriculture", "universidad de northfield", "kilimani university", "polar"];
+  // The files (names) a page's answer fetches, in a fresh context; with
+  // `ahead`, prefetch first and note what it fetched before the wasm is let in.
+  const run = async (query, ahead) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = [];
+    watchErrors(page, errors);
+    await page.goto(split.url + "widget-demo.html");
+    const out = await page.evaluate(async ({ query, ahead }) => {
+      const { startPiecesSearch } = await import("./registry-search.js");
+      const names = () =>
+        performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.includes("/pieces/")).map((p) => p.split("/").pop());
+      let letIn;
+      const held = new Promise((r) => (letIn = r));
+      const wasm = held.then(async () => {
+        const m = await import("./pkg/registry_wasm.js");
+        await m.default({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", location.href) });
+        return m;
+      });
+      const search = startPiecesSearch({ dataUrl: new URL("./data/", location.href), wasm });
+      let before = [];
+      if (ahead) {
+        search.prefetch(query, { typed: true });
+        // Until no file has come in for 500 ms.
+        for (let n = -1, quiet = 0; quiet < 5; await new Promise((r) => setTimeout(r, 100))) {
+          quiet = names().length === n ? quiet + 1 : 0;
+          n = names().length;
+        }
+        before = names();
+      }
+      letIn();
+      const a = await search.page({ query, typed: true, version: 2, page: 1 });
+      return { before, all: names(), answered: Boolean(a.hits) };
+    }, { query, ahead });
+    await context.close();
+    assert.deepEqual(errors, [], query);
+    return out;
+  };
+  let guessed = 0;
+  for (const query of QUERIES) {
+    const cold = await run(query, false);
+    const warm = await run(query, true);
+    const files = (names) => names.filter((n) => !/^(h-\d+|hashes)\.json$/.test(n)); // tables aside
+    const needed = new Set(files(cold.all));
+    const early = files(warm.before);
+    assert.ok(cold.answered && warm.answered, `${query}: answered from pieces`);
+    for (const f of early) assert.ok(needed.has(f), `${query}: ${f} was fetched ahead but the answer does not need it (needs ${[...needed]})`);
+    const late = [...needed].filter((f) => !early.includes(f));
+    assert.deepEqual(late.filter((f) => !/^k-/.test(f)), [], `${query}: asked only once the wasm ran (ahead: ${early})`);
+    assert.deepEqual(files(warm.all).sort(), [...needed].sort(), `${query}: the same files in all, each once`);
+    guessed += early.filter((f) => !/^(d-|search\.stats)/.test(f)).length;
+  }
+  assert.ok(guessed >= QUERIES.length, `leaves and group files were guessed ahead (${guessed})`);
+});

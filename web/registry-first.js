@@ -176,7 +176,7 @@ export async function paintResultsLink({ app, link, dataUrl, manifest, firstJs, 
       return m;
     });
     const search = startPiecesSearch({ dataUrl, manifest, wasm });
-    search.prefetch(link.q);
+    search.prefetch(link.q, { typed: true });
     // What the app asks (search_page.rs load): the page, and the status
     // facet over all statuses.
     const query = { query: escapeQuery(link.q.trim()), typed: true, version: 2 };

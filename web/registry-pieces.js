@@ -85,7 +85,8 @@ export async function sha256Hex(bytes) {
  * (registry_contract::PieceHashes); a table is fetched beside the file. A
  * mismatch is reported and fetched once more past the HTTP cache; a second
  * one throws (the caller asks the whole registry), and the file is not
- * asked again.
+ * asked again. `get.listed(name)`: whether the build has the file (its
+ * table only).
  */
 export function checkedFiles(folder, hashes) {
   const json = async (p) => JSON.parse(new TextDecoder().decode(await p));
@@ -106,23 +107,29 @@ export function checkedFiles(folder, hashes) {
     if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
     return readCapped(res, cap, name);
   }
+  const bucket = (name) => {
+    let i = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
+    for (const b of new TextEncoder().encode(name)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
+    return i % hashes.buckets;
+  };
+  // Bucket `i`'s table, once checked. The table is fetched beside the root
+  // (its name needs only the bucket), and checked against the root's entry
+  // once that is here.
+  async function table(i) {
+    const root = memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root)));
+    tables.set(i, await memo(i, () => json(get(`h-${i}.json`, BYTE_CAPS.part, root.then((r) => r[i])))));
+    return tables.get(i);
+  }
   async function get(name, cap, want) {
     if (!hashes?.root) throw noPieces("these pieces have no hashes and cannot be checked; rebuild them with `registry build`");
     if (refused.has(name)) throw new Error(refused.get(name));
-    let i = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
-    for (const b of new TextEncoder().encode(name)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
-    i %= hashes.buckets;
+    const i = bucket(name);
     // A name its table (once here) lacks is not part of this build: not asked.
     if (want === undefined && tables.has(i) && !(want = tables.get(i)[name])) return null;
     let body = fetched(name, cap, 0);
     body.catch(() => {}); // awaited below, after its hash
     if (want === undefined) {
-      const root = memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root)));
-      // The table is fetched beside the root (its name needs only the
-      // bucket), and checked against the root's entry once that is here.
-      const table = memo(i, () => json(get(`h-${i}.json`, BYTE_CAPS.part, root.then((r) => r[i]))));
-      tables.set(i, await table);
-      want = tables.get(i)[name];
+      want = (await table(i))[name];
       if (want === undefined) return null; // not part of this build
     } else want = await want;
     for (let attempt = 0; ; ) {
@@ -134,6 +141,12 @@ export function checkedFiles(folder, hashes) {
       body = fetched(name, cap, attempt);
     }
   }
+  /**
+   * Whether the build has a file `name`, from its hash table alone (no
+   * request for the file itself): what a guess at a file asks first, so
+   * that a wrong guess costs no 404.
+   */
+  get.listed = async (name) => Boolean(hashes?.root && (await table(bucket(name)))[name]);
   return get;
 }
 

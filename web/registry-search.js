@@ -53,6 +53,58 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     }
     return files.get(name);
   };
+  const quiet = (p) => p.catch(() => {});
+  const partKeys = async (first) => {
+    const b = await file(`d-${hex(first)}.json`);
+    return new Set(b ? JSON.parse(new TextDecoder().decode(b)) : []);
+  };
+  // The files the query's words will need, guessed from the directory
+  // parts and the hash tables while the wasm downloads (core's
+  // pieces::search asks for the same once it runs): a common word's
+  // group file (it has one) and the group file of a pair of them; any
+  // other word's leaf — its first prefix the directory does not list as
+  // split — or, when every prefix is split, its term piece; the last
+  // word's extension piece in the search page's reading. Words come from
+  // a rough folding; a guess is fetched only when the build lists the
+  // file (`listed`: its hash table), so a wrong one costs a table at
+  // most, never a wrong answer: the wasm still names what it needs.
+  async function planAhead(query, typed) {
+    const m = await manifestP;
+    const folder = await folderP;
+    const split = new Set(m.pieces.split_first ?? []);
+    const words = [
+      ...new Set(
+        query
+          .normalize("NFD")
+          .replace(/\p{M}/gu, "")
+          .toLowerCase()
+          .split(/[^\p{L}\p{N}]+/u)
+          .filter(Boolean),
+      ),
+    ];
+    const fetchListed = async (name) => {
+      if (await folder.listed(name)) await file(name);
+    };
+    const common = [];
+    await Promise.all(
+      words.map(async (w, k) => {
+        const chars = [...w];
+        if (typed && k === words.length - 1) quiet(fetchListed(`x-${hex(w)}.shard`));
+        // (A common word needs no directory part: asked after this.)
+        const group = `g-${hex(w)}.shard`;
+        if (await folder.listed(group)) {
+          common.push(hex(w));
+          return quiet(file(group));
+        }
+        const keys = split.has(chars[0]) ? await partKeys(chars[0]) : new Set();
+        const n = chars.findIndex((_, i) => !keys.has(chars.slice(0, i + 1).join("")));
+        await fetchListed(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
+      }),
+    );
+    // A pair is named in byte order, which its hex keeps.
+    if (common.length === 2) await fetchListed(`g-${common.sort().join("-")}.shard`);
+  }
+
   // One answer at a time: `add` and `answer` share the wasm client.
   let queue = Promise.resolve();
   return {
@@ -60,30 +112,13 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     /** Data bytes received so far. */
     bytes: () => bytes,
     /**
-     * Starts fetching, before the wasm is in, the files every answer to
-     * `query` asks for first: the E2 statistics, and the directory part
-     * of each word's first character that the pieces split (a guess from
-     * a rough folding: a wrong guess costs one small file, never a wrong
-     * answer — the wasm still names what it needs).
+     * Starts fetching, before the wasm is in, the files an answer to
+     * `query` will ask for (`typed`: read as the search page does): the
+     * E2 statistics and each word's own files (`planAhead`).
      */
-    prefetch(query) {
-      const quiet = (p) => p.catch(() => {});
+    prefetch(query, { typed = false } = {}) {
       quiet(file("search.stats"));
-      quiet(
-        manifestP.then((m) => {
-          const split = new Set(m.pieces.split_first ?? []);
-          const firsts = new Set(
-            query
-              .normalize("NFD")
-              .replace(/\p{M}/gu, "")
-              .toLowerCase()
-              .split(/[^\p{L}\p{N}]+/u)
-              .map((w) => [...w][0])
-              .filter((c) => c && split.has(c)),
-          );
-          for (const c of firsts) quiet(file(`d-${hex(c)}.json`));
-        }),
-      );
+      quiet(planAhead(query, typed));
     },
     /**
      * `{query, filter, allStatus, page, version, typed}` → the page,
