@@ -65,9 +65,10 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
   // other word's leaf — its first prefix the directory does not list as
   // split — or, when every prefix is split, its term piece; the last
   // word's extension piece in the search page's reading. Words come from
-  // a rough folding; a guess is fetched only when the build lists the
-  // file (`listed`: its hash table), so a wrong one costs a table at
-  // most, never a wrong answer: the wasm still names what it needs.
+  // a rough folding; a group or extension file is fetched only when the
+  // build lists it (`listed`: its hash table), so a wrong guess costs a
+  // table or a directory part, never a wrong answer: the wasm still names
+  // what it needs.
   async function planAhead(query, typed) {
     const m = await manifestP;
     const folder = await folderP;
@@ -90,15 +91,20 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
       words.map(async (w, k) => {
         const chars = [...w];
         if (typed && k === words.length - 1) quiet(fetchListed(`x-${hex(w)}.shard`));
-        // (A common word needs no directory part: asked after this.)
+        // The directory part comes beside the group file's table (a
+        // common word needs none: ~1 KB lost, against a round trip).
         const group = `g-${hex(w)}.shard`;
+        const keys = split.has(chars[0]) ? partKeys(chars[0]) : Promise.resolve(new Set());
+        keys.catch(() => {});
         if (await folder.listed(group)) {
           common.push(hex(w));
           return quiet(file(group));
         }
-        const keys = split.has(chars[0]) ? await partKeys(chars[0]) : new Set();
-        const n = chars.findIndex((_, i) => !keys.has(chars.slice(0, i + 1).join("")));
-        await fetchListed(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
+        const splitKeys = await keys;
+        const n = chars.findIndex((_, i) => !splitKeys.has(chars.slice(0, i + 1).join("")));
+        // Asked as the wasm would ask it (its table beside it; a 404 when
+        // no record has a word under the prefix, as for the wasm).
+        await file(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
       }),
     );
     // A pair is named in byte order, which its hex keeps.
