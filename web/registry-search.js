@@ -86,31 +86,33 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     const fetchListed = async (name) => {
       if (await folder.listed(name)) await file(name);
     };
-    const common = [];
-    await Promise.all(
-      words.map(async (w, k) => {
+    const groups = words.map((w) => `g-${hex(w)}.shard`);
+    const isCommon = groups.map((g) => folder.listed(g));
+    await Promise.all([
+      ...words.map(async (w, k) => {
         const chars = [...w];
         if (typed && k === words.length - 1) quiet(fetchListed(`x-${hex(w)}.shard`));
         // The directory part comes beside the group file's table (a
         // common word needs none: ~1 KB lost, against a round trip).
-        const group = `g-${hex(w)}.shard`;
         const keys = split.has(chars[0]) ? partKeys(chars[0]) : Promise.resolve(new Set());
         keys.catch(() => {});
-        if (await folder.listed(group)) {
-          common.push(hex(w));
-          return quiet(file(group));
-        }
+        if (await isCommon[k]) return file(groups[k]);
         const splitKeys = await keys;
         const n = chars.findIndex((_, i) => !splitKeys.has(chars.slice(0, i + 1).join("")));
         // Asked as the wasm would ask it (its table beside it; a 404 when
         // no record has a word under the prefix, as for the wasm).
         await file(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
       }),
-    );
-    // A pair is named in byte order, which its hex keeps.
-    if (common.length === 2) await fetchListed(`g-${common.sort().join("-")}.shard`);
+      // A pair of common words (named in byte order, which hex keeps).
+      Promise.all(isCommon).then((flags) => {
+        const common = words.filter((_, k) => flags[k]).map(hex);
+        if (common.length === 2) return fetchListed(`g-${common.sort().join("-")}.shard`);
+      }),
+    ]);
   }
 
+  /** A rank chunk's file name: its term (hex) and number. */
+  const RANK = /^k-([0-9a-f]+)-(\d+)\.shard$/;
   // One answer at a time: `add` and `answer` share the wasm client.
   let queue = Promise.resolve();
   return {
@@ -145,7 +147,15 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
           const a = search.answer(params);
           if (a.hits && items) a.body = search.response(await items(a.hits), performance.now() - started);
           if (!a.need) return a;
-          for (const name of a.need) if (!coming.has(name)) coming.set(name, file(name).then((b) => [name, b]));
+          // The core reads a rank chunk ahead of those it has, not of
+          // those on their way: a chunk after one still coming from an
+          // earlier round waits for it (the page may need no more).
+          const before = [...coming.keys()].map((n) => RANK.exec(n)).filter(Boolean);
+          for (const name of a.need) {
+            const r = RANK.exec(name);
+            if (coming.has(name) || (r && before.some((b) => b[1] === r[1] && Number(b[2]) < Number(r[2])))) continue;
+            coming.set(name, file(name).then((b) => [name, b]));
+          }
           const [name, bytes] = await Promise.race(coming.values());
           coming.delete(name);
           search.add(name, bytes);
