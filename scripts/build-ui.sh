@@ -46,8 +46,9 @@ bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_su
 # exports): the widget's code budget is counted in brotli bytes, and the
 # comments are for the sources in web/, not for every visitor's phone.
 minify() { esbuild "$1" --minify --log-level=warning --outfile="$1.min" && mv "$1.min" "$1"; }
-# registry-pieces.js from ui/: its default wasm is the site's pkg/.
-sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js"
+# registry-pieces.js from ui/: its default wasm is the site's pkg/, its E2
+# module the site's registry-search.js.
+sed -e 's|"\./pkg/|"../pkg/|g' -e 's|"\./registry-search\.js"|"../registry-search.js"|' web/registry-pieces.js > "$tmp/registry-pieces.js"
 for f in registry_ui registry_widget registry_suggest registry_first registry-pieces; do minify "$tmp/$f.js"; done
 
 # Content-hashed names: ui/<stem>.<16 hex of SHA-256>.<ext> (immutable).
@@ -66,6 +67,16 @@ suggest_js=$(hashed "$tmp/registry_suggest.js" registry_suggest js)
 first_wasm=$(hashed "$tmp/registry_first_bg.wasm" registry_first_bg wasm)
 first_js=$(hashed "$tmp/registry_first.js" registry_first js)
 pieces_js=$(hashed "$tmp/registry-pieces.js" registry-pieces js)
+# A results link's first paint loads registry-first.js → registry-search.js
+# → registry-pieces.js: from ui/ under content-hashed names too, importing
+# each other by them, so that a warm visit revalidates none of them (a
+# round trip each on a host that says `no-cache` for unhashed files).
+sed -e "s|\"\./registry-pieces\.js\"|\"./$pieces_js\"|" -e 's|"\./pkg/|"../pkg/|g' web/registry-search.js > "$tmp/registry-search.js"
+minify "$tmp/registry-search.js"
+search_js=$(hashed "$tmp/registry-search.js" registry-search js)
+sed -e "s|\"\./registry-search\.js\"|\"./$search_js\"|" web/registry-first.js > "$tmp/registry-first.js"
+minify "$tmp/registry-first.js"
+first_app_js=$(hashed "$tmp/registry-first.js" registry-first js)
 app_css=$(hashed crates/ui/style/app.css app css)
 picker_css=$(hashed crates/ui/style/picker.css picker css)
 # Subresource-integrity values of every file the widget loader loads (its
@@ -83,6 +94,7 @@ subst() {
     -e "s|__WIDGET_JS__|$widget_js|g" -e "s|__WIDGET_WASM__|$widget_wasm|g" -e "s|__SUGGEST_JS__|$suggest_js|g" \
     -e "s|__SUGGEST_WASM__|$suggest_wasm|g" -e "s|__PIECES_JS__|$pieces_js|g" \
     -e "s|__FIRST_JS__|$first_js|g" -e "s|__FIRST_WASM__|$first_wasm|g" \
+    -e "s|__FIRST_APP_JS__|$first_app_js|g" -e "s|__SEARCH_JS__|$search_js|g" \
     -e "s|__WIDGET_WASM_SRI__|$widget_wasm_sri|g" -e "s|__SUGGEST_WASM_SRI__|$suggest_wasm_sri|g" \
     -e "s|__WIDGET_JS_SRI__|$widget_js_sri|g" -e "s|__SUGGEST_JS_SRI__|$suggest_js_sri|g" \
     -e "s|__PIECES_JS_SRI__|$pieces_js_sri|g" -e "s|__PICKER_CSS_SRI__|$picker_css_sri|g" "$1" > "$2"
