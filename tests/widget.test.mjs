@@ -205,6 +205,78 @@ test("typed before the picker is ready: the text, focus and caret are kept and a
   }
 });
 
+test("before the UI's wasm is in, the plain input shows the pieces' suggestions; a pick there is kept by the picker", async () => {
+  const { page } = t;
+  const ui = /registry_widget_bg\.[0-9a-f]+\.wasm$/;
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(ui, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const changes = [];
+  try {
+    await page.goto(t.url("widget-demo.html"));
+    await page.evaluate(() => document.getElementById("affiliation").addEventListener("change", (e) => (window.__changes ??= []).push(e.detail)));
+    const plain = page.locator("registry-picker#affiliation input[role=combobox]");
+    await plain.click();
+    await page.keyboard.type("kilimani agri", { delay: 20 });
+    // The same names, in the same order, as the whole registry's.
+    const option = page.locator("registry-picker#affiliation [role=listbox] [role=option]");
+    await page.waitForFunction(() => document.querySelector("registry-picker#affiliation [role=listbox]")?.dataset.for === "kilimani agri");
+    const names = () => page.locator("registry-picker#affiliation [role=listbox] [role=option] .cb-name").allTextContents();
+    assert.deepEqual(await names(), await wholeNames("kilimani agri"));
+    assert.equal(await page.locator("#affiliation-picker-input").count(), 0, "the UI's wasm is still held");
+    assert.equal(await plain.getAttribute("aria-expanded"), "true");
+    // Picked with the keyboard before the picker is mounted.
+    await page.keyboard.press("ArrowDown");
+    assert.equal(await plain.getAttribute("aria-activedescendant"), await option.first().getAttribute("id"));
+    await page.keyboard.press("Enter");
+    const first = (await wholeNames("kilimani agri"))[0];
+    assert.equal(await plain.inputValue(), first);
+    changes.push(...(await page.evaluate(() => window.__changes)));
+    assert.equal(changes.length, 1);
+    assert.equal(changes[0].name, first);
+    assert.match(changes[0].id, /^https:\/\//);
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    assert.equal(await aff().inputValue(), first);
+    assert.equal(await page.locator("input[name=affiliation_id]").inputValue(), changes[0].id);
+    assert.equal(await page.locator("registry-picker#affiliation [role=listbox]").count(), 1, "the early list is gone");
+    assert.deepEqual(await page.evaluate(() => window.__changes), changes, "no second change event at mount");
+  } finally {
+    release();
+    await page.unroute(ui);
+  }
+});
+
+test("the UI's wasm is asked for after the suggest-only wasm, which the first suggestions need, has arrived", async () => {
+  const { page } = t;
+  const suggest = /registry_suggest_bg\.[0-9a-f]+\.wasm$/;
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(suggest, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const asked = [];
+  const onRequest = (r) => /\.wasm$/.test(r.url()) && asked.push(new URL(r.url()).pathname.split("/").pop().split(".")[0]);
+  page.on("request", onRequest);
+  try {
+    await page.goto(t.url("widget-demo.html"));
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => /manifest\.json$/.test(e.name)));
+    await page.waitForTimeout(300);
+    assert.deepEqual(asked, ["registry_suggest_bg"]);
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    assert.deepEqual(asked, ["registry_suggest_bg", "registry_widget_bg"]);
+  } finally {
+    release();
+    page.off("request", onRequest);
+    await page.unroute(suggest);
+  }
+});
+
 test("a plain input in the page is adopted: usable before the script runs, what is typed there is kept and answered", async () => {
   const { page } = t;
   let release;

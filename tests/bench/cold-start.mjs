@@ -20,6 +20,7 @@
 //   node tests/bench/cold-start.mjs [--data FILE] [--scale 1,4] [--profiles mobile,broadband]
 //                                   [--runs 3] [--key-delay 80] [--pages widget,api,flex[,app]]
 //                                   [--link-q "university of cambridge"]  (the q-* pages' query)
+//                                   [--targets harv]  (only these typed targets: harv,stanf,sorbon)
 //   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app
 //
 // --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
@@ -70,6 +71,7 @@ function parseArgs(argv) {
     else if (k === "--key-delay") o.keyDelay = Number(val());
     else if (k === "--pages") o.pages = val().split(",");
     else if (k === "--link-q") LINK_Q = val();
+    else if (k === "--targets") o.targets = val().split(",");
     else if (k === "-h" || k === "--help") {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 18).join("\n").replace(/^\/\/ ?/gm, ""));
       process.exit(0);
@@ -79,6 +81,11 @@ function parseArgs(argv) {
   if (!o.profiles.every((p) => PROFILES[p])) fail(`--profiles: one or more of ${Object.keys(PROFILES).join(",")}`);
   if (!o.pages.every((p) => PAGES.some((d) => d.key === p) || LINKS.some((d) => d.key === p)))
     fail(`--pages: one or more of ${[...PAGES, ...LINKS].map((d) => d.key).join(",")}`);
+  if (o.targets) {
+    const unknown = o.targets.filter((q) => !TARGETS.some((t) => t.query === q));
+    if (unknown.length || !o.targets.length) fail(`--targets: one or more of ${TARGETS.map((t) => t.query).join(",")}`);
+    TARGETS.splice(0, TARGETS.length, ...o.targets.map((q) => TARGETS.find((t) => t.query === q)));
+  }
   if (!Number.isInteger(o.runs) || o.runs < 1) fail("--runs must be a positive integer");
   if (!(o.keyDelay >= 0)) fail("--key-delay must be ≥ 0 (ms between keystrokes)");
   if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
@@ -295,7 +302,7 @@ async function instrument(context, page, profile) {
  * target's name is painted in the listbox. Times are page times (ms since
  * navigation start).
  */
-async function visit(context, server, pageDef, target, profile, opt, typeAt = 0) {
+async function visit(context, server, pageDef, target, profile, opt, typeAt = 0, kind = "cold") {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -315,6 +322,13 @@ async function visit(context, server, pageDef, target, profile, opt, typeAt = 0)
     await page.waitForFunction(() => window.__cold.painted != null, null, { polling: 10, timeout: 60_000 });
     const c = await page.evaluate(() => ({ ...window.__cold, origin: performance.timeOrigin }));
     const bytes = await tools.bytesUntil(c.origin + c.painted);
+    // WATERFALL=1: every request of the visit, to see what the paint waited for.
+    if (process.env.WATERFALL) {
+      log(`  ${pageDef.key} ${kind} "${target.query}": typed from ${typedAt.toFixed(0)} ms`);
+      for (const w of await tools.waterfall(c.origin))
+        log(`    ${lpad(w.start.toFixed(0), 6)}–${pad(w.end.toFixed(0), 6)} ${lpad(kb(w.bytes), 9)}  ${w.url.replace(server.url, "")}${w.end > c.painted ? "  (after the paint)" : ""}`);
+      log(`    shown at ${c.shown.toFixed(0)} ms, painted at ${c.painted.toFixed(0)} ms`);
+    }
     const mem = await tools.memory();
     return { usable: c.usable, typedAt, painted: c.painted, bytes, ...mem, errors };
   } catch (e) {
@@ -341,10 +355,10 @@ async function measurePage(server, pageDef, target, profile, opt) {
   try {
     let context = await launch(path.join(tmp, "a"));
     const cold = await visit(context, server, pageDef, target, profile, opt);
-    const warm = await visit(context, server, pageDef, target, profile, opt);
+    const warm = await visit(context, server, pageDef, target, profile, opt, 0, "warm");
     await context.close();
     context = await launch(path.join(tmp, "b"));
-    const late = await visit(context, server, pageDef, target, profile, opt, LATE_MS);
+    const late = await visit(context, server, pageDef, target, profile, opt, LATE_MS, "late");
     await context.close();
     return { cold, warm, late };
   } finally {
