@@ -277,6 +277,49 @@ test("the UI's wasm is asked for after the suggest-only wasm, which the first su
   }
 });
 
+test("the data manifest is asked for with the code, before registry-pieces.js has arrived", async () => {
+  const { page } = t;
+  // A page with a picker and nothing else (the demo page asks for the manifest itself).
+  const bare = t.url("bare-picker.html");
+  await page.route(bare, (route) =>
+    route.fulfill({ contentType: "text/html", body: `<!doctype html><script type="module" src="registry-picker.js"></script><registry-picker id="p" name="org" label="Organization"></registry-picker>` }),
+  );
+  const piecesJs = /\/ui\/registry-pieces\.[0-9a-f]+\.js$/;
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(piecesJs, async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.goto(bare);
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => /\/data\/manifest\.json$/.test(e.name)), null, { timeout: 5_000 });
+    release();
+    await page.locator("#p-picker-input").fill("kilimani agri");
+    await page.waitForFunction(() => document.getElementById("p-picker-list").dataset.for === "kilimani agri");
+    assert.equal(await page.locator("#p-picker-list [role=option] .cb-name").first().textContent(), (await wholeNames("kilimani agri"))[0]);
+  } finally {
+    release();
+    await page.unroute(piecesJs);
+    await page.unroute(bare);
+  }
+});
+
+test("the demo page asks for the manifest after a picker is ready: until then the widget's request is the only one", async () => {
+  const { page } = t;
+  // The manifest requests the page makes (a wrapped fetch), counted when the first picker is ready.
+  await page.addInitScript(() => {
+    let asked = 0;
+    const fetch = window.fetch;
+    window.fetch = (input, init) => (/\/data\/manifest\.json$/.test(String(input.url ?? input)) && asked++, fetch(input, init));
+    document.addEventListener("registry-picker-ready", () => (window.__manifestsAtReady ??= asked));
+  });
+  await open();
+  assert.equal(await page.evaluate(() => window.__manifestsAtReady), 1);
+  // The demo's e-mail hint, from the manifest, still comes.
+  await page.locator("#email-example").waitFor();
+});
+
 test("a plain input in the page is adopted: usable before the script runs, what is typed there is kept and answered", async () => {
   const { page } = t;
   let release;

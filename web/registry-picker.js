@@ -124,7 +124,11 @@ function start(el) {
   // would share its bandwidth, and the first suggestions need only the
   // latter (the early list shows them until the picker is mounted).
   const ui = wasmModule(UI_JS, UI_JS_SRI, UI_WASM, UI_WASM_SRI, suggest.catch(() => {}));
-  const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest }));
+  // The manifest (which names every data file) with the code, not after
+  // registry-pieces.js: the first keystroke's files follow it at once.
+  const manifestRes = fetch(new URL("manifest.json", DATA), { cache: "no-cache" });
+  manifestRes.catch(() => {}); // reported by the pieces, which read it
+  const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest, manifest: m.fetchPiecesManifest(DATA, manifestRes) }));
   const client = Promise.all([piecesJs, pieces]).then(
     ([m, p]) => new m.TypeaheadClient(p, () => import(new URL("registry.js", BASE).href).then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))),
   );
