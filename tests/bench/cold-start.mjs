@@ -159,11 +159,13 @@ async function prepareScale(opt, scale, app) {
   const site = path.join(dir, "site");
   log(`registry site ${path.relative(ROOT, dump)} → ${path.relative(ROOT, site)} …`);
   await run("target/release/registry", ["site", dump, "-o", site, "--app", app, "-q"]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
+  // The FlexSearch page's index only when that page is measured (minutes at ×4).
+  if (!opt.pages.includes("flex")) return { dir, site, flexDir: null, records: manifest.record_count, flex: null, manifest };
   log("FlexSearch: building and exporting the index …");
   const raw = fs.readFileSync(dump);
   const records = JSON.parse(raw[0] === 0x1f ? zlib.gunzipSync(raw) : raw);
   const flex = writeFlexIndex(records, path.join(dir, "flex"));
-  const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
   return { dir, site, flexDir: path.join(dir, "flex"), records: records.length, flex, manifest };
 }
 
@@ -551,7 +553,7 @@ function report(opt, results, meta) {
   w(`medians over ${opt.runs} run(s); painted = navigation → the target's name painted in the listbox; late = typing from ${LATE_MS / 1000} s, reported after that mark`);
   for (const { scale, info, byProfile } of results) {
     w();
-    w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks) ---`);
+    w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}${info.flex ? `, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks` : ""}) ---`);
     w(`widget code (registry-picker.js and the ui/ files it names: JS, wasm, CSS), brotli: ${info.widgetCode.toLocaleString("en")} B (target ≤ 220 KB)`);
     for (const [profile, pages] of Object.entries(byProfile)) {
       if (!PAGES.some((d) => pages[d.key])) continue;
@@ -600,11 +602,11 @@ async function main() {
   const meta = { errors: [], version: "?" };
   for (const scale of opt.scales) {
     const info = await prepareScale(opt, scale, app);
-    log(`×${scale}: ${info.records} records, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks; starting registry serve …`);
+    log(`×${scale}: ${info.records} records${info.flex ? `, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks` : ""}; starting registry serve …`);
     const apiOrigin = await startApi(path.join(info.site, "data"));
     log("precompressing (brotli) …");
     const server = await startServer({
-      mounts: { "/site/": info.site, "/cold/": pages, "/flex/": info.flexDir, "/nm/": flexLib },
+      mounts: { "/site/": info.site, "/cold/": pages, ...(info.flexDir ? { "/flex/": info.flexDir, "/nm/": flexLib } : {}) },
       apiOrigin,
     });
     cleanups.push(() => server.close());
