@@ -205,15 +205,21 @@ test("typed before the picker is ready: the text, focus and caret are kept and a
   }
 });
 
-test("before the UI's wasm is in, the plain input shows the pieces' suggestions; a pick there is kept by the picker", async () => {
-  const { page } = t;
-  const ui = /registry_widget_bg\.[0-9a-f]+\.wasm$/;
+/** Holds the responses to `url` at the server until `release()`; `free()` releases and unroutes. */
+async function holdAt(page, url) {
   let release;
   const held = new Promise((r) => (release = r));
-  await page.route(ui, async (route) => {
+  await page.route(url, async (route) => {
     await held;
     await route.continue();
   });
+  return { release, free: () => (release(), page.unroute(url)) };
+}
+
+test("before the UI's wasm is in, the plain input shows the pieces' suggestions; a pick there is kept by the picker", async () => {
+  const { page } = t;
+  const ui = /registry_widget_bg\.[0-9a-f]+\.wasm$/;
+  const { release, free } = await holdAt(page, ui);
   const changes = [];
   try {
     await page.goto(t.url("widget-demo.html"));
@@ -245,20 +251,14 @@ test("before the UI's wasm is in, the plain input shows the pieces' suggestions;
     assert.equal(await page.locator("registry-picker#affiliation [role=listbox]").count(), 1, "the early list is gone");
     assert.deepEqual(await page.evaluate(() => window.__changes), changes, "no second change event at mount");
   } finally {
-    release();
-    await page.unroute(ui);
+    await free();
   }
 });
 
 test("the UI's wasm is asked for after the suggest-only wasm, which the first suggestions need, has arrived", async () => {
   const { page } = t;
   const suggest = /registry_suggest_bg\.[0-9a-f]+\.wasm$/;
-  let release;
-  const held = new Promise((r) => (release = r));
-  await page.route(suggest, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const { release, free } = await holdAt(page, suggest);
   const asked = [];
   const onRequest = (r) => /\.wasm$/.test(r.url()) && asked.push(new URL(r.url()).pathname.split("/").pop().split(".")[0]);
   page.on("request", onRequest);
@@ -271,9 +271,8 @@ test("the UI's wasm is asked for after the suggest-only wasm, which the first su
     await page.waitForSelector("#affiliation-picker-input");
     assert.deepEqual(asked, ["registry_suggest_bg", "registry_widget_bg"]);
   } finally {
-    release();
     page.off("request", onRequest);
-    await page.unroute(suggest);
+    await free();
   }
 });
 
@@ -285,12 +284,7 @@ test("the data manifest is asked for with the code, before registry-pieces.js ha
     route.fulfill({ contentType: "text/html", body: `<!doctype html><script type="module" src="registry-picker.js"></script><registry-picker id="p" name="org" label="Organization"></registry-picker>` }),
   );
   const piecesJs = /\/ui\/registry-pieces\.[0-9a-f]+\.js$/;
-  let release;
-  const held = new Promise((r) => (release = r));
-  await page.route(piecesJs, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const { release, free } = await holdAt(page, piecesJs);
   try {
     await page.goto(bare);
     await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => /\/data\/manifest\.json$/.test(e.name)), null, { timeout: 5_000 });
@@ -299,8 +293,7 @@ test("the data manifest is asked for with the code, before registry-pieces.js ha
     await page.waitForFunction(() => document.getElementById("p-picker-list").dataset.for === "kilimani agri");
     assert.equal(await page.locator("#p-picker-list [role=option] .cb-name").first().textContent(), (await wholeNames("kilimani agri"))[0]);
   } finally {
-    release();
-    await page.unroute(piecesJs);
+    await free();
     await page.unroute(bare);
   }
 });
