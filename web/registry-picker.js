@@ -182,7 +182,8 @@ const memory = {
  * options of this picker. `onPick(hit)`; `stop()` removes the list and
  * returns the hit picked, if any.
  */
-function earlyList(input, uid, label, client, options, allowInactive, onPick) {
+function earlyList(input, uid, label, client, options, allowInactive, strings, onPick) {
+  const STATUS = { active: "Active", inactive: "Inactive", withdrawn: "Withdrawn" }; // the UI's defaults (lib.rs Strings)
   const box = Object.assign(document.createElement("div"), { className: "cb" });
   const list = Object.assign(document.createElement("ul"), { id: `${uid}-early`, className: "cb-list", hidden: true });
   list.setAttribute("role", "listbox");
@@ -217,7 +218,11 @@ function earlyList(input, uid, label, client, options, allowInactive, onPick) {
         if (!pickable(h)) li.setAttribute("aria-disabled", "true");
         const span = (className, text) => Object.assign(document.createElement("span"), { className, textContent: text });
         const line = span("cb-line", "");
-        line.append(span("cb-name", s.name));
+        const badge = span("badge", strings[s.status] ?? STATUS[s.status] ?? s.status);
+        badge.dataset.status = s.status;
+        const tags = span("cb-tags", "");
+        tags.append(badge);
+        line.append(span("cb-name", s.name), tags);
         const place = [s.city, s.country_name].filter(Boolean).join(", ");
         const types = (s.types ?? []).map((t) => t.charAt(0).toUpperCase() + t.slice(1)).join(", ");
         li.append(line, span("cb-meta", [place, types].filter(Boolean).join(" · ")));
@@ -417,7 +422,7 @@ class RegistryPicker extends HTMLElement {
     // The first suggestions from the pieces, before the UI's wasm is in.
     const early = this.hasAttribute("multiple")
       ? null
-      : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), (h) =>
+      : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h) =>
           this.#changed({ id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }),
         );
     try {
