@@ -39,17 +39,20 @@
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
 //
-// Loading: this script starts every download at once — the widget's UI wasm,
-// the suggest-only registry wasm, the data manifest — all under
-// content-hashed names (immutable) except this script and the manifest, so
-// a warm visit costs one revalidation round trip. Suggestions come from the
-// typeahead pieces a query needs (registry-pieces.js: a few kilobytes), on
-// the main thread, synchronously once a piece is here; the whole registry
-// (registry.js: a Web Worker and the summary + names files) is opened only
-// when a query needs it (a pasted id, an e-mail domain, a record by id).
-// Until the wasm is ready the element holds a plain enabled input: what is
-// typed there is kept, its first character's pieces are fetched, and it is
-// answered as soon as the picker is mounted. One registry per page, shared
+// Loading: this script asks at once for the suggest-only registry wasm, the
+// data manifest and the small JS modules, and for the widget's UI wasm once
+// the suggest-only one is in (on a slow link they would share it, and the
+// first suggestions need only the latter) — all under content-hashed names
+// (immutable) except this script and the manifest, so a warm visit costs
+// one revalidation round trip. Suggestions come from the typeahead pieces a
+// query needs (registry-pieces.js: a few kilobytes), on the main thread,
+// synchronously once a piece is here; the whole registry (registry.js: a
+// Web Worker and the summary + names files) is opened only when a query
+// needs it (a pasted id, an e-mail domain, a record by id). Until the UI's
+// wasm is ready the element holds a plain enabled input: what is typed there
+// is kept, its word's pieces are fetched, its suggestions are shown in an
+// early list under it (a pick there is kept), and the picker, once mounted,
+// takes over the text, focus, caret and pick. One registry per page, shared
 // by every picker. The folder may be on another origin than the form (with
 // CORS): the whole registry's Worker is then started from a Blob module.
 const BASE = new URL(".", import.meta.url);
