@@ -255,6 +255,36 @@ test("before the UI's wasm is in, the plain input shows the pieces' suggestions;
   }
 });
 
+test("a pick in the early list that is edited is text as typed again, before and after the picker is mounted", async () => {
+  const { page } = t;
+  const { release, free } = await holdAt(page, /registry_widget_bg\.[0-9a-f]+\.wasm$/);
+  try {
+    await page.goto(t.url("widget-demo.html"));
+    await page.evaluate(() => document.getElementById("affiliation").addEventListener("change", (e) => (window.__changes ??= []).push(e.detail)));
+    const plain = page.locator("registry-picker#affiliation input[role=combobox]");
+    await plain.click();
+    await page.keyboard.type("kilimani", { delay: 20 });
+    await page.waitForFunction(() => document.querySelector("registry-picker#affiliation [role=listbox]")?.dataset.for === "kilimani");
+    // Picked with the mouse, then edited.
+    await page.locator("registry-picker#affiliation [role=option]").first().click();
+    const picked = await plain.inputValue();
+    await page.keyboard.type(" campus");
+    const changes = await page.evaluate(() => window.__changes);
+    assert.equal(changes.length, 2);
+    assert.ok(changes[0].id && changes[0].name === picked, JSON.stringify(changes[0]));
+    // The pick is gone at the first edit (the text then; the picker reports later text on blur, as ever).
+    assert.deepEqual({ ...changes[1], name: null }, { id: null, name: null, country: null, status: null, freeText: true });
+    assert.ok(`${picked} campus`.startsWith(changes[1].name) && changes[1].name.length > picked.length, changes[1].name);
+    assert.equal(await page.locator("registry-picker#affiliation").evaluate((el) => el.value.freeText), true);
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    assert.equal(await aff().inputValue(), `${picked} campus`);
+    assert.equal(await page.locator("input[name=affiliation_id]").inputValue(), "");
+  } finally {
+    await free();
+  }
+});
+
 test("the UI's wasm is asked for after the suggest-only wasm, which the first suggestions need, has arrived", async () => {
   const { page } = t;
   const suggest = /registry_suggest_bg\.[0-9a-f]+\.wasm$/;

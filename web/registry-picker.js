@@ -182,8 +182,8 @@ const memory = {
  * the plain input, from the pieces (`client`, the suggest-only wasm): a
  * listbox of the same look under the input, whose options can be picked
  * with the mouse or the arrow keys and Enter. `options()` → the suggest
- * options of this picker. `onPick(hit)`; `stop()` removes the list and
- * returns the hit picked, if any.
+ * options of this picker. `onPick(hit)`, and `onPick(null, text)` when a
+ * pick is edited; `stop()` removes the list and returns the hit picked, if any.
  */
 function earlyList(input, uid, label, client, options, allowInactive, strings, onPick) {
   const STATUS = { active: "Active", inactive: "Inactive", withdrawn: "Withdrawn" }; // the UI's defaults (lib.rs Strings)
@@ -248,8 +248,10 @@ function earlyList(input, uid, label, client, options, allowInactive, strings, o
     onPick(h);
   };
   const onInput = () => {
-    picked = null;
     const text = input.value;
+    // An edited pick is text as typed again: the element's value says so at once.
+    if (picked) onPick(null, text);
+    picked = null;
     if (!text.trim()) return hide();
     client.then((c) => {
       const opts = options();
@@ -425,8 +427,12 @@ class RegistryPicker extends HTMLElement {
     // The first suggestions from the pieces, before the UI's wasm is in.
     const early = this.hasAttribute("multiple")
       ? null
-      : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h) =>
-          this.#changed({ id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }),
+      : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h, text) =>
+          this.#changed(
+            h
+              ? { id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }
+              : { id: null, name: text, country: null, status: null, freeText: !!text.trim() },
+          ),
         );
     try {
       const ui = await loaded;
