@@ -216,20 +216,30 @@ async function holdAt(page, url) {
   return { release, free: () => (release(), page.unroute(url)) };
 }
 
+/**
+ * The demo page, its #affiliation change events kept in `window.__changes`,
+ * `text` typed in the plain input until the early list shows its answer; → that input.
+ */
+async function typeEarly(text) {
+  const { page } = t;
+  await page.goto(t.url("widget-demo.html"));
+  await page.evaluate(() => document.getElementById("affiliation").addEventListener("change", (e) => (window.__changes ??= []).push(e.detail)));
+  const plain = page.locator("registry-picker#affiliation input[role=combobox]");
+  await plain.click();
+  await page.keyboard.type(text, { delay: 20 });
+  await page.waitForFunction((text) => document.querySelector("registry-picker#affiliation [role=listbox]")?.dataset.for === text, text);
+  return plain;
+}
+
 test("before the UI's wasm is in, the plain input shows the pieces' suggestions; a pick there is kept by the picker", async () => {
   const { page } = t;
   const ui = /registry_widget_bg\.[0-9a-f]+\.wasm$/;
   const { release, free } = await holdAt(page, ui);
   const changes = [];
   try {
-    await page.goto(t.url("widget-demo.html"));
-    await page.evaluate(() => document.getElementById("affiliation").addEventListener("change", (e) => (window.__changes ??= []).push(e.detail)));
-    const plain = page.locator("registry-picker#affiliation input[role=combobox]");
-    await plain.click();
-    await page.keyboard.type("kilimani agri", { delay: 20 });
+    const plain = await typeEarly("kilimani agri");
     // The same names, in the same order, as the whole registry's.
     const option = page.locator("registry-picker#affiliation [role=listbox] [role=option]");
-    await page.waitForFunction(() => document.querySelector("registry-picker#affiliation [role=listbox]")?.dataset.for === "kilimani agri");
     const names = () => page.locator("registry-picker#affiliation [role=listbox] [role=option] .cb-name").allTextContents();
     assert.deepEqual(await names(), await wholeNames("kilimani agri"));
     assert.equal(await page.locator("#affiliation-picker-input").count(), 0, "the UI's wasm is still held");
@@ -259,12 +269,7 @@ test("a pick in the early list that is edited is text as typed again, before and
   const { page } = t;
   const { release, free } = await holdAt(page, /registry_widget_bg\.[0-9a-f]+\.wasm$/);
   try {
-    await page.goto(t.url("widget-demo.html"));
-    await page.evaluate(() => document.getElementById("affiliation").addEventListener("change", (e) => (window.__changes ??= []).push(e.detail)));
-    const plain = page.locator("registry-picker#affiliation input[role=combobox]");
-    await plain.click();
-    await page.keyboard.type("kilimani", { delay: 20 });
-    await page.waitForFunction(() => document.querySelector("registry-picker#affiliation [role=listbox]")?.dataset.for === "kilimani");
+    const plain = await typeEarly("kilimani");
     // Picked with the mouse, then edited.
     await page.locator("registry-picker#affiliation [role=option]").first().click();
     const picked = await plain.inputValue();
