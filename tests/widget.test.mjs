@@ -205,6 +205,149 @@ test("typed before the picker is ready: the text, focus and caret are kept and a
   }
 });
 
+/** Holds the responses to `url` at the server until `release()`; `free()` releases and unroutes. */
+async function holdAt(page, url) {
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(url, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return { release, free: () => (release(), page.unroute(url)) };
+}
+
+/**
+ * The demo page, its #affiliation change events kept in `window.__changes`,
+ * `text` typed in the plain input until the early list shows its answer; → that input.
+ */
+async function typeEarly(text) {
+  const { page } = t;
+  await page.goto(t.url("widget-demo.html"));
+  await page.evaluate(() => document.getElementById("affiliation").addEventListener("change", (e) => (window.__changes ??= []).push(e.detail)));
+  const plain = page.locator("registry-picker#affiliation input[role=combobox]");
+  await plain.click();
+  await page.keyboard.type(text, { delay: 20 });
+  await page.waitForFunction((text) => document.querySelector("registry-picker#affiliation [role=listbox]")?.dataset.for === text, text);
+  return plain;
+}
+
+test("before the UI's wasm is in, the plain input shows the pieces' suggestions; a pick there is kept by the picker", async () => {
+  const { page } = t;
+  const ui = /registry_widget_bg\.[0-9a-f]+\.wasm$/;
+  const { release, free } = await holdAt(page, ui);
+  const changes = [];
+  try {
+    const plain = await typeEarly("kilimani agri");
+    // The same names, in the same order, as the whole registry's.
+    const option = page.locator("registry-picker#affiliation [role=listbox] [role=option]");
+    const names = () => page.locator("registry-picker#affiliation [role=listbox] [role=option] .cb-name").allTextContents();
+    assert.deepEqual(await names(), await wholeNames("kilimani agri"));
+    assert.equal(await page.locator("#affiliation-picker-input").count(), 0, "the UI's wasm is still held");
+    assert.equal(await plain.getAttribute("aria-expanded"), "true");
+    // Picked with the keyboard before the picker is mounted.
+    await page.keyboard.press("ArrowDown");
+    assert.equal(await plain.getAttribute("aria-activedescendant"), await option.first().getAttribute("id"));
+    await page.keyboard.press("Enter");
+    const first = (await wholeNames("kilimani agri"))[0];
+    assert.equal(await plain.inputValue(), first);
+    changes.push(...(await page.evaluate(() => window.__changes)));
+    assert.equal(changes.length, 1);
+    assert.equal(changes[0].name, first);
+    assert.match(changes[0].id, /^https:\/\//);
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    assert.equal(await aff().inputValue(), first);
+    assert.equal(await page.locator("input[name=affiliation_id]").inputValue(), changes[0].id);
+    assert.equal(await page.locator("registry-picker#affiliation [role=listbox]").count(), 1, "the early list is gone");
+    assert.deepEqual(await page.evaluate(() => window.__changes), changes, "no second change event at mount");
+  } finally {
+    await free();
+  }
+});
+
+test("a pick in the early list that is edited is text as typed again, before and after the picker is mounted", async () => {
+  const { page } = t;
+  const { release, free } = await holdAt(page, /registry_widget_bg\.[0-9a-f]+\.wasm$/);
+  try {
+    const plain = await typeEarly("kilimani");
+    // Picked with the mouse, then edited.
+    await page.locator("registry-picker#affiliation [role=option]").first().click();
+    const picked = await plain.inputValue();
+    await page.keyboard.type(" campus");
+    const changes = await page.evaluate(() => window.__changes);
+    assert.equal(changes.length, 2);
+    assert.ok(changes[0].id && changes[0].name === picked, JSON.stringify(changes[0]));
+    // The pick is gone at the first edit (the text then; the picker reports later text on blur, as ever).
+    assert.deepEqual({ ...changes[1], name: null }, { id: null, name: null, country: null, status: null, freeText: true });
+    assert.ok(`${picked} campus`.startsWith(changes[1].name) && changes[1].name.length > picked.length, changes[1].name);
+    assert.equal(await page.locator("registry-picker#affiliation").evaluate((el) => el.value.freeText), true);
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    assert.equal(await aff().inputValue(), `${picked} campus`);
+    assert.equal(await page.locator("input[name=affiliation_id]").inputValue(), "");
+  } finally {
+    await free();
+  }
+});
+
+test("the UI's wasm is asked for after the suggest-only wasm, which the first suggestions need, has arrived", async () => {
+  const { page } = t;
+  const suggest = /registry_suggest_bg\.[0-9a-f]+\.wasm$/;
+  const { release, free } = await holdAt(page, suggest);
+  const asked = [];
+  const onRequest = (r) => /\.wasm$/.test(r.url()) && asked.push(new URL(r.url()).pathname.split("/").pop().split(".")[0]);
+  page.on("request", onRequest);
+  try {
+    await page.goto(t.url("widget-demo.html"));
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => /manifest\.json$/.test(e.name)));
+    await page.waitForTimeout(300);
+    assert.deepEqual(asked, ["registry_suggest_bg"]);
+    release();
+    await page.waitForSelector("#affiliation-picker-input");
+    assert.deepEqual(asked, ["registry_suggest_bg", "registry_widget_bg"]);
+  } finally {
+    page.off("request", onRequest);
+    await free();
+  }
+});
+
+test("the data manifest is asked for with the code, before registry-pieces.js has arrived", async () => {
+  const { page } = t;
+  // A page with a picker and nothing else (the demo page asks for the manifest itself).
+  const bare = t.url("bare-picker.html");
+  await page.route(bare, (route) =>
+    route.fulfill({ contentType: "text/html", body: `<!doctype html><script type="module" src="registry-picker.js"></script><registry-picker id="p" name="org" label="Organization"></registry-picker>` }),
+  );
+  const piecesJs = /\/ui\/registry-pieces\.[0-9a-f]+\.js$/;
+  const { release, free } = await holdAt(page, piecesJs);
+  try {
+    await page.goto(bare);
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => /\/data\/manifest\.json$/.test(e.name)), null, { timeout: 5_000 });
+    release();
+    await page.locator("#p-picker-input").fill("kilimani agri");
+    await page.waitForFunction(() => document.getElementById("p-picker-list").dataset.for === "kilimani agri");
+    assert.equal(await page.locator("#p-picker-list [role=option] .cb-name").first().textContent(), (await wholeNames("kilimani agri"))[0]);
+  } finally {
+    await free();
+    await page.unroute(bare);
+  }
+});
+
+test("the demo page asks for the manifest after a picker is ready: until then the widget's request is the only one", async () => {
+  const { page } = t;
+  // The manifest requests the page makes (a wrapped fetch), counted when the first picker is ready.
+  await page.addInitScript(() => {
+    let asked = 0;
+    const fetch = window.fetch;
+    window.fetch = (input, init) => (/\/data\/manifest\.json$/.test(String(input.url ?? input)) && asked++, fetch(input, init));
+    document.addEventListener("registry-picker-ready", () => (window.__manifestsAtReady ??= asked));
+  });
+  await open();
+  assert.equal(await page.evaluate(() => window.__manifestsAtReady), 1);
+  // The demo's e-mail hint, from the manifest, still comes.
+  await page.locator("#email-example").waitFor();
+});
+
 test("a plain input in the page is adopted: usable before the script runs, what is typed there is kept and answered", async () => {
   const { page } = t;
   let release;

@@ -39,17 +39,20 @@
 //   detail = {id, name, country, status, freeText}.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
 //
-// Loading: this script starts every download at once — the widget's UI wasm,
-// the suggest-only registry wasm, the data manifest — all under
-// content-hashed names (immutable) except this script and the manifest, so
-// a warm visit costs one revalidation round trip. Suggestions come from the
-// typeahead pieces a query needs (registry-pieces.js: a few kilobytes), on
-// the main thread, synchronously once a piece is here; the whole registry
-// (registry.js: a Web Worker and the summary + names files) is opened only
-// when a query needs it (a pasted id, an e-mail domain, a record by id).
-// Until the wasm is ready the element holds a plain enabled input: what is
-// typed there is kept, its first character's pieces are fetched, and it is
-// answered as soon as the picker is mounted. One registry per page, shared
+// Loading: this script asks at once for the suggest-only registry wasm, the
+// data manifest and the small JS modules, and for the widget's UI wasm once
+// the suggest-only one is in (on a slow link they would share it, and the
+// first suggestions need only the latter) — all under content-hashed names
+// (immutable) except this script and the manifest, so a warm visit costs
+// one revalidation round trip. Suggestions come from the typeahead pieces a
+// query needs (registry-pieces.js: a few kilobytes), on the main thread,
+// synchronously once a piece is here; the whole registry (registry.js: a
+// Web Worker and the summary + names files) is opened only when a query
+// needs it (a pasted id, an e-mail domain, a record by id). Until the UI's
+// wasm is ready the element holds a plain enabled input: what is typed there
+// is kept, its word's pieces are fetched, its suggestions are shown in an
+// early list under it (a pick there is kept), and the picker, once mounted,
+// takes over the text, focus, caret and pick. One registry per page, shared
 // by every picker. The folder may be on another origin than the form (with
 // CORS): the whole registry's Worker is then started from a Blob module.
 const BASE = new URL(".", import.meta.url);
@@ -91,9 +94,12 @@ function pinnedImport(path, integrity) {
   return import(href);
 }
 
-/** A wasm-bindgen module, its wasm fetched in parallel with its JS (both checked against their hashes). */
-function wasmModule(js, jsIntegrity, wasm, integrity) {
-  const bytes = fetch(new URL(wasm, BASE), pinned(integrity) ? { integrity } : {});
+/**
+ * A wasm-bindgen module, its wasm fetched in parallel with its JS (both
+ * checked against their hashes); the wasm once `after` has settled.
+ */
+function wasmModule(js, jsIntegrity, wasm, integrity, after = null) {
+  const bytes = Promise.resolve(after).then(() => fetch(new URL(wasm, BASE), pinned(integrity) ? { integrity } : {}));
   return pinnedImport(js, jsIntegrity).then(async (m) => {
     await m.default({ module_or_path: bytes });
     return m;
@@ -115,10 +121,17 @@ function start(el) {
     link.dataset.registryPicker = "";
     document.head.prepend(link); // first, so page styles win
   }
-  const ui = wasmModule(UI_JS, UI_JS_SRI, UI_WASM, UI_WASM_SRI);
   const suggest = wasmModule(SUGGEST_JS, SUGGEST_JS_SRI, SUGGEST_WASM, SUGGEST_WASM_SRI);
   const piecesJs = pinnedImport(PIECES_JS, PIECES_JS_SRI);
-  const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest }));
+  // The UI's wasm once the suggest-only one is in: on a slow link the two
+  // would share its bandwidth, and the first suggestions need only the
+  // latter (the early list shows them until the picker is mounted).
+  const ui = wasmModule(UI_JS, UI_JS_SRI, UI_WASM, UI_WASM_SRI, suggest.catch(() => {}));
+  // The manifest (which names every data file) with the code, not after
+  // registry-pieces.js: the first keystroke's files follow it at once.
+  const manifestRes = fetch(new URL("manifest.json", DATA), { cache: "no-cache" });
+  manifestRes.catch(() => {}); // reported by the pieces, which read it
+  const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest, manifest: m.fetchPiecesManifest(DATA, manifestRes) }));
   const client = Promise.all([piecesJs, pieces]).then(
     ([m, p]) => new m.TypeaheadClient(p, () => import(new URL("registry.js", BASE).href).then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))),
   );
@@ -163,6 +176,120 @@ const memory = {
     } catch {}
   },
 };
+
+/**
+ * Until the picker's UI is mounted, the suggestions for what is typed in
+ * the plain input, from the pieces (`client`, the suggest-only wasm): a
+ * listbox of the same look under the input, whose options can be picked
+ * with the mouse or the arrow keys and Enter. `options()` → the suggest
+ * options of this picker. `onPick(hit)`, and `onPick(null, text)` when a
+ * pick is edited; `stop()` removes the list and returns the hit picked, if any.
+ */
+function earlyList(input, uid, label, client, options, allowInactive, strings, onPick) {
+  const STATUS = { active: "Active", inactive: "Inactive", withdrawn: "Withdrawn" }; // the UI's defaults (lib.rs Strings)
+  const box = Object.assign(document.createElement("div"), { className: "cb" });
+  const list = Object.assign(document.createElement("ul"), { id: `${uid}-early`, className: "cb-list", hidden: true });
+  list.setAttribute("role", "listbox");
+  list.setAttribute("aria-label", label);
+  box.append(list);
+  input.after(box);
+  input.setAttribute("aria-controls", list.id);
+  let hits = [];
+  let active = -1;
+  let picked = null;
+  let stopped = false;
+  const pickable = (h) => allowInactive || h.summary.status === "active";
+  const setActive = (i) => {
+    active = i;
+    [...list.children].forEach((li, n) => {
+      li.classList.toggle("cb-active", n === i);
+      li.setAttribute("aria-selected", String(n === i));
+    });
+    if (i < 0) input.removeAttribute("aria-activedescendant");
+    else input.setAttribute("aria-activedescendant", `${list.id}-${i}`);
+  };
+  const show = (found, text = "") => {
+    hits = found;
+    list.dataset.for = text;
+    list.replaceChildren(
+      ...found.map((h, i) => {
+        const s = h.summary;
+        const li = Object.assign(document.createElement("li"), { id: `${list.id}-${i}`, className: "cb-opt" });
+        li.setAttribute("role", "option");
+        li.setAttribute("aria-selected", "false");
+        li.dataset.status = s.status;
+        if (!pickable(h)) li.setAttribute("aria-disabled", "true");
+        const span = (className, text) => Object.assign(document.createElement("span"), { className, textContent: text });
+        const line = span("cb-line", "");
+        const badge = span("badge", strings[s.status] ?? STATUS[s.status] ?? s.status);
+        badge.dataset.status = s.status;
+        const tags = span("cb-tags", "");
+        tags.append(badge);
+        line.append(span("cb-name", s.name), tags);
+        const place = [s.city, s.country_name].filter(Boolean).join(", ");
+        const types = (s.types ?? []).map((t) => t.charAt(0).toUpperCase() + t.slice(1)).join(", ");
+        li.append(line, span("cb-meta", [place, types].filter(Boolean).join(" · ")));
+        li.addEventListener("mousedown", (e) => e.preventDefault()); // the input keeps the focus
+        li.addEventListener("click", () => pick(i));
+        return li;
+      }),
+    );
+    list.hidden = found.length === 0;
+    input.setAttribute("aria-expanded", String(!list.hidden));
+    setActive(-1);
+  };
+  const hide = () => show([]);
+  const pick = (i) => {
+    const h = hits[i];
+    if (!h || !pickable(h)) return;
+    picked = h;
+    input.value = h.summary.name;
+    hide();
+    onPick(h);
+  };
+  const onInput = () => {
+    const text = input.value;
+    // An edited pick is text as typed again: the element's value says so at once.
+    if (picked) onPick(null, text);
+    picked = null;
+    if (!text.trim()) return hide();
+    client.then((c) => {
+      const opts = options();
+      if (stopped || !opts) return;
+      const now = c.suggestNow(text, opts);
+      (now ? Promise.resolve(now) : c.suggest(text, opts)).then(
+        (found) => !stopped && input.value === text && show(found, text),
+        () => {}, // superseded, or the whole registry is needed: the mounted picker answers
+      );
+    }, () => {});
+  };
+  const onKey = (e) => {
+    if (list.hidden) return;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      const n = hits.length;
+      setActive(e.key === "ArrowDown" ? (active + 1) % n : (active - 1 + n) % n);
+    } else if (e.key === "Enter" && active >= 0) {
+      e.preventDefault();
+      pick(active);
+    } else if (e.key === "Escape") hide();
+  };
+  input.addEventListener("input", onInput);
+  input.addEventListener("keydown", onKey);
+  input.addEventListener("blur", hide);
+  if (input.value !== input.defaultValue) onInput(); // typed before this script ran
+  return {
+    stop() {
+      stopped = true;
+      input.removeEventListener("input", onInput);
+      input.removeEventListener("keydown", onKey);
+      input.removeEventListener("blur", hide);
+      input.removeAttribute("aria-activedescendant");
+      box.remove();
+      return picked;
+    },
+  };
+}
 
 class RegistryPicker extends HTMLElement {
   // A form-associated custom element: the form's reset() and a disabled
@@ -237,6 +364,26 @@ class RegistryPicker extends HTMLElement {
     };
   }
 
+  /** A pick or free text: remembered, the element's value, its change event. */
+  #changed(detail) {
+    if (detail.id && this.rememberKey) memory.add(this.rememberKey, detail.id);
+    this.value = detail;
+    this.toggleAttribute("data-free-text", !!detail.freeText);
+    this.dispatchEvent(new CustomEvent("change", { bubbles: true, detail }));
+  }
+
+  // The early list's suggest options, as the mounted picker asks them
+  // (registry_client.rs suggest_options); null when the context adds what
+  // that list does not show (labels in a language, e-mail and remembered marks).
+  #earlyOptions(filters) {
+    const c = this.#context();
+    if (c.emailDomain || c.remembered.length || c.lang) return null;
+    const o = { filters, limit: 8 };
+    if (c.preferCountries.length) o.preferCountries = c.preferCountries;
+    if (c.preferTypes.length) o.preferTypes = c.preferTypes;
+    return o;
+  }
+
   async connectedCallback() {
     if (this.#mounted) return;
     this.#mounted = true;
@@ -253,13 +400,16 @@ class RegistryPicker extends HTMLElement {
       this.replaceChildren(fallback);
     }
     fallback.name = name;
+    // Its native change event (fired as it is replaced by the picker too)
+    // has no detail: the element's own "change" stands for it, as for the picker's input.
+    fallback.addEventListener("change", (e) => e.stopPropagation());
     fallback.autocomplete = "off";
     fallback.setAttribute("role", "combobox");
     fallback.setAttribute("aria-expanded", "false");
     fallback.setAttribute("aria-autocomplete", "list");
     fallback.setAttribute("aria-label", this.getAttribute("label") || "Organization");
     if (this.hasAttribute("placeholder")) fallback.placeholder = this.getAttribute("placeholder");
-    const { loaded, pieces } = start(this);
+    const { loaded, pieces, client } = start(this);
     // The first character's pieces, while the code still loads.
     const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
     fallback.addEventListener("input", prefetch);
@@ -273,10 +423,22 @@ class RegistryPicker extends HTMLElement {
       ...list(this.getAttribute("status")).map((s) => `status:${s}`),
       ...list(this.getAttribute("continent")).map((c) => `locations.geo_details.continent_code:${c}`),
     ];
+    const label = this.getAttribute("label") || "Organization";
+    // The first suggestions from the pieces, before the UI's wasm is in.
+    const early = this.hasAttribute("multiple")
+      ? null
+      : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h, text) =>
+          this.#changed(
+            h
+              ? { id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }
+              : { id: null, name: text, country: null, status: null, freeText: !!text.trim() },
+          ),
+        );
     try {
       const ui = await loaded;
       this.#initial = [fallback.defaultValue, this.getAttribute("id-value") || ""];
       fallback.removeEventListener("input", prefetch);
+      const earlyPick = early?.stop();
       const typed = fallback.value;
       const focused = document.activeElement === fallback;
       const [selStart, selEnd] = [fallback.selectionStart, fallback.selectionEnd];
@@ -285,10 +447,10 @@ class RegistryPicker extends HTMLElement {
         uid,
         name,
         idName: this.getAttribute("id-name") || `${name}_id`,
-        label: this.getAttribute("label") || "Organization",
+        label,
         placeholder: this.getAttribute("placeholder") || "",
         value: typed,
-        idValue: this.getAttribute("id-value") || "",
+        idValue: earlyPick?.summary.id ?? (this.getAttribute("id-value") || ""),
         autocomplete: this.getAttribute("autocomplete") || "organization",
         required: this.hasAttribute("required"),
         allowInactive: this.hasAttribute("allow-inactive"),
@@ -297,12 +459,7 @@ class RegistryPicker extends HTMLElement {
         strings,
         context: () => this.#context(),
         onForget: () => this.forgetRemembered(),
-        onChange: (detail) => {
-          if (detail.id && this.rememberKey) memory.add(this.rememberKey, detail.id);
-          this.value = detail;
-          this.toggleAttribute("data-free-text", !!detail.freeText);
-          this.dispatchEvent(new CustomEvent("change", { bubbles: true, detail }));
-        },
+        onChange: (detail) => this.#changed(detail),
       });
       // The inner input's own change event would reach host listeners without
       // a detail: the element's "change" (above) replaces it.
@@ -315,7 +472,8 @@ class RegistryPicker extends HTMLElement {
         input.value = typed; // Leptos sets it in a microtask; the input event below reads it now
         input.focus();
         input.setSelectionRange(selStart, selEnd);
-        if (typed !== fallback.defaultValue) input.dispatchEvent(new Event("input", { bubbles: true }));
+        // (A pick made in the early list is kept: no edit to answer.)
+        if (typed !== fallback.defaultValue && !earlyPick) input.dispatchEvent(new Event("input", { bubbles: true }));
       }
       this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
     } catch (e) {

@@ -304,9 +304,11 @@ function piecesUnusable(m) {
  * pieces is a `NoPiecesError` (a client that can ask the whole registry
  * treats it as such, not as a failure).
  */
-export async function fetchManifest(dataUrl, { pieces = false } = {}) {
+export async function fetchManifest(dataUrl, { pieces = false, response = null } = {}) {
   const url = new URL("manifest.json", dataUrl);
-  const res = await fetch(url, { cache: "no-cache" });
+  // `response`: (a promise of) the answer to that same request, made
+  // earlier by a caller that could start it before this module was in.
+  const res = await (response ?? fetch(url, { cache: "no-cache" }));
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
   const m = await readCappedJson(res, BYTE_CAPS.manifest, url);
   if (m?.format !== "registry-shard" || !Array.isArray(m.files)) throw new Error(`${url} is not a registry shard manifest`);
@@ -315,8 +317,8 @@ export async function fetchManifest(dataUrl, { pieces = false } = {}) {
   return m;
 }
 
-/** `fetchManifest` of data with typeahead pieces. */
-export const fetchPiecesManifest = (base) => fetchManifest(base, { pieces: true });
+/** `fetchManifest` of data with typeahead pieces (`response`: see fetchManifest). */
+export const fetchPiecesManifest = (base, response = null) => fetchManifest(base, { pieces: true, response });
 
 // Lower case without accents: good enough to guess, before the wasm (which
 // folds exactly) is there, which files a query needs: the characters of its

@@ -18,9 +18,11 @@
 //   service worker's copy of the whole data complete); warm = second visit.
 //
 //   node tests/bench/cold-start.mjs [--data FILE] [--scale 1,4] [--profiles mobile,broadband]
-//                                   [--runs 3] [--key-delay 80] [--pages widget,api,flex[,app]]
+//                                   [--runs 3] [--api-runs N] [--key-delay 80] [--pages widget,api,flex[,app]]
 //                                   [--link-q "university of cambridge"]  (the q-* pages' query)
+//                                   [--targets harv]  (only these typed targets: harv,stanf,sorbon)
 //   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app
+//   WATERFALL=1 …: every request of each visit (start–end ms, bytes), on stderr
 //
 // --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
 // Builds what it needs: scripts/build-web.sh (the app, into target/cold-app),
@@ -67,11 +69,13 @@ function parseArgs(argv) {
     else if (k === "--scale") o.scales = val().split(",").map(Number);
     else if (k === "--profiles") o.profiles = val().split(",");
     else if (k === "--runs") o.runs = Number(val());
+    else if (k === "--api-runs") o.apiRuns = Number(val());
     else if (k === "--key-delay") o.keyDelay = Number(val());
     else if (k === "--pages") o.pages = val().split(",");
     else if (k === "--link-q") LINK_Q = val();
+    else if (k === "--targets") o.targets = val().split(",");
     else if (k === "-h" || k === "--help") {
-      console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 18).join("\n").replace(/^\/\/ ?/gm, ""));
+      console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 29).join("\n").replace(/^\/\/ ?/gm, ""));
       process.exit(0);
     } else fail(`unknown argument '${argv[i]}' (try --help)`);
   }
@@ -79,7 +83,14 @@ function parseArgs(argv) {
   if (!o.profiles.every((p) => PROFILES[p])) fail(`--profiles: one or more of ${Object.keys(PROFILES).join(",")}`);
   if (!o.pages.every((p) => PAGES.some((d) => d.key === p) || LINKS.some((d) => d.key === p)))
     fail(`--pages: one or more of ${[...PAGES, ...LINKS].map((d) => d.key).join(",")}`);
+  if (o.targets) {
+    const unknown = o.targets.filter((q) => !TARGETS.some((t) => t.query === q));
+    if (unknown.length || !o.targets.length) fail(`--targets: one or more of ${TARGETS.map((t) => t.query).join(",")}`);
+    TARGETS.splice(0, TARGETS.length, ...o.targets.map((q) => TARGETS.find((t) => t.query === q)));
+  }
   if (!Number.isInteger(o.runs) || o.runs < 1) fail("--runs must be a positive integer");
+  o.apiRuns ??= o.runs;
+  if (!Number.isInteger(o.apiRuns) || o.apiRuns < 1) fail("--api-runs must be a positive integer");
   if (!(o.keyDelay >= 0)) fail("--key-delay must be ≥ 0 (ms between keystrokes)");
   if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
   return o;
@@ -152,11 +163,13 @@ async function prepareScale(opt, scale, app) {
   const site = path.join(dir, "site");
   log(`registry site ${path.relative(ROOT, dump)} → ${path.relative(ROOT, site)} …`);
   await run("target/release/registry", ["site", dump, "-o", site, "--app", app, "-q"]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
+  // The FlexSearch page's index only when that page is measured (minutes at ×4).
+  if (!opt.pages.includes("flex")) return { dir, site, flexDir: null, records: manifest.record_count, flex: null, manifest };
   log("FlexSearch: building and exporting the index …");
   const raw = fs.readFileSync(dump);
   const records = JSON.parse(raw[0] === 0x1f ? zlib.gunzipSync(raw) : raw);
   const flex = writeFlexIndex(records, path.join(dir, "flex"));
-  const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
   return { dir, site, flexDir: path.join(dir, "flex"), records: records.length, flex, manifest };
 }
 
@@ -295,7 +308,7 @@ async function instrument(context, page, profile) {
  * target's name is painted in the listbox. Times are page times (ms since
  * navigation start).
  */
-async function visit(context, server, pageDef, target, profile, opt, typeAt = 0) {
+async function visit(context, server, pageDef, target, profile, opt, typeAt = 0, kind = "cold") {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -315,6 +328,13 @@ async function visit(context, server, pageDef, target, profile, opt, typeAt = 0)
     await page.waitForFunction(() => window.__cold.painted != null, null, { polling: 10, timeout: 60_000 });
     const c = await page.evaluate(() => ({ ...window.__cold, origin: performance.timeOrigin }));
     const bytes = await tools.bytesUntil(c.origin + c.painted);
+    // WATERFALL=1: every request of the visit, to see what the paint waited for.
+    if (process.env.WATERFALL) {
+      log(`  ${pageDef.key} ${kind} "${target.query}": typed from ${typedAt.toFixed(0)} ms`);
+      for (const w of await tools.waterfall(c.origin))
+        log(`    ${lpad(w.start.toFixed(0), 6)}–${pad(w.end.toFixed(0), 6)} ${lpad(kb(w.bytes), 9)}  ${w.url.replace(server.url, "")}${w.end > c.painted ? "  (after the paint)" : ""}`);
+      log(`    shown at ${c.shown.toFixed(0)} ms, painted at ${c.painted.toFixed(0)} ms`);
+    }
     const mem = await tools.memory();
     return { usable: c.usable, typedAt, painted: c.painted, bytes, ...mem, errors };
   } catch (e) {
@@ -341,10 +361,10 @@ async function measurePage(server, pageDef, target, profile, opt) {
   try {
     let context = await launch(path.join(tmp, "a"));
     const cold = await visit(context, server, pageDef, target, profile, opt);
-    const warm = await visit(context, server, pageDef, target, profile, opt);
+    const warm = await visit(context, server, pageDef, target, profile, opt, 0, "warm");
     await context.close();
     context = await launch(path.join(tmp, "b"));
-    const late = await visit(context, server, pageDef, target, profile, opt, LATE_MS);
+    const late = await visit(context, server, pageDef, target, profile, opt, LATE_MS, "late");
     await context.close();
     return { cold, warm, late };
   } finally {
@@ -534,10 +554,10 @@ function report(opt, results, meta) {
   const w = (s = "") => out.push(s);
   w(`=== cold-start benchmark — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC — Chromium ${meta.version} (headless), ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} ===`);
   w(`targets typed (${opt.keyDelay} ms between keys; run r types target r mod ${TARGETS.length}): ${TARGETS.map((t) => `"${t.query}" → ${t.name}`).join(", ")}`);
-  w(`medians over ${opt.runs} run(s); painted = navigation → the target's name painted in the listbox; late = typing from ${LATE_MS / 1000} s, reported after that mark`);
+  w(`medians over ${opt.runs} run(s)${opt.apiRuns !== opt.runs ? ` (the API page: ${opt.apiRuns})` : ""}; painted = navigation → the target's name painted in the listbox; late = typing from ${LATE_MS / 1000} s, reported after that mark`);
   for (const { scale, info, byProfile } of results) {
     w();
-    w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks) ---`);
+    w(`--- ×${scale}: ${info.records.toLocaleString("en")} records (site ${path.relative(ROOT, info.site)}; summary+names ${kb(info.typeaheadBytes)}${info.flex ? `, FlexSearch export ${kb(info.flexBrotli)} brotli in ${info.flex.chunks} chunks` : ""}) ---`);
     w(`widget code (registry-picker.js and the ui/ files it names: JS, wasm, CSS), brotli: ${info.widgetCode.toLocaleString("en")} B (target ≤ 220 KB)`);
     for (const [profile, pages] of Object.entries(byProfile)) {
       if (!PAGES.some((d) => pages[d.key])) continue;
@@ -552,7 +572,7 @@ function report(opt, results, meta) {
       if (!W || !A) continue;
       const r = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : "—");
       const verdict = (ok) => (ok ? "met" : "NOT met");
-      w(`  widget / API: cold ${r(W.cold, A.cold)} (target ≤ 2.5× on mobile: ${verdict(W.cold <= 2.5 * A.cold)}), warm ${r(W.warm, A.warm)} (≤ 1.0×: ${verdict(W.warm <= A.warm)}),` +
+      w(`  widget / API: cold ${r(W.cold, A.cold)} (issue #21: ≤ 2.3× on mobile, aim 2.0×: ${verdict(W.cold <= 2.3 * A.cold)}), warm ${r(W.warm, A.warm)} (≤ 1.0×: ${verdict(W.warm <= A.warm)}),` +
         ` late ${r(W.late, A.late)} (≤ 0.5×: ${verdict(W.late <= 0.5 * A.late)}), usable ${ms(W.usable)} vs ${ms(A.usable)} (≤ 1.1× API + 100 ms = ${ms(1.1 * A.usable + 100)}: ${verdict(W.usable <= 1.1 * A.usable + 100)})`);
     }
   }
@@ -586,11 +606,11 @@ async function main() {
   const meta = { errors: [], version: "?" };
   for (const scale of opt.scales) {
     const info = await prepareScale(opt, scale, app);
-    log(`×${scale}: ${info.records} records, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks; starting registry serve …`);
+    log(`×${scale}: ${info.records} records${info.flex ? `, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks` : ""}; starting registry serve …`);
     const apiOrigin = await startApi(path.join(info.site, "data"));
     log("precompressing (brotli) …");
     const server = await startServer({
-      mounts: { "/site/": info.site, "/cold/": pages, "/flex/": info.flexDir, "/nm/": flexLib },
+      mounts: { "/site/": info.site, "/cold/": pages, ...(info.flexDir ? { "/flex/": info.flexDir, "/nm/": flexLib } : {}) },
       apiOrigin,
     });
     cleanups.push(() => server.close());
@@ -606,10 +626,13 @@ async function main() {
     const byProfile = {};
     for (const profile of opt.profiles) {
       const runs = Object.fromEntries(PAGES.map((p) => [p.key, []]));
-      for (let r = 0; r < opt.runs; r++) {
+      // The API page's time is the typing's plus one round trip, so the
+      // jitter of when typing starts weighs on it most: --api-runs gives it more runs.
+      const runsOf = (def) => (def.key === "api" ? opt.apiRuns : opt.runs);
+      for (let r = 0; r < Math.max(opt.runs, opt.apiRuns); r++) {
         const target = TARGETS[r % TARGETS.length];
-        for (const def of PAGES.filter((d) => opt.pages.includes(d.key))) {
-          log(`×${scale} ${profile} run ${r + 1}/${opt.runs}: ${def.key}, "${target.query}" …`);
+        for (const def of PAGES.filter((d) => opt.pages.includes(d.key) && r < runsOf(d))) {
+          log(`×${scale} ${profile} run ${r + 1}/${runsOf(def)}: ${def.key}, "${target.query}" …`);
           const m = await measurePage(server, def, target, profile, opt);
           for (const v of [m.cold, m.warm, m.late]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
           const f = (v) => (v.failed ? "failed" : `${Math.round(v.painted)} ms, ${(v.bytes / 1024).toFixed(0)} KB`);
