@@ -72,7 +72,9 @@ test("?id= paints the record from its record piece, before any whole-data file i
     assert.ok(piece >= 0, before.join(" "));
     const firstWhole = before.findIndex((r) => WHOLE.test(r));
     assert.ok(firstWhole === -1 || firstWhole > piece, `whole data asked for before the record piece: ${before.join(" ")}`);
-    // Relationships are links to their records' pages.
+    // Relationships are links to their records' pages (the full record:
+    // the title above may still be the card's early paint).
+    await page.waitForSelector("table.locations");
     const rels = await page.locator("section[aria-labelledby=h-rel] a").evaluateAll((a) => a.map((x) => new URL(x.href).search));
     assert.equal(rels.length, NORTHFIELD.relationships.length);
     for (const r of NORTHFIELD.relationships) assert.ok(rels.includes(`?id=${bare(r.id)}`), JSON.stringify(rels));
