@@ -504,3 +504,55 @@ fn version_3_search_files_still_answer() {
     }
     assert!(pages > 0, "the version-3 files answer some pages");
 }
+
+/// A term no longer term extends whose records pass the budget (`technology`
+/// and `sciences` in the real registry) stays one typeahead leaf, which grows
+/// with the registry. E2 reads it as a common term instead: its first
+/// pages come from its rank chunks, not its whole leaf, and answer as the
+/// whole registry; the leaf serves only when the chunks do not.
+#[test]
+fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
+    let budget = PieceBudget {
+        raw_bytes: 600,
+        head_records: 12,
+        ..PieceBudget::default()
+    };
+    let d = demo();
+    let specs = pieces::partition(&d.engine, &budget);
+    let (f, sp) = files(d, &budget);
+    let oversized: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Leaf && sp.stats.common(&s.key).is_some())
+        .map(|s| s.key.as_str())
+        .collect();
+    assert!(
+        !oversized.is_empty(),
+        "the demo data at this budget has a leaf too common to split, read as a common term"
+    );
+    let mut from_chunks = 0;
+    for term in &oversized {
+        for page in 1..=2 {
+            let q = ListQuery {
+                query: term.to_string(),
+                filter: None,
+                all_status: false,
+                page,
+                version: Version::V2,
+                typed: false,
+            };
+            let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+            let mut fetched = 0;
+            let a = ask(&mut c, &f, &q, &mut fetched);
+            check(d, &q, &a);
+            assert!(matches!(a, SearchAnswer::Page(_)), "{q:?}: {a:?}");
+            if !c.has(&Need::Leaf(term.to_string())) {
+                from_chunks += 1;
+            }
+        }
+    }
+    println!("leaves read as common terms: {oversized:?}; {from_chunks} pages from rank chunks");
+    assert!(
+        from_chunks > 0,
+        "some page comes from rank chunks, not the leaf"
+    );
+}
