@@ -529,12 +529,26 @@ fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
         !oversized.is_empty(),
         "the demo data at this budget has a leaf too common to split, read as a common term"
     );
-    let mut from_chunks = 0;
+    let (mut from_chunks, mut from_leaf) = (0, 0);
     for term in &oversized {
-        for page in 1..=2 {
+        let texts = [
+            term.to_string(),
+            format!("{term} of"),
+            format!("{term} for research institute"),
+        ];
+        let filters = [None, Some("types:education".to_string())];
+        let mut requests = Vec::new();
+        for page in 1..=3 {
+            for text in &texts {
+                for filter in &filters {
+                    requests.push((page, text.clone(), filter.clone()));
+                }
+            }
+        }
+        for (page, text, filter) in requests {
             let q = ListQuery {
-                query: term.to_string(),
-                filter: None,
+                query: text,
+                filter,
                 all_status: false,
                 page,
                 version: Version::V2,
@@ -544,15 +558,22 @@ fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
             let mut fetched = 0;
             let a = ask(&mut c, &f, &q, &mut fetched);
             check(d, &q, &a);
-            assert!(matches!(a, SearchAnswer::Page(_)), "{q:?}: {a:?}");
-            if !c.has(&Need::Leaf(term.to_string())) {
+            if !matches!(a, SearchAnswer::Page(_)) {
+                continue;
+            }
+            if c.has(&Need::Leaf(term.to_string())) {
+                from_leaf += 1;
+            } else {
                 from_chunks += 1;
             }
         }
     }
-    println!("leaves read as common terms: {oversized:?}; {from_chunks} pages from rank chunks");
+    println!(
+        "leaves read as common terms: {oversized:?}; pages from rank chunks {from_chunks}, from the leaf once the chunks did not serve {from_leaf}"
+    );
     assert!(
         from_chunks > 0,
         "some page comes from rank chunks, not the leaf"
     );
+    assert!(from_leaf > 0, "the leaf answers where the chunks do not");
 }

@@ -911,13 +911,27 @@ impl SearchClient {
                 .map(|t| self.rank_chunks(t))
                 .sum::<u32>();
             // When the chunks do not serve: the leaf of a term too common
-            // to split, the one that leaves the most room.
-            next_leaf = unit_terms
+            // to split, the one that leaves the most room. Common words are
+            // otherwise read without their directory parts: those first,
+            // all at once.
+            let open: Vec<&&str> = unit_terms
                 .iter()
                 .filter(|t| frontier(t).is_some())
-                .filter_map(|t| Some((t, self.common_leaf(t).ok()??)))
-                .max_by(|a, b| bound_of(a.0).total_cmp(&bound_of(b.0)))
-                .map(|(_, n)| n);
+                .collect();
+            let mut parts: Vec<Need> = open
+                .iter()
+                .filter_map(|t| self.common_leaf(t).err())
+                .collect();
+            parts.sort();
+            parts.dedup();
+            next_leaf = if parts.is_empty() {
+                open.iter()
+                    .filter_map(|t| Some((t, self.common_leaf(t).ok()??)))
+                    .max_by(|a, b| bound_of(a.0).total_cmp(&bound_of(b.0)))
+                    .map(|(_, n)| vec![n])
+            } else {
+                Some(parts)
+            };
         }
         let total = first.len() as i64 + scored.len() as i64 + outside;
         let Ok(total) = usize::try_from(total) else {
@@ -954,7 +968,7 @@ impl SearchClient {
                         SearchAnswer::Need(needs)
                     }
                     _ => match next_leaf {
-                        Some(n) => SearchAnswer::Need(vec![n]),
+                        Some(needs) => SearchAnswer::Need(needs),
                         None => SearchAnswer::Whole("common words rank records no piece holds"),
                     },
                 };
