@@ -20,7 +20,11 @@
 //! * otherwise a *common term* (`university`, `of`): too many records for
 //!   a piece. Its *member file* ([`crate::shard::search::TermMembers`])
 //!   lists its records with their filter and facet columns, and the
-//!   statistics file gives its document frequency and shortest name.
+//!   statistics file gives its document frequency and shortest name. A
+//!   term no longer term extends whose leaf passes the budget
+//!   (`technology`: the typeahead cannot split it, so its leaf grows with
+//!   the registry) is a common term too; its leaf serves only when its
+//!   rank chunks do not prove a page.
 //!
 //! Records held by a loaded piece (`U`) are scored and counted there.
 //! Records matching only through common terms and held by no loaded piece
