@@ -360,15 +360,18 @@ fn engine_answer(d: &Data, q: &ListQuery) -> (u16, Value) {
     (r.status, serde_json::from_str(&r.json).unwrap())
 }
 
-#[test]
-fn demo_pages_equal_the_whole_registry() {
-    // A tiny budget splits the 63 demo records like the real registry.
-    let budget = PieceBudget {
+/// A tiny budget, which splits the 63 demo records like the real registry.
+fn demo_budget() -> PieceBudget {
+    PieceBudget {
         raw_bytes: 600,
         head_records: 12,
         ..PieceBudget::default()
-    };
-    let (answered, total, _) = compare(demo(), &budget, 360);
+    }
+}
+
+#[test]
+fn demo_pages_equal_the_whole_registry() {
+    let (answered, total, _) = compare(demo(), &demo_budget(), 360);
     println!("demo: {answered} of {total} requests (E2 and mode=typed) answered from pieces");
     assert!(total >= 300);
     assert!(
@@ -512,11 +515,7 @@ fn version_3_search_files_still_answer() {
 /// whole registry; the leaf serves only when the chunks do not.
 #[test]
 fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
-    let budget = PieceBudget {
-        raw_bytes: 600,
-        head_records: 12,
-        ..PieceBudget::default()
-    };
+    let budget = demo_budget();
     let d = demo();
     let specs = pieces::partition(&d.engine, &budget);
     let (f, sp) = files(d, &budget);
