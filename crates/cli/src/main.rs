@@ -245,7 +245,10 @@ const COMMANDS: &[Command] = &[
         run: pieces::cmd_bench_pieces,
         help: r#"    bench-pieces <dump>       The partitioned typeahead index: piece counts and sizes, and
                               the data bytes a cold typeahead client receives before its
-                              first suggestion (first 1-3 keystrokes of names)
+                              first suggestion (first 1-3 keystrokes of names); then E2
+                              over pieces: the share of requests answered from pieces,
+                              data bytes before the first page (p50/p95, per kind of
+                              file, what the heaviest 5 % fetch) and the pieces folder
         --budget <KiB>          Raw bytes a leaf may hold (default 48)
         --head <n>              Records in the head of a split prefix (default 40)
         --level <1-22>          zstd level (default 19)

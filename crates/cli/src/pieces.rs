@@ -639,19 +639,31 @@ fn bench_search_pieces(
         search_bytes as f64 / 1e6,
         w.search.last().map_or(0, |f| f.bytes.len())
     );
+    let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
+    println!(
+        "pieces folder (hosting: typeahead pieces, directory parts, pack, record pieces and cards, hash tables, E2 files): {} files, {:.1} MB",
+        w.files.len() + w.search.len(),
+        all_bytes as f64 / 1e6
+    );
     // The API's reading, then the search page's (the app's `?q=` links).
     for typed in [false, true] {
         let (mut bytes, mut requests, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
         let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
         // Per kind of file: the bytes of each answered query (what grows).
         let mut by_kind: Vec<Vec<f64>> = vec![Vec::new(); NEED_KINDS.len()];
-        for q in queries.iter().map(|q| ListQuery { typed, ..q.clone() }) {
-            let q = &q;
+        // Each answered request's files, to say what the heaviest fetch.
+        let mut fetched: Vec<Fetched> = Vec::new();
+        let typed_queries: Vec<ListQuery> = queries
+            .iter()
+            .map(|q| ListQuery { typed, ..q.clone() })
+            .collect();
+        for q in &typed_queries {
             let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
             // Rounds: answers that asked for files (a round trip each when
             // a round's files are fetched side by side).
             let (mut got, mut asked, mut round) = (0usize, 0usize, 0usize);
             let mut kinds = [0usize; NEED_KINDS.len()];
+            let mut files_of = Vec::new();
             let answered = loop {
                 match c.answer(q) {
                     SearchAnswer::Need(needs) => {
@@ -661,6 +673,7 @@ fn bench_search_pieces(
                             let body = files.get(&need.file_name()).copied();
                             got += body.map_or(0, <[u8]>::len);
                             kinds[need_kind(&need)] += body.map_or(0, <[u8]>::len);
+                            files_of.push((need.clone(), body.map_or(0, <[u8]>::len)));
                             if let Need::Directory(first) = &need {
                                 let keys: Vec<String> = match body {
                                     Some(b) => {
@@ -689,6 +702,7 @@ fn bench_search_pieces(
                 for (v, &k) in by_kind.iter_mut().zip(&kinds) {
                     v.push(k as f64);
                 }
+                fetched.push((got, q, files_of));
             }
         }
         println!(
@@ -723,8 +737,95 @@ fn bench_search_pieces(
             })
             .collect();
         println!("  bytes by kind of file: {}", line.join("; "));
+        print_heaviest(&mut fetched);
     }
     Ok(())
+}
+
+/// An answered request: its data bytes, the request, and the files it
+/// fetched with their sizes.
+type Fetched<'q> = (
+    usize,
+    &'q registry_core::pieces::search::ListQuery,
+    Vec<(Need, usize)>,
+);
+
+/// What the heaviest 5 % of answered requests (`fetched`: bytes, request,
+/// files with their sizes) fetch: their bytes by kind of file, the files
+/// most of their bytes are in, and the heaviest requests.
+fn print_heaviest(fetched: &mut [Fetched]) {
+    fetched.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let top = &fetched[..fetched.len().div_ceil(20)];
+    let mut kinds = [0usize; NEED_KINDS.len()];
+    let mut files: HashMap<&Need, (usize, usize)> = HashMap::new();
+    for (_, _, fs) in top {
+        for (need, n) in fs {
+            kinds[need_kind(need)] += n;
+            let slot = files.entry(need).or_default();
+            slot.0 = *n;
+            slot.1 += 1;
+        }
+    }
+    let all: usize = kinds.iter().sum();
+    let line: Vec<String> = NEED_KINDS
+        .iter()
+        .zip(kinds)
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| {
+            format!(
+                "{name} {:.0} ({:.0} %)",
+                n as f64 / top.len() as f64,
+                n as f64 * 100.0 / all.max(1) as f64
+            )
+        })
+        .collect();
+    println!(
+        "  the heaviest 5 % ({} requests, ≥ {} bytes), mean bytes by kind: {}",
+        top.len(),
+        top.last().map_or(0, |f| f.0),
+        line.join("; ")
+    );
+    let mut by_share: Vec<(&&Need, &(usize, usize))> = files.iter().collect();
+    by_share.sort_by_key(|(need, (n, k))| (std::cmp::Reverse(n * k), need.file_name()));
+    let line: Vec<String> = by_share
+        .iter()
+        .take(12)
+        .map(|(need, (n, k))| format!("{} {n} B ×{k}", describe(need)))
+        .collect();
+    println!(
+        "  their files with the most bytes (size × requests): {}",
+        line.join(", ")
+    );
+    let line: Vec<String> = top
+        .iter()
+        .take(6)
+        .map(|(n, q, _)| {
+            format!(
+                "{:?}{} p{} {n} B",
+                q.query,
+                q.filter
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(" [{f}]")),
+                q.page
+            )
+        })
+        .collect();
+    println!("  the heaviest requests: {}", line.join(", "));
+}
+
+/// `need` as a reader names it: its kind and its term, prefix or key.
+fn describe(need: &Need) -> String {
+    match need {
+        Need::Stats => "stats".into(),
+        Need::Directory(f) => format!("directory part {f:?}"),
+        Need::Leaf(p) => format!("leaf {p:?}"),
+        Need::Term(t) => format!("term piece {t:?}"),
+        Need::Members(t) => format!("member file {t:?}"),
+        Need::Groups(t) => format!("group file {t:?}"),
+        Need::Rank(t, n) => format!("rank chunk {t:?} #{n}"),
+        Need::Id(k) => format!("id piece {k:?}"),
+        Need::Extension(p) => format!("extension piece {p:?}"),
+    }
 }
 
 /// The kinds of file E2 over pieces fetches, as `bench-pieces` prints them.

@@ -360,15 +360,18 @@ fn engine_answer(d: &Data, q: &ListQuery) -> (u16, Value) {
     (r.status, serde_json::from_str(&r.json).unwrap())
 }
 
-#[test]
-fn demo_pages_equal_the_whole_registry() {
-    // A tiny budget splits the 63 demo records like the real registry.
-    let budget = PieceBudget {
+/// A tiny budget, which splits the 63 demo records like the real registry.
+fn demo_budget() -> PieceBudget {
+    PieceBudget {
         raw_bytes: 600,
         head_records: 12,
         ..PieceBudget::default()
-    };
-    let (answered, total, _) = compare(demo(), &budget, 360);
+    }
+}
+
+#[test]
+fn demo_pages_equal_the_whole_registry() {
+    let (answered, total, _) = compare(demo(), &demo_budget(), 360);
     println!("demo: {answered} of {total} requests (E2 and mode=typed) answered from pieces");
     assert!(total >= 300);
     assert!(
@@ -510,12 +513,7 @@ fn version_3_search_files_still_answer() {
 /// link), and only when records holding the common words alone can match.
 #[test]
 fn first_rank_chunk_comes_with_the_group_files() {
-    let budget = PieceBudget {
-        raw_bytes: 600,
-        head_records: 12,
-        ..PieceBudget::default()
-    };
-    let (f, sp) = files(demo(), &budget);
+    let (f, sp) = files(demo(), &demo_budget());
     let common: Vec<&str> = sp.stats.common.iter().map(|c| c.term.as_str()).collect();
     assert!(
         common.contains(&"of") && common.contains(&"de"),
@@ -554,13 +552,14 @@ fn first_rank_chunk_comes_with_the_group_files() {
         }
         panic!("{text}: still asking after 16 rounds");
     };
-    let df = |t: &str| sp.stats.common(t).unwrap().df;
-    let rarest = if (df("of"), "of") < (df("de"), "de") {
-        "of"
-    } else {
-        "de"
-    };
-    let asked = rounds("universidad de northfield of");
+    let text = "universidad de kilimani of";
+    let rarest = text
+        .split(' ')
+        .filter_map(|t| sp.stats.common(t))
+        .min_by_key(|c| (c.df, c.term.as_str()))
+        .map(|c| c.term.as_str())
+        .unwrap();
+    let asked = rounds(text);
     let with_groups = asked
         .iter()
         .find(|r| r.iter().any(|n| matches!(n, Need::Groups(_))))
@@ -570,9 +569,79 @@ fn first_rank_chunk_comes_with_the_group_files() {
         "{with_groups:?}"
     );
     // A required rare word: no record of the common words alone matches.
-    let asked = rounds("+northfield of");
+    assert!(sp.stats.common("kilimani").is_none());
+    let asked = rounds("+kilimani of");
     assert!(
         !asked.iter().flatten().any(|n| matches!(n, Need::Rank(..))),
         "{asked:?}"
     );
+}
+
+/// A term no longer term extends whose records pass the budget (`technology`
+/// and `sciences` in the real registry) stays one typeahead leaf, which grows
+/// with the registry. E2 reads it as a common term instead: its first
+/// pages come from its rank chunks, not its whole leaf, and answer as the
+/// whole registry; the leaf serves only when the chunks do not.
+#[test]
+fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
+    let budget = demo_budget();
+    let d = demo();
+    let specs = pieces::partition(&d.engine, &budget);
+    let (f, sp) = files(d, &budget);
+    let oversized: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Leaf && sp.stats.common(&s.key).is_some())
+        .map(|s| s.key.as_str())
+        .collect();
+    assert!(
+        !oversized.is_empty(),
+        "the demo data at this budget has a leaf too common to split, read as a common term"
+    );
+    let (mut from_chunks, mut from_leaf) = (0, 0);
+    for term in &oversized {
+        let texts = [
+            term.to_string(),
+            format!("{term} of"),
+            format!("{term} for research institute"),
+        ];
+        let filters = [None, Some("types:education".to_string())];
+        let mut requests = Vec::new();
+        for page in 1..=3 {
+            for text in &texts {
+                for filter in &filters {
+                    requests.push((page, text.clone(), filter.clone()));
+                }
+            }
+        }
+        for (page, text, filter) in requests {
+            let q = ListQuery {
+                query: text,
+                filter,
+                all_status: false,
+                page,
+                version: Version::V2,
+                typed: false,
+            };
+            let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+            let mut fetched = 0;
+            let a = ask(&mut c, &f, &q, &mut fetched);
+            check(d, &q, &a);
+            if !matches!(a, SearchAnswer::Page(_)) {
+                continue;
+            }
+            if c.has(&Need::Leaf(term.to_string())) {
+                from_leaf += 1;
+            } else {
+                from_chunks += 1;
+            }
+        }
+    }
+    println!(
+        "leaves read as common terms: {oversized:?}; pages from rank chunks {from_chunks}, from the leaf once the chunks did not serve {from_leaf}"
+    );
+    assert!(
+        from_chunks > 0,
+        "some page comes from rank chunks, not the leaf"
+    );
+    assert!(from_leaf > 0, "the leaf answers where the chunks do not");
 }

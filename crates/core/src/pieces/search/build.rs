@@ -68,8 +68,23 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
     let mut extensions = Vec::new();
     let and = ix.term_id("and");
-    for spec in specs.iter().filter(|s| s.kind == PieceKind::Head) {
-        if let Some(records) = extension_records(engine, &spec.key, &sizes, budget.raw_bytes) {
+    // Split prefixes, and the leaves over the budget: a term no longer
+    // term extends, too common to split (`technology`, `sciences`). Its
+    // leaf grows with the registry, so E2 reads such a term as common
+    // (rank chunks, group and member files) and leaves the leaf to the
+    // typeahead.
+    let oversized = |s: &&PieceSpec| {
+        s.kind == PieceKind::Leaf
+            && s.records.iter().map(|&r| sizes[r as usize]).sum::<usize>() > budget.raw_bytes
+    };
+    for spec in specs
+        .iter()
+        .filter(|s| s.kind == PieceKind::Head || oversized(s))
+    {
+        if spec.kind == PieceKind::Leaf {
+            // No other term starts with it: no extension piece to write.
+        } else if let Some(records) = extension_records(engine, &spec.key, &sizes, budget.raw_bytes)
+        {
             extensions.push(PieceSpec {
                 key: spec.key.clone(),
                 kind: PieceKind::Leaf,

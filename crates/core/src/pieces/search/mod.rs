@@ -20,7 +20,11 @@
 //! * otherwise a *common term* (`university`, `of`): too many records for
 //!   a piece. Its *member file* ([`crate::shard::search::TermMembers`])
 //!   lists its records with their filter and facet columns, and the
-//!   statistics file gives its document frequency and shortest name.
+//!   statistics file gives its document frequency and shortest name. A
+//!   term no longer term extends whose leaf passes the budget
+//!   (`technology`: the typeahead cannot split it, so its leaf grows with
+//!   the registry) is a common term too; its leaf serves only when its
+//!   rank chunks do not prove a page.
 //!
 //! Records held by a loaded piece (`U`) are scored and counted there.
 //! Records matching only through common terms and held by no loaded piece
@@ -310,6 +314,20 @@ impl SearchClient {
         n
     }
 
+    /// The leaf of common term `t` when it has one (a term too common to
+    /// split, whose leaf holds its records alone): E2 reads it by rank
+    /// chunks, and by this leaf when they do not serve. `Err`: the
+    /// directory part to fetch first.
+    fn common_leaf(&self, t: &str) -> Result<Option<Need>, Need> {
+        Ok(self.piece_of(t)?.filter(|n| matches!(n, Need::Leaf(_))))
+    }
+
+    /// The loaded leaf of common term `t` ([`SearchClient::common_leaf`]):
+    /// every record of `t` is loaded.
+    fn loaded_common_leaf(&self, t: &str) -> Option<&Engine> {
+        self.engines.get(&self.common_leaf(t).ok()??)
+    }
+
     /// The piece that holds every record of term `t` (a leaf of one of its
     /// prefixes, else its own term piece); `None`: no record has a term
     /// under its prefix. `Err`: the directory part to fetch first.
@@ -461,7 +479,23 @@ impl SearchClient {
         for (_, exact_phrase, toks) in &clauses {
             let seq = toks.iter().filter(|t| t.kind != TokenKind::Bigram);
             if *exact_phrase && seq.clone().count() > 0 && seq.clone().all(|t| is_common(&t.text)) {
-                return SearchAnswer::Whole("a quoted phrase of common words only");
+                // Unless one of them has a leaf: it holds every match.
+                let mut leaf = None;
+                for t in seq {
+                    match self.common_leaf(&t.text) {
+                        Ok(Some(n)) => {
+                            leaf = Some(n);
+                            break;
+                        }
+                        Ok(None) => {}
+                        Err(n) => return SearchAnswer::Need(vec![n]),
+                    }
+                }
+                match leaf {
+                    None => return SearchAnswer::Whole("a quoted phrase of common words only"),
+                    Some(n) if !self.has(&n) => return SearchAnswer::Need(vec![n]),
+                    Some(_) => {}
+                }
             }
         }
 
@@ -521,9 +555,9 @@ impl SearchClient {
             // prefixes: one leaf of a word holds them all; a word no name
             // starts with means there are none.
             let mut none = false;
-            for t in words.iter().filter(|t| {
-                t.kind == TokenKind::Word && !text::is_optional_word(&t.text) && !is_common(&t.text)
-            }) {
+            let required =
+                |t: &&text::Token| t.kind == TokenKind::Word && !text::is_optional_word(&t.text);
+            for t in words.iter().filter(|t| required(t) && !is_common(&t.text)) {
                 match self.piece_of(&t.text) {
                     Ok(None) => none = true,
                     Ok(Some(n @ Need::Leaf(_))) if first_piece.is_none() => {
@@ -532,6 +566,22 @@ impl SearchClient {
                             None => return SearchAnswer::Need(vec![n]),
                         }
                     }
+                    Ok(_) => {}
+                    Err(n) => return SearchAnswer::Need(vec![n]),
+                }
+            }
+            // Else a common word that still has a leaf of its own (a term
+            // too common to split: E2 reads it as common, the typeahead by
+            // its leaf).
+            for t in words.iter().filter(|t| required(t) && is_common(&t.text)) {
+                if none || first_piece.is_some() {
+                    break;
+                }
+                match self.piece_of(&t.text) {
+                    Ok(Some(n @ Need::Leaf(_))) => match self.engines.get(&n) {
+                        Some(e) => first_piece = Some(e),
+                        None => return SearchAnswer::Need(vec![n]),
+                    },
                     Ok(_) => {}
                     Err(n) => return SearchAnswer::Need(vec![n]),
                 }
@@ -564,6 +614,11 @@ impl SearchClient {
                     }
                     Ok(Source::Common(c)) => {
                         global.df.insert(t.text.clone(), c.df as usize);
+                        if let Some(e) = self.loaded_common_leaf(&c.term)
+                            && !engines.iter().any(|x| std::ptr::eq(*x, e))
+                        {
+                            engines.push(e);
+                        }
                         for n in 0..self.rank_chunks(&c.term) {
                             let e = &self.engines[&Need::Rank(c.term.clone(), n)];
                             if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
@@ -657,6 +712,7 @@ impl SearchClient {
         let mut bound = 0f32;
         let mut fine: Option<bound::OutsideBound> = None;
         let mut next_chunk = None;
+        let mut next_leaf = None;
         let mut loaded_chunks = 0u32;
         // The most query units a record no loaded piece holds may cover.
         let mut outside_cover = 0u16;
@@ -853,7 +909,34 @@ impl SearchClient {
                 .filter(|t| frontier(t).is_some())
                 .max_by(|a, b| bound_of(a).total_cmp(&bound_of(b)))
                 .map(|t| Need::Rank(t.to_string(), self.rank_chunks(t)));
-            loaded_chunks = unit_terms.iter().map(|t| self.rank_chunks(t)).sum::<u32>();
+            // (A term whose leaf is loaded no longer spends the allowance.)
+            loaded_chunks = unit_terms
+                .iter()
+                .filter(|t| self.loaded_common_leaf(t).is_none())
+                .map(|t| self.rank_chunks(t))
+                .sum::<u32>();
+            // When the chunks do not serve: the leaf of a term too common
+            // to split, the one that leaves the most room. Common words are
+            // otherwise read without their directory parts: those first,
+            // all at once.
+            let open: Vec<&&str> = unit_terms
+                .iter()
+                .filter(|t| frontier(t).is_some())
+                .collect();
+            let mut parts: Vec<Need> = open
+                .iter()
+                .filter_map(|t| self.common_leaf(t).err())
+                .collect();
+            parts.sort();
+            parts.dedup();
+            next_leaf = if parts.is_empty() {
+                open.iter()
+                    .filter_map(|t| Some((t, self.common_leaf(t).ok()??)))
+                    .max_by(|a, b| bound_of(a.0).total_cmp(&bound_of(b.0)))
+                    .map(|(_, n)| vec![n])
+            } else {
+                Some(parts)
+            };
         }
         let total = first.len() as i64 + scored.len() as i64 + outside;
         let Ok(total) = usize::try_from(total) else {
@@ -889,7 +972,10 @@ impl SearchClient {
                         }
                         SearchAnswer::Need(needs)
                     }
-                    _ => SearchAnswer::Whole("common words rank records no piece holds"),
+                    _ => match next_leaf {
+                        Some(needs) => SearchAnswer::Need(needs),
+                        None => SearchAnswer::Whole("common words rank records no piece holds"),
+                    },
                 };
             }
         }
@@ -1028,10 +1114,13 @@ impl SearchClient {
     }
 
     /// Where common term `t`'s unloaded rank chunks begin; `None` when all
-    /// are loaded. A group file not loaded (never, as
+    /// are loaded, or its leaf is. A group file not loaded (never, as
     /// [`SearchClient::outside_needs`] asks for it) reads as the loosest
     /// frontier.
     fn frontier(&self, stats: &SearchStats, t: &str) -> Option<bound::Frontier> {
+        if self.loaded_common_leaf(t).is_some() {
+            return None;
+        }
         let k = self.rank_chunks(t) as usize;
         let Some((chunks, firsts)) = self.chunks_of(stats, t) else {
             return stats.groups.then_some(bound::Frontier {
