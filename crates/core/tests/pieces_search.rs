@@ -128,6 +128,18 @@ fn ask(c: &mut SearchClient, f: &Files, q: &ListQuery, fetched: &mut usize) -> S
     panic!("{q:?}: still asking after 16 rounds");
 }
 
+/// The first page of `text`, unfiltered (`typed`: the search page's reading).
+fn first_page(text: &str, typed: bool) -> ListQuery {
+    ListQuery {
+        query: text.to_string(),
+        filter: None,
+        all_status: false,
+        page: 1,
+        version: Version::V2,
+        typed,
+    }
+}
+
 fn url(q: &ListQuery) -> String {
     let v = if q.version == Version::V1 { "v1" } else { "v2" };
     let mut u = format!("/{v}/organizations?query={}", enc(&q.query));
@@ -414,14 +426,7 @@ fn shared_link_queries_are_answered_from_pieces() {
         "max planck institute",
         "univ cambridge",
     ] {
-        let q = ListQuery {
-            query: text.to_string(),
-            filter: None,
-            all_status: false,
-            page: 1,
-            version: Version::V2,
-            typed: true,
-        };
+        let q = first_page(text, true);
         let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
         let mut fetched = 0;
         let a = ask(&mut c, &f, &q, &mut fetched);
@@ -520,14 +525,7 @@ fn first_rank_chunk_comes_with_the_group_files() {
         "{common:?}"
     );
     let rounds = |text: &str| {
-        let q = ListQuery {
-            query: text.to_string(),
-            filter: None,
-            all_status: false,
-            page: 1,
-            version: Version::V2,
-            typed: false,
-        };
+        let q = first_page(text, false);
         let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
         let mut asked = Vec::new();
         for _ in 0..16 {
