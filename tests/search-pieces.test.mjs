@@ -133,6 +133,7 @@ test("a link's words' files are fetched while the wasm downloads: each one the a
     return out;
   };
   let guessed = 0;
+  let chunks = 0;
   for (const query of QUERIES) {
     const cold = await run(query, false);
     const warm = await run(query, true);
@@ -148,6 +149,8 @@ test("a link's words' files are fetched while the wasm downloads: each one the a
     const all = files(warm.all).filter((f) => needed.has(f) || !/^d-/.test(f));
     assert.deepEqual(all.sort(), [...needed].sort(), `${query}: the same files in all, each once`);
     guessed += early.filter((f) => !/^(d-|search\.stats)/.test(f)).length;
+    chunks += early.filter((f) => /^k-/.test(f)).length;
   }
   assert.ok(guessed >= QUERIES.length, `leaves and group files were guessed ahead (${guessed})`);
+  assert.ok(chunks > 0, "the only common word's first rank chunk was fetched ahead");
 });

@@ -61,10 +61,11 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
   // The files the query's words will need, guessed from the directory
   // parts and the hash tables while the wasm downloads (core's
   // pieces::search asks for the same once it runs): a common word's
-  // group file (it has one) and the group file of a pair of them; any
-  // other word's leaf — its first prefix the directory does not list as
-  // split — or, when every prefix is split, its term piece; the last
-  // word's extension piece in the search page's reading. Words come from
+  // group file (it has one) and the group file of a pair of them, or the
+  // first rank chunk of the only one; any other word's leaf — its first
+  // prefix the directory does not list as split — or, when every prefix
+  // is split, its term piece; the last word's extension piece in the
+  // search page's reading. Words come from
   // a rough folding; a group or extension file is fetched only when the
   // build lists it (`listed`: its hash table), so a wrong guess costs a
   // table or a directory part, never a wrong answer: the wasm still names
@@ -103,10 +104,15 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
         // no record has a word under the prefix, as for the wasm).
         await file(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
       }),
-      // A pair of common words (named in byte order, which hex keeps).
+      // A pair of common words (named in byte order, which hex keeps). One
+      // common word: its first rank chunk, which the wasm's first answer
+      // asks for (pieces::search first_chunk_ahead) unless a required
+      // word or a quoted phrase may leave it out; with two, the rarer one's,
+      // which only the statistics tell.
       Promise.all(isCommon).then((flags) => {
         const common = words.filter((_, k) => flags[k]).map(hex);
         if (common.length === 2) return fetchListed(`g-${common.sort().join("-")}.shard`);
+        if (common.length === 1 && !/["+]/.test(query)) return fetchListed(`k-${common[0]}-0.shard`);
       }),
     ]);
   }
