@@ -115,12 +115,16 @@ test("?q= paints its results and facet counts from pieces, before any whole-data
     // page's own reading (mode=typed) and the facet's own count request.
     await page.goto(server.url + "?q=northf&country=ng");
     await page.waitForSelector(".result");
-    const shown = async () => ({
-      names: await page.locator(".result h3 a").allInnerTexts(),
-      total: await page.locator("#results-h").getAttribute("data-total"),
-      // The years facet counts with the whole registry (histogram=established), after the answer.
-      facets: await page.locator(".facets fieldset:not([data-facet=established])").allInnerTexts(),
-    });
+    const shown = async () => {
+      // (A facet box not yet shown has no rendered text: its lines would run together.)
+      await page.locator(".facets fieldset[data-facet=country]").waitFor({ state: "visible" });
+      return {
+        names: await page.locator(".result h3 a").allInnerTexts(),
+        total: await page.locator("#results-h").getAttribute("data-total"),
+        // The years facet counts with the whole registry (histogram=established), after the answer.
+        facets: await page.locator(".facets fieldset:not([data-facet=established])").allInnerTexts(),
+      };
+    };
     const fromPieces = await shown();
     assert.ok(fromPieces.names.includes("Northfield University"), JSON.stringify(fromPieces));
     // The whole data is held at the server, so the rows came without it;
@@ -195,6 +199,8 @@ test("?q= paints rows and facet counts with the small first-paint wasm before th
     await page.goto(slow.url + "?q=university");
     await page.waitForSelector(".result");
     const shown = async () => ({
+      // (A facet box not yet shown has no rendered text: its lines would run together.)
+      visible: await page.locator(".facets fieldset[data-facet=country]").waitFor({ state: "visible" }),
       names: await page.locator(".result h3 a").allInnerTexts(),
       ids: await page.locator(".result .rid").allInnerTexts(),
       meta: await page.locator(".result .meta").allInnerTexts(),
