@@ -844,12 +844,7 @@ impl SearchClient {
             // unit, as E2 adds them (a word twice counts twice), its term's
             // IDF at the shortest name of its first unloaded rank chunk.
             let units: usize = clauses.iter().map(|(_, _, t)| t.len()).sum();
-            let unit_terms: Vec<&str> = clauses
-                .iter()
-                .filter(|(o, p, _)| *o != Occur::MustNot && !p)
-                .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
-                .filter(|t| is_common(t))
-                .collect();
+            let unit_terms = common_units(stats, &clauses);
             let frontier = |t: &str| self.frontier(stats, t).map(|f| f.len);
             let bound_of = |t: &str| {
                 let c = stats.common(t).expect("a common term");
@@ -1034,15 +1029,14 @@ impl SearchClient {
     /// the chunk, never a wrong answer.
     fn first_chunk_ahead(&self, stats: &SearchStats, clauses: &[Clause]) -> Option<Need> {
         outside_sets(stats, clauses)?;
-        let terms: Vec<&crate::shard::search::CommonTerm> = clauses
-            .iter()
-            .filter(|(o, p, _)| *o != Occur::MustNot && !p)
-            .flat_map(|(_, _, toks)| toks.iter().filter_map(|t| stats.common(&t.text)))
-            .collect();
-        if terms.iter().any(|c| self.rank_chunks(&c.term) > 0) {
+        let terms = common_units(stats, clauses);
+        if terms.iter().any(|t| self.rank_chunks(t) > 0) {
             return None;
         }
-        let rarest = terms.into_iter().min_by_key(|c| (c.df, c.term.as_str()))?;
+        let rarest = terms
+            .into_iter()
+            .filter_map(|t| stats.common(t))
+            .min_by_key(|c| (c.df, c.term.as_str()))?;
         let need = Need::Rank(rarest.term.clone(), 0);
         (!self.has(&need)).then_some(need)
     }
@@ -1243,6 +1237,18 @@ fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&
         tokens(&[Occur::Must], false),
         tokens(&[Occur::MustNot], true),
     ])
+}
+
+/// The query's common terms that score (E2's units: a word twice counts
+/// twice), outside excluded clauses and exact phrases: what bounds a record
+/// no loaded piece holds, and whose rank chunks are read.
+fn common_units<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Vec<&'c str> {
+    clauses
+        .iter()
+        .filter(|(o, p, _)| *o != Occur::MustNot && !p)
+        .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
+        .filter(|t| stats.common(t).is_some())
+        .collect()
 }
 
 /// The non-empty subsets of `terms` (sorted as `terms` is).
