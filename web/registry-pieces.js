@@ -320,11 +320,15 @@ export async function fetchManifest(dataUrl, { pieces = false, response = null }
 /** `fetchManifest` of data with typeahead pieces (`response`: see fetchManifest). */
 export const fetchPiecesManifest = (base, response = null) => fetchManifest(base, { pieces: true, response });
 
-// Lower case without accents: good enough to guess, before the wasm (which
-// folds exactly) is there, which files a query needs: the characters of its
-// first word.
+/**
+ * Lower case without accents: good enough to guess, before the wasm (which
+ * folds exactly) is there, which files a query needs.
+ */
+export const roughFold = (text) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+
+// The characters of a query's first word, roughly folded.
 const roughWord = (text) => {
-  const chars = [...(text.trim().normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().split(/\s+/)[0] ?? "")];
+  const chars = [...(roughFold(text.trim()).split(/\s+/)[0] ?? "")];
   const end = chars.findIndex((c) => !/[\p{L}\p{N}]/u.test(c));
   return end === -1 ? chars : chars.slice(0, end);
 };

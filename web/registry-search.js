@@ -12,7 +12,7 @@
 // (registry-pieces.js checkedFiles; a file the build does not list means
 // "no record under that prefix"); the pieces folder is immutable.
 
-import { BYTE_CAPS, checkedFiles, fetchPiecesManifest, hex } from "./registry-pieces.js";
+import { BYTE_CAPS, checkedFiles, fetchPiecesManifest, hex, roughFold } from "./registry-pieces.js";
 
 /**
  * E2 over the pieces of the data at `dataUrl`: `manifest` (object or
@@ -65,25 +65,15 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
   // first rank chunk of the only one; any other word's leaf — its first
   // prefix the directory does not list as split — or, when every prefix
   // is split, its term piece; the last word's extension piece in the
-  // search page's reading. Words come from
-  // a rough folding; a group or extension file is fetched only when the
-  // build lists it (`listed`: its hash table), so a wrong guess costs a
-  // table or a directory part, never a wrong answer: the wasm still names
-  // what it needs.
+  // search page's reading. Words come from a rough folding; a group or
+  // extension file is fetched only when the build lists it (`listed`: its
+  // hash table), so a wrong guess costs a table or a directory part, never
+  // a wrong answer: the wasm still names what it needs.
   async function planAhead(query, typed) {
     const m = await manifestP;
     const folder = await folderP;
     const split = new Set(m.pieces.split_first ?? []);
-    const words = [
-      ...new Set(
-        query
-          .normalize("NFD")
-          .replace(/\p{M}/gu, "")
-          .toLowerCase()
-          .split(/[^\p{L}\p{N}]+/u)
-          .filter(Boolean),
-      ),
-    ];
+    const words = [...new Set(roughFold(query).split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
     const fetchListed = async (name) => {
       if (await folder.listed(name)) await file(name);
     };
