@@ -198,17 +198,19 @@ test("?q= paints rows and facet counts with the small first-paint wasm before th
     });
     await page.goto(slow.url + "?q=university");
     await page.waitForSelector(".result");
-    const shown = async () => ({
+    const shown = async () => {
       // (A facet box not yet shown has no rendered text: its lines would run together.)
-      visible: await page.locator(".facets fieldset[data-facet=country]").waitFor({ state: "visible" }),
-      names: await page.locator(".result h3 a").allInnerTexts(),
-      ids: await page.locator(".result .rid").allInnerTexts(),
-      meta: await page.locator(".result .meta").allInnerTexts(),
-      total: await page.locator("#results-h").getAttribute("data-total"),
-      // (The years facet comes with the app: the whole registry counts it.)
-      facets: await page.locator(".facets fieldset:not([data-facet=established])").allInnerTexts(),
-      next: await page.locator(".pager").getAttribute("hidden"),
-    });
+      await page.locator(".facets fieldset[data-facet=country]").waitFor({ state: "visible" });
+      return {
+        names: await page.locator(".result h3 a").allInnerTexts(),
+        ids: await page.locator(".result .rid").allInnerTexts(),
+        meta: await page.locator(".result .meta").allInnerTexts(),
+        total: await page.locator("#results-h").getAttribute("data-total"),
+        // (The years facet comes with the app: the whole registry counts it.)
+        facets: await page.locator(".facets fieldset:not([data-facet=established])").allInnerTexts(),
+        next: await page.locator(".pager").getAttribute("hidden"),
+      };
+    };
     const early = await shown();
     const painted = await page.evaluate(() => window.__paint.rows);
     assert.ok(early.names.length > 0 && Number(early.total) >= early.names.length, JSON.stringify(early));
