@@ -248,11 +248,13 @@ const COMMANDS: &[Command] = &[
                               first suggestion (first 1-3 keystrokes of names); then E2
                               over pieces: the share of requests answered from pieces,
                               data bytes before the first page (p50/p95, per kind of
-                              file, what the heaviest 5 % fetch) and the pieces folder
+                              file, what the requests around the p95 and the heaviest
+                              5 % fetch) and the pieces folder
         --budget <KiB>          Raw bytes a leaf may hold (default 48)
         --head <n>              Records in the head of a split prefix (default 40)
         --level <1-22>          zstd level (default 19)
         --targets <n>           Names typed (default 1000)
+        --requests <file>       Write each answered E2 request (query, bytes, files) as JSON lines
 "#,
     },
     Command {

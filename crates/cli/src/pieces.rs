@@ -401,7 +401,11 @@ fn record_pieces(
 }
 
 pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--budget", "--head", "--level", "--targets"], &[])?;
+    let a = Args::parse(
+        rest,
+        &["--budget", "--head", "--level", "--targets", "--requests"],
+        &[],
+    )?;
     let [dump] = a.exactly(&["<dump>"])? else {
         unreachable!()
     };
@@ -567,7 +571,8 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         cold.last().copied().unwrap_or(0.0),
         whole as f64 * 100.0 / total.max(1) as f64
     );
-    bench_search_pieces(&w, &engine, &firsts, targets)
+    let requests = a.opt("--requests").map(Path::new);
+    bench_search_pieces(&w, &engine, &firsts, targets, requests)
 }
 
 /// E2 over pieces: for a query set from the data (display names, their
@@ -580,6 +585,7 @@ fn bench_search_pieces(
     engine: &Engine,
     firsts: &[String],
     targets: usize,
+    requests_out: Option<&Path>,
 ) -> Result<(), String> {
     use registry_core::pieces::search::{ListQuery, SearchAnswer, SearchClient};
     use registry_core::search::Version;
@@ -645,6 +651,9 @@ fn bench_search_pieces(
         w.files.len() + w.search.len(),
         all_bytes as f64 / 1e6
     );
+    // Each answered request as a JSON line (`--requests`): what a change
+    // to the pieces moves, request by request.
+    let mut lines = String::new();
     // The API's reading, then the search page's (the app's `?q=` links).
     for typed in [false, true] {
         let (mut bytes, mut requests, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
@@ -696,6 +705,16 @@ fn bench_search_pieces(
                 }
             };
             if answered {
+                if requests_out.is_some() {
+                    let files: Vec<(String, usize)> =
+                        files_of.iter().map(|(n, b)| (describe(n), *b)).collect();
+                    let line = serde_json::json!({
+                        "typed": typed, "query": q.query, "filter": q.filter,
+                        "page": q.page, "bytes": got, "rounds": round, "files": files,
+                    });
+                    lines.push_str(&line.to_string());
+                    lines.push('\n');
+                }
                 bytes.push(got as f64);
                 requests.push(asked as f64);
                 rounds.push(round as f64);
@@ -739,6 +758,10 @@ fn bench_search_pieces(
         println!("  bytes by kind of file: {}", line.join("; "));
         print_heaviest(&mut fetched);
     }
+    if let Some(path) = requests_out {
+        std::fs::write(path, lines).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("answered requests written to {}", path.display());
+    }
     Ok(())
 }
 
@@ -755,7 +778,18 @@ type Fetched<'q> = (
 /// most of their bytes are in, and the heaviest requests.
 fn print_heaviest(fetched: &mut [Fetched]) {
     fetched.sort_by_key(|f| std::cmp::Reverse(f.0));
-    let top = &fetched[..fetched.len().div_ceil(20)];
+    // Those around the p95 (p92–p98): what moves the p95.
+    let n = fetched.len();
+    print_band(
+        "around the p95 (p92–p98)",
+        &fetched[n * 2 / 100..n * 8 / 100],
+    );
+    print_band("the heaviest 5 %", &fetched[..n.div_ceil(20)]);
+}
+
+/// What the requests of `top` (heaviest first) fetch: their bytes by kind
+/// of file, the files most of their bytes are in, and the heaviest.
+fn print_band(label: &str, top: &[Fetched]) {
     let mut kinds = [0usize; NEED_KINDS.len()];
     let mut files: HashMap<&Need, (usize, usize)> = HashMap::new();
     for (_, _, fs) in top {
@@ -780,7 +814,7 @@ fn print_heaviest(fetched: &mut [Fetched]) {
         })
         .collect();
     println!(
-        "  the heaviest 5 % ({} requests, ≥ {} bytes), mean bytes by kind: {}",
+        "  {label} ({} requests, ≥ {} bytes), mean bytes by kind: {}",
         top.len(),
         top.last().map_or(0, |f| f.0),
         line.join("; ")

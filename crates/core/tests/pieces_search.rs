@@ -513,6 +513,87 @@ fn version_3_search_files_still_answer() {
     assert!(pages > 0, "the version-3 files answer some pages");
 }
 
+/// The E2 files of a pieces-version-4 build of the demo data
+/// (`compat/pieces-4-search/`, from `registry build
+/// data/demo/registry-demo.json -o <dir> --release compat-pieces-4
+/// --piece-bytes 600 --head 12` before version 5: member files without
+/// the more common terms each record holds, so a query of three or more
+/// common terms reads every one's member file) still load and answer as
+/// the whole registry. The fixture holds the files these queries fetch.
+#[test]
+fn version_4_search_files_still_answer() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat/pieces-4-search");
+    let read = |name: &str| std::fs::read(dir.join(name)).ok();
+    let stats = read("search.stats").expect("the fixture's statistics");
+    let file = shard::read_file(&stats).unwrap();
+    let raw = &file
+        .sections
+        .iter()
+        .find(|(k, _)| *k == SectionKind::SearchStats)
+        .unwrap()
+        .1;
+    let decoded = registry_core::shard::search::SearchStats::decode(raw).unwrap();
+    assert!(decoded.groups, "version 4: group files");
+    assert!(decoded.common.len() >= 3, "three common terms or more");
+    let d = demo();
+    let (mut pages, mut three) = (0, 0);
+    let firsts: Vec<String> = ["d", "f", "i", "n", "o", "r", "u"]
+        .map(String::from)
+        .to_vec();
+    for text in [
+        "university of research",
+        "institute for research",
+        "de of",
+        "-de of university",
+        "research institute de",
+    ] {
+        for (page, filter) in [(1, None), (2, None), (1, Some("types:education"))] {
+            let q = ListQuery {
+                query: text.to_string(),
+                filter: filter.map(str::to_string),
+                all_status: false,
+                page,
+                version: Version::V2,
+                typed: false,
+            };
+            let mut c = SearchClient::new(Directory::sharded(firsts.clone()));
+            let mut members = 0;
+            let a = loop {
+                match c.answer(&q) {
+                    SearchAnswer::Need(needs) => {
+                        for n in needs {
+                            let name = n.file_name();
+                            members += usize::from(matches!(n, Need::Members(_)));
+                            match &n {
+                                Need::Directory(first) => {
+                                    let keys: Vec<String> = read(&name)
+                                        .map(|b| serde_json::from_slice(&b).unwrap())
+                                        .unwrap_or_default();
+                                    c.add_directory(first, keys);
+                                }
+                                _ => {
+                                    let bytes = read(&name);
+                                    if std::env::var_os("LIST_FIXTURE").is_some() {
+                                        println!("fixture file {name} {}", bytes.is_some());
+                                    }
+                                    c.add(&n, bytes.as_deref()).unwrap()
+                                }
+                            }
+                        }
+                    }
+                    a => break a,
+                }
+            };
+            let answered = matches!(a, SearchAnswer::Page(_));
+            pages += usize::from(answered);
+            three += usize::from(answered && members >= 3);
+            check(d, &q, &a);
+        }
+    }
+    assert!(pages > 0, "the version-4 files answer some pages");
+    assert!(three > 0, "some from three member files");
+}
+
 /// A query with common words asks for the rarest one's first rank chunk
 /// in the round that asks for their group files (a round trip less on a
 /// link), and only when records holding the common words alone can match.
