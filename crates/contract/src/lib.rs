@@ -36,8 +36,14 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   with a marker and leave the rank chunks to the group files, and the
 ///   chunks order records of equal shortest length by prior, then id (a
 ///   reader of version 3 rejects the statistics; a reader of version 4
-///   reads version-3 ones with member files and the plain bound).
-pub const PIECES_VERSION: u32 = 4;
+///   reads version-3 ones with member files and the plain bound);
+/// * 5: member files list, for each record, the common terms of more
+///   records it also holds, and the statistics end with a second marker
+///   that says so: a query of three or more common terms reads the member
+///   files of all but its two most common (a reader of version 4 rejects
+///   the member files and the statistics; a reader of version 5 reads
+///   version-4 ones as before).
+pub const PIECES_VERSION: u32 = 5;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -594,6 +594,82 @@ fn version_4_search_files_still_answer() {
     assert!(three > 0, "some from three member files");
 }
 
+/// A query of three or more common terms reads the member files of all
+/// but its two most common (each record there says which of those two it
+/// holds) and the group files of those two: not the member files of the
+/// two largest, which grow with the registry. Answers equal the whole
+/// registry's, with required, excluded and filtered variants.
+#[test]
+fn many_common_terms_skip_the_two_largest_member_files() {
+    let (f, sp) = files(demo(), &demo_budget());
+    let stats = &sp.stats;
+    assert!(stats.member_holds);
+    let order = stats.commonness();
+    let rank = |t: &str| order.iter().position(|&i| stats.common[i].term == t);
+    let mut answered = 0;
+    for text in [
+        "university of research institute",
+        "institute for research of",
+        "+university of research",
+        "university of research -institute",
+        "northfield research institute for de",
+    ] {
+        let mut common: Vec<&str> = text
+            .split(' ')
+            .map(|t| t.trim_start_matches(['+', '-']))
+            .filter(|t| stats.common(t).is_some())
+            .collect();
+        common.sort_by_key(|t| rank(t));
+        assert!(common.len() >= 3, "{text}: {common:?}");
+        for filter in [None, Some("types:education")] {
+            for typed in [false, true] {
+                let q = ListQuery {
+                    filter: filter.map(str::to_string),
+                    ..first_page(text, typed)
+                };
+                let mut c =
+                    SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+                let mut asked: Vec<Need> = Vec::new();
+                let a = loop {
+                    match c.answer(&q) {
+                        SearchAnswer::Need(needs) => {
+                            for n in needs {
+                                match &n {
+                                    Need::Directory(first) => c.add_directory(
+                                        first,
+                                        f.parts.get(first).cloned().unwrap_or_default(),
+                                    ),
+                                    _ => c.add(&n, f.files.get(&n).map(Vec::as_slice)).unwrap(),
+                                }
+                                asked.push(n);
+                            }
+                        }
+                        a => break a,
+                    }
+                };
+                check(demo(), &q, &a);
+                if let SearchAnswer::Page(_) = a {
+                    answered += 1;
+                    // (A required rare word needs none: here every word is common.)
+                    for t in &common[..2] {
+                        assert!(
+                            !asked.contains(&Need::Members(t.to_string())),
+                            "{q:?}: the member file of {t:?}, one of the two most common"
+                        );
+                    }
+                    for t in &common[2..] {
+                        assert!(
+                            asked.contains(&Need::Members(t.to_string())),
+                            "{q:?}: no member file of {t:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(answered >= 10, "{answered} pages answered");
+}
+
 /// A query with common words asks for the rarest one's first rank chunk
 /// in the round that asks for their group files (a round trip less on a
 /// link), and only when records holding the common words alone can match.

@@ -10,7 +10,10 @@
 //!   with their document frequency, record count and rank chunks.
 //! * [`TermMembers`] (section `term_members`, one file a common term): every
 //!   record with the term, by index in the whole registry, with the columns
-//!   filters and facets read (status, types, continents, countries).
+//!   filters and facets read (status, types, continents, countries), and
+//!   from pieces version 5 the common terms of more records it also holds
+//!   (so that a query of several common terms reads the member files of
+//!   all but the two most common, whose group files count the rest).
 //! * [`TermGroups`] (section `term_groups`, one file per common term, with
 //!   its rank chunks, and per pair of common terms sharing records in more
 //!   than a few groups; smaller pairs are written in the file of their term
@@ -65,6 +68,11 @@ pub struct CommonTerm {
 /// wrote group files (pieces version 4).
 const GROUPS_MARKER: u8 = 4;
 
+/// The byte after [`GROUPS_MARKER`] in the statistics, and after the
+/// members in a member file, that says member files list the more common
+/// terms each record holds (pieces version 5).
+const HOLDS_MARKER: u8 = 5;
+
 /// The first record of a rank chunk: what orders it among records of
 /// equal score ([`TermGroups::chunk_firsts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -91,6 +99,9 @@ pub struct SearchStats {
     /// The build wrote [`TermGroups`] files: one per common term and one
     /// per pair of common terms that share records (pieces version 4).
     pub groups: bool,
+    /// Its member files say, for each record, the more common terms it
+    /// holds ([`Member::holds`], pieces version 5; requires `groups`).
+    pub member_holds: bool,
 }
 
 impl SearchStats {
@@ -129,6 +140,9 @@ impl SearchStats {
             // which it requires).
             if self.groups {
                 w.u8(GROUPS_MARKER);
+                if self.member_holds {
+                    w.u8(HOLDS_MARKER);
+                }
             }
         }
         w.buf
@@ -197,6 +211,10 @@ impl SearchStats {
         if groups && r.u8()? != GROUPS_MARKER {
             return Err(r.malformed("the group files' marker"));
         }
+        let member_holds = !r.at_end();
+        if member_holds && r.u8()? != HOLDS_MARKER {
+            return Err(r.malformed("the member files' marker"));
+        }
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
         }
@@ -207,6 +225,7 @@ impl SearchStats {
             countries,
             common,
             groups,
+            member_holds,
         })
     }
 
@@ -216,6 +235,18 @@ impl SearchStats {
             .binary_search_by(|t| t.term.as_str().cmp(term))
             .ok()
             .map(|i| &self.common[i])
+    }
+
+    /// The common terms from the one of most records (ties by term): the
+    /// order [`Member::holds`] counts in. `commonness()[p]` is the index
+    /// into [`SearchStats::common`] of the term at position `p`.
+    pub fn commonness(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.common.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&self.common[a], &self.common[b]);
+            b.records.cmp(&a.records).then_with(|| a.term.cmp(&b.term))
+        });
+        order
     }
 }
 
@@ -234,6 +265,10 @@ pub struct Member {
     /// Countries, in location order, as indexes into
     /// [`SearchStats::countries`].
     pub countries: Vec<u16>,
+    /// The common terms of more records than the file's own that the
+    /// record also holds, as ascending positions in
+    /// [`SearchStats::commonness`] (pieces version 5; empty before).
+    pub holds: Vec<u16>,
 }
 
 /// Every record holding one common term (see the module docs).
@@ -243,12 +278,16 @@ pub struct TermMembers {
     pub term: String,
     /// Its records, by ascending index.
     pub members: Vec<Member>,
+    /// The file lists each member's [`Member::holds`] (pieces version 5).
+    pub holds: bool,
 }
 
 impl TermMembers {
     /// Section bytes: the term, the count, then each member: index delta,
     /// status, types, continents, country count and ids (varints; columns
-    /// interleaved, which zstd handles well for these small values).
+    /// interleaved, which zstd handles well for these small values); then,
+    /// in version 5, [`HOLDS_MARKER`] and each member's holds (count, then
+    /// position deltas).
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.str(&self.term);
@@ -258,6 +297,17 @@ impl TermMembers {
             w.varint(u64::from(m.record - next));
             next = m.record + 1;
             write_columns(&mut w, m.status, m.types, m.continents, &m.countries);
+        }
+        if self.holds {
+            w.u8(HOLDS_MARKER);
+            for m in &self.members {
+                w.usize(m.holds.len());
+                let mut next = 0u16;
+                for &p in &m.holds {
+                    w.varint(u64::from(p - next));
+                    next = p + 1;
+                }
+            }
         }
         w.buf
     }
@@ -288,12 +338,35 @@ impl TermMembers {
                 types,
                 continents,
                 countries: cs,
+                holds: Vec::new(),
             });
+        }
+        let holds = !r.at_end();
+        if holds {
+            if r.u8()? != HOLDS_MARKER {
+                return Err(r.malformed("the holds' marker"));
+            }
+            for m in &mut members {
+                let k = r.count("holds")?;
+                let mut next = 0u64;
+                for _ in 0..k {
+                    let p = next
+                        .checked_add(r.varint()?)
+                        .filter(|&p| p < u64::from(u16::MAX))
+                        .ok_or_else(|| r.malformed("a held term's position"))?;
+                    m.holds.push(p as u16);
+                    next = p + 1;
+                }
+            }
         }
         if !r.at_end() {
             return Err(r.malformed("bytes after the members"));
         }
-        Ok(TermMembers { term, members })
+        Ok(TermMembers {
+            term,
+            members,
+            holds,
+        })
     }
 }
 
@@ -480,7 +553,60 @@ mod tests {
                 prefix_df,
             }],
             groups: false,
+            member_holds: false,
         }
+    }
+
+    #[test]
+    fn version_5_marks_member_holds_and_version_4_files_still_read() {
+        let v4 = SearchStats {
+            groups: true,
+            ..stats(Some(14))
+        };
+        let v5 = SearchStats {
+            member_holds: true,
+            ..v4.clone()
+        };
+        let bytes = v5.encode();
+        assert_eq!(SearchStats::decode(&bytes).unwrap(), v5);
+        assert_eq!(bytes.len(), v4.encode().len() + 1);
+        assert_eq!(SearchStats::decode(&v4.encode()).unwrap(), v4);
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() = 4;
+        assert!(SearchStats::decode(&bad).is_err());
+
+        // A member file with each record's more common terms, and one
+        // written before them (version 4): both read.
+        let member = |record, holds: Vec<u16>| Member {
+            record,
+            status: 0,
+            types: 2,
+            continents: 1,
+            countries: vec![0],
+            holds,
+        };
+        let with = TermMembers {
+            term: "technology".into(),
+            members: vec![
+                member(3, vec![0, 1]),
+                member(9, vec![]),
+                member(12, vec![1, 300]),
+            ],
+            holds: true,
+        };
+        assert_eq!(TermMembers::decode(&with.encode(), 1).unwrap(), with);
+        let without = TermMembers {
+            term: "technology".into(),
+            members: vec![member(3, vec![]), member(9, vec![])],
+            holds: false,
+        };
+        assert_eq!(TermMembers::decode(&without.encode(), 1).unwrap(), without);
+        // Cut short, or another byte in the marker's place: damage.
+        let bytes = with.encode();
+        assert!(TermMembers::decode(&bytes[..bytes.len() - 1], 1).is_err());
+        let mut bad = without.encode();
+        bad.push(4);
+        assert!(TermMembers::decode(&bad, 1).is_err());
     }
 
     #[test]

@@ -178,12 +178,46 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                     types: ix.type_bits(r),
                     continents: ix.continent_bits(r),
                     countries: ix.record_countries(r).to_vec(),
+                    holds: Vec::new(),
                 })
                 .collect(),
+            holds: true,
         });
     }
     common.sort_by(|a, b| a.term.cmp(&b.term));
     common_records.sort_by(|a, b| a.0.cmp(&b.0));
+    // Each member's more common terms (version 5): a query of several
+    // common terms then counts from the member files of all but its two
+    // most common, and their group files.
+    let probe = SearchStats {
+        common: common.clone(),
+        ..SearchStats::default()
+    };
+    let order = probe.commonness();
+    let mut position = vec![0u16; common.len()];
+    for (p, &i) in order.iter().enumerate() {
+        position[i] = p as u16;
+    }
+    let mut held: HashMap<u32, Vec<u16>> = HashMap::new();
+    for (i, (_, records)) in common_records.iter().enumerate() {
+        for &r in records {
+            held.entry(r).or_default().push(position[i]);
+        }
+    }
+    for m in &mut members {
+        let own = position[common
+            .binary_search_by(|c| c.term.cmp(&m.term))
+            .expect("a member file's term is common")];
+        for member in &mut m.members {
+            let mut holds: Vec<u16> = held[&member.record]
+                .iter()
+                .copied()
+                .filter(|&p| p < own)
+                .collect();
+            holds.sort_unstable();
+            member.holds = holds;
+        }
+    }
     let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
         let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
         for &r in records {
@@ -256,6 +290,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             .collect(),
         common,
         groups: true,
+        member_holds: true,
     };
     SearchPieces {
         groups,

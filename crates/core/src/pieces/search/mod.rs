@@ -33,7 +33,9 @@
 //! *group files* ([`crate::shard::search::TermGroups`]: records of a term,
 //! or of both terms of a pair, counted by their columns) give each set of
 //! terms a record may hold exactly, by inclusion and exclusion; with more,
-//! the member files list the records. Their score is bounded from above
+//! the member files of all but the two of most records list theirs, each
+//! with the more common terms it holds (pieces version 5), and the group
+//! files of those two count the records that hold none of the others. Their score is bounded from above
 //! per set of common terms a name may hold, at the shortest length such a
 //! name may have (`bound`), plus the exact-name boost when the query's
 //! words are all common. A page is answered when every record on it sorts
@@ -53,8 +55,9 @@
 //!   pages, filters that leave few records with rare words, and queries of
 //!   common words alone. Pieces of version 3 (no chunk first records) get
 //!   no help from the order among equal scores.
-//! * A query with three or more distinct common terms reads their member
-//!   files (linear in records) rather than group files.
+//! * A query with three or more distinct common terms reads the member
+//!   files (linear in records) of all but its two most common (of pieces
+//!   older than version 5: of all of them).
 
 mod bound;
 mod build;
@@ -254,11 +257,34 @@ impl SearchClient {
                 let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
                 let m = match bytes {
                     Some(b) => {
-                        TermMembers::decode(&section(b, SectionKind::TermMembers)?, countries)?
+                        let m =
+                            TermMembers::decode(&section(b, SectionKind::TermMembers)?, countries)?;
+                        // Positions into the statistics' common terms, which
+                        // say whether the file must have them.
+                        let (holds, common) = self
+                            .stats
+                            .as_ref()
+                            .map_or((false, 0), |s| (s.0.member_holds, s.0.common.len()));
+                        let beyond = m
+                            .members
+                            .iter()
+                            .flat_map(|x| &x.holds)
+                            .any(|&p| usize::from(p) >= common);
+                        if m.holds != holds || beyond {
+                            return Err(ShardError::Malformed {
+                                section: SectionKind::TermMembers,
+                                offset: 0,
+                                what: format!(
+                                    "the member file of {term:?} does not match the statistics' common terms"
+                                ),
+                            });
+                        }
+                        m
                     }
                     None => TermMembers {
                         term: term.clone(),
                         members: Vec::new(),
+                        holds: true,
                     },
                 };
                 self.members.insert(term.clone(), m);
@@ -722,40 +748,44 @@ impl SearchClient {
                     && required.iter().all(|t| has(t))
                     && !excluded.iter().any(|t| has(t))
             };
-            let groups = self.exact_groups(stats, &scoring, &required, &excluded);
-            let member_set = |t: &str| &self.members[t];
-            // Members passing the conditions and the filters (read from
-            // the group files instead where they serve).
-            let mut all: Vec<u32> = match groups {
-                Some(_) => Vec::new(),
-                None => scoring
-                    .iter()
-                    .flat_map(|t| member_set(t).members.iter().map(|m| m.record))
-                    .collect(),
-            };
-            all.sort_unstable();
-            all.dedup();
-            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = match groups {
-                Some(_) => Vec::new(),
-                None => scoring
-                    .iter()
-                    .chain(&required)
-                    .chain(&excluded)
-                    .map(|t| {
-                        member_set(t)
-                            .members
-                            .iter()
-                            .map(|m| (m.record, m))
-                            .collect()
-                    })
-                    .collect(),
-            };
-            let names: Vec<&str> = scoring
+            let mut terms: Vec<&str> = scoring
                 .iter()
                 .chain(&required)
                 .chain(&excluded)
                 .copied()
                 .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            let (grouped, listed) = split_common(stats, &terms);
+            // Records holding exactly each set of the grouped terms (and
+            // whatever listed ones), by columns; a record of a listed term
+            // is counted from its member files instead, with every query
+            // term it holds, and taken out of its grouped set's count.
+            let Some(groups) = self.exact_groups(&grouped) else {
+                return SearchAnswer::Whole("the group files are not loaded");
+            };
+            let order = stats.commonness();
+            let position = |t: &str| {
+                order
+                    .iter()
+                    .position(|&i| stats.common[i].term == t)
+                    .map(|p| p as u16)
+            };
+            let grouped_at: Vec<(&str, Option<u16>)> =
+                grouped.iter().map(|&t| (t, position(t))).collect();
+            let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = listed
+                .iter()
+                .map(|t| {
+                    self.members[*t]
+                        .members
+                        .iter()
+                        .map(|m| (m.record, m))
+                        .collect()
+                })
+                .collect();
+            let mut all: Vec<u32> = lookup.iter().flat_map(|l| l.keys().copied()).collect();
+            all.sort_unstable();
+            all.dedup();
             // Query units a record no loaded piece holds may cover (typed
             // reading): each unit of a common word it has. Counted per
             // value like `outside`: members, minus those the pieces hold.
@@ -766,58 +796,61 @@ impl SearchClient {
                 .filter(|t| is_common(t) && !text::is_optional_word(t))
                 .collect();
             let mut covers = vec![0i64; cover_terms.len() + 1];
-            for (terms, counts) in groups.iter().flatten() {
-                let has = |t: &str| terms.contains(&t);
-                if !outside_match(&has) {
-                    continue;
+            // Counts `n` records of columns `g` holding exactly the query's
+            // common terms `has` says, when they match.
+            let mut count = |has: &dyn Fn(&str) -> bool, g: &Group, n: i64| {
+                if n == 0
+                    || !outside_match(has)
+                    || filters.visible_statuses(false) & (1 << g.status) == 0
+                    || !filters.matches_columns(g.types, g.continents, &g.countries)
+                {
+                    return;
                 }
+                covers[cover_terms.iter().filter(|t| has(t)).count()] += n;
+                outside += n;
+                let codes = g
+                    .countries
+                    .iter()
+                    .map(|&c| stats.countries[c as usize].code.as_str());
+                outside_facets.add(g.status, g.types, g.continents, codes, q.version, n);
+            };
+            for (set, counts) in &groups {
                 for (g, &n) in counts {
                     if n < 0 {
                         return SearchAnswer::Whole("the group files disagree");
                     }
-                    if n == 0
-                        || filters.visible_statuses(false) & (1 << g.status) == 0
-                        || !filters.matches_columns(g.types, g.continents, &g.countries)
-                    {
-                        continue;
-                    }
-                    covers[cover_terms.iter().filter(|t| has(t)).count()] += n;
-                    outside += n;
-                    let codes = g
-                        .countries
-                        .iter()
-                        .map(|&c| stats.countries[c as usize].code.as_str());
-                    outside_facets.add(g.status, g.types, g.continents, codes, q.version, n);
+                    count(&|t: &str| set.contains(&t), g, n);
                 }
             }
             for r in all {
-                let has = |t: &str| {
-                    names
-                        .iter()
-                        .position(|n| *n == t)
-                        .is_some_and(|i| lookup[i].contains_key(&r))
+                let mut member = None;
+                let mut held: Vec<&str> = Vec::new();
+                for (t, l) in listed.iter().zip(&lookup) {
+                    if let Some(m) = l.get(&r) {
+                        held.push(t);
+                        member = Some(*m);
+                    }
+                }
+                let Some(m) = member else { continue };
+                let in_groups: Vec<&str> = grouped_at
+                    .iter()
+                    .filter(|(_, p)| p.is_some_and(|p| m.holds.binary_search(&p).is_ok()))
+                    .map(|(t, _)| *t)
+                    .collect();
+                let g = Group {
+                    status: m.status,
+                    types: m.types,
+                    continents: m.continents,
+                    countries: m.countries.clone(),
                 };
-                if !outside_match(&has) {
-                    continue;
+                count(
+                    &|t: &str| held.contains(&t) || in_groups.contains(&t),
+                    &g,
+                    1,
+                );
+                if !in_groups.is_empty() {
+                    count(&|t: &str| in_groups.contains(&t), &g, -1);
                 }
-                let m = names
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, _)| lookup[i].get(&r))
-                    .copied();
-                let Some(m) = m else { continue };
-                if filters.visible_statuses(false) & (1 << m.status) == 0
-                    || !filters.matches_columns(m.types, m.continents, &m.countries)
-                {
-                    continue;
-                }
-                covers[cover_terms.iter().filter(|t| has(t)).count()] += 1;
-                outside += 1;
-                let codes = m
-                    .countries
-                    .iter()
-                    .map(|&c| stats.countries[c as usize].code.as_str());
-                outside_facets.add(m.status, m.types, m.continents, codes, q.version, 1);
             }
             // Minus those a loaded piece holds (counted above if they match).
             let mut counted: HashSet<u32> = HashSet::new();
@@ -994,14 +1027,12 @@ impl SearchClient {
         let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
         terms.sort_unstable();
         terms.dedup();
-        let mut needs: Vec<Need> = if stats.groups && terms.len() <= GROUP_TERMS {
-            subsets(&terms)
-                .into_iter()
-                .map(|s| Need::Groups(s.into_iter().map(str::to_string).collect()))
-                .collect()
-        } else {
-            terms.iter().map(|t| Need::Members(t.to_string())).collect()
-        };
+        let (grouped, listed) = split_common(stats, &terms);
+        let mut needs: Vec<Need> = subsets(&grouped)
+            .into_iter()
+            .map(|s| Need::Groups(s.into_iter().map(str::to_string).collect()))
+            .chain(listed.iter().map(|t| Need::Members(t.to_string())))
+            .collect();
         if stats.groups {
             // Every common word's own group file: its rank chunks' frontiers.
             let mut all: Vec<&str> = clauses
@@ -1041,30 +1072,16 @@ impl SearchClient {
         (!self.has(&need)).then_some(need)
     }
 
-    /// The records holding exactly each set of the query's common terms
-    /// (and none of its other common terms), counted by columns: from the
-    /// group files by inclusion and exclusion. `None`: the member files
-    /// serve instead.
+    /// The records holding exactly each set of `grouped` (common terms of
+    /// the query, at most [`GROUP_TERMS`]; and none of the others of
+    /// `grouped`), counted by columns: from the group files by inclusion
+    /// and exclusion. `None`: a group file is not loaded.
     #[allow(clippy::type_complexity)]
     fn exact_groups<'t>(
         &self,
-        stats: &SearchStats,
-        scoring: &[&'t str],
-        required: &[&'t str],
-        excluded: &[&'t str],
+        grouped: &[&'t str],
     ) -> Option<Vec<(Vec<&'t str>, HashMap<&Group, i64>)>> {
-        let mut terms: Vec<&str> = scoring
-            .iter()
-            .chain(required)
-            .chain(excluded)
-            .copied()
-            .collect();
-        terms.sort_unstable();
-        terms.dedup();
-        if !stats.groups || terms.len() > GROUP_TERMS {
-            return None;
-        }
-        let all = subsets(&terms);
+        let all = subsets(grouped);
         let mut out = Vec::new();
         for set in &all {
             let mut counts: HashMap<&Group, i64> = HashMap::new();
@@ -1204,9 +1221,36 @@ impl SearchClient {
 /// exact phrase, its tokens.
 type Clause = (Occur, bool, Vec<text::Token>);
 
-/// Most common terms a query may have for the group files to count its
-/// records no loaded piece holds (one file per non-empty set of them).
+/// Most common terms a query may have for the group files alone to count
+/// its records no loaded piece holds (one file per non-empty set of them);
+/// with more, the member files of the others count theirs.
 const GROUP_TERMS: usize = 2;
+
+/// The query's distinct common terms (`terms`, sorted) split into those
+/// whose group files count their records and those whose member files
+/// list them (each sorted): all in group files when there are at most
+/// [`GROUP_TERMS`]; else the two of most records there and the others in
+/// member files that say which of those two each record holds (version 5);
+/// else (older pieces) all in member files.
+fn split_common<'t>(stats: &SearchStats, terms: &[&'t str]) -> (Vec<&'t str>, Vec<&'t str>) {
+    if !stats.groups {
+        return (Vec::new(), terms.to_vec());
+    }
+    if terms.len() <= GROUP_TERMS {
+        return (terms.to_vec(), Vec::new());
+    }
+    if !stats.member_holds {
+        return (Vec::new(), terms.to_vec());
+    }
+    let order = stats.commonness();
+    let position = |t: &str| order.iter().position(|&i| stats.common[i].term == t);
+    let mut by: Vec<&str> = terms.to_vec();
+    by.sort_by_key(|t| position(t).unwrap_or(usize::MAX));
+    let mut listed = by.split_off(GROUP_TERMS);
+    by.sort_unstable();
+    listed.sort_unstable();
+    (by, listed)
+}
 
 /// The query's common terms that decide whether a record no loaded piece
 /// holds matches (scoring, required, excluded; each sorted, distinct), or
