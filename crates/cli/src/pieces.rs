@@ -325,6 +325,16 @@ fn search_files(
             bytes: piece(spec)?,
         });
     }
+    for ((a, b), n, spec) in &sp.pair_chunks {
+        out.push(OutFile {
+            name: format!(
+                "{dir}{}",
+                Need::PairRank(a.clone(), b.clone(), *n).file_name()
+            ),
+            sections: spec.sections(),
+            bytes: piece(spec)?,
+        });
+    }
     for m in &sp.members {
         out.push(OutFile {
             name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
@@ -645,6 +655,23 @@ fn bench_search_pieces(
         search_bytes as f64 / 1e6,
         w.search.last().map_or(0, |f| f.bytes.len())
     );
+    // Pairs' rank chunks (`k-<hex>-<hex>-<n>.shard`), by chunk number.
+    let mut pair_chunks: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for f in &w.search {
+        let name = f.name.rsplit('/').next().unwrap_or(&f.name);
+        if let Some(rest) = name.strip_prefix("k-").and_then(|n| n.strip_suffix(".shard"))
+            && rest.split('-').count() == 3
+        {
+            let slot = pair_chunks.entry(rest.rsplit('-').next().unwrap_or("")).or_default();
+            slot.0 += 1;
+            slot.1 += f.bytes.len();
+        }
+    }
+    let line: Vec<String> = pair_chunks
+        .iter()
+        .map(|(n, (k, b))| format!("#{n}: {k} files, {:.1} MB", *b as f64 / 1e6))
+        .collect();
+    println!("  of which pairs' rank chunks: {}", line.join("; "));
     let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
     println!(
         "pieces folder (hosting: typeahead pieces, directory parts, pack, record pieces and cards, hash tables, E2 files): {} files, {:.1} MB",
@@ -857,6 +884,7 @@ fn describe(need: &Need) -> String {
         Need::Members(t) => format!("member file {t:?}"),
         Need::Groups(t) => format!("group file {t:?}"),
         Need::Rank(t, n) => format!("rank chunk {t:?} #{n}"),
+        Need::PairRank(a, b, n) => format!("rank chunk {a:?}+{b:?} #{n}"),
         Need::Id(k) => format!("id piece {k:?}"),
         Need::Extension(p) => format!("extension piece {p:?}"),
     }
@@ -883,7 +911,7 @@ fn need_kind(need: &Need) -> usize {
         Need::Leaf(_) => 2,
         Need::Term(_) => 3,
         Need::Members(_) => 4,
-        Need::Rank(..) => 5,
+        Need::Rank(..) | Need::PairRank(..) => 5,
         Need::Id(_) => 6,
         Need::Extension(_) => 7,
         Need::Groups(_) => 8,

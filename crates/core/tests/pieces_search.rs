@@ -72,6 +72,9 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
     for (term, n, spec) in &sp.chunks {
         out.insert(Need::Rank(term.clone(), *n), file_of(spec));
     }
+    for ((a, b), n, spec) in &sp.pair_chunks {
+        out.insert(Need::PairRank(a.clone(), b.clone(), *n), file_of(spec));
+    }
     for s in &sp.extensions {
         out.insert(Need::Extension(s.key.clone()), file_of(s));
     }
@@ -668,6 +671,73 @@ fn many_common_terms_skip_the_two_largest_member_files() {
         }
     }
     assert!(answered >= 10, "{answered} pages answered");
+}
+
+/// A pair of common terms whose records are more than a rank chunk holds
+/// has rank chunks of its own (records by their shortest name holding
+/// both): a query of both reads them where the terms' own chunks begin
+/// with names holding only one, and answers as the whole registry.
+#[test]
+fn a_pair_of_common_terms_is_ranked_by_its_own_chunks() {
+    let (f, sp) = files(demo(), &demo_budget());
+    let mut pairs: Vec<(String, String)> =
+        sp.pair_chunks.iter().map(|(p, _, _)| p.clone()).collect();
+    pairs.dedup();
+    assert!(!pairs.is_empty(), "the demo budget gives pairs rank chunks");
+    let (mut used, mut answered) = (0, 0);
+    for (a, b) in &pairs {
+        let others: Vec<&str> = pairs
+            .iter()
+            .flat_map(|(x, y)| [x.as_str(), y.as_str()])
+            .filter(|t| t != a && t != b)
+            .collect();
+        let mut texts = vec![
+            format!("{a} {b}"),
+            format!("{b} {a}"),
+            format!("{a} {b} kilimani"),
+        ];
+        texts.extend(others.iter().map(|o| format!("{a} {o} {b}")));
+        for text in texts {
+            for page in 1..=3 {
+                for typed in [false, true] {
+                    let q = ListQuery {
+                        page,
+                        ..first_page(&text, typed)
+                    };
+                    let mut c =
+                        SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+                    let mut pair = false;
+                    let a = loop {
+                        match c.answer(&q) {
+                            SearchAnswer::Need(needs) => {
+                                for n in needs {
+                                    pair |= matches!(n, Need::PairRank(..));
+                                    match &n {
+                                        Need::Directory(first) => c.add_directory(
+                                            first,
+                                            f.parts.get(first).cloned().unwrap_or_default(),
+                                        ),
+                                        _ => c.add(&n, f.files.get(&n).map(Vec::as_slice)).unwrap(),
+                                    }
+                                }
+                            }
+                            a => break a,
+                        }
+                    };
+                    check(demo(), &q, &a);
+                    if matches!(a, SearchAnswer::Page(_)) {
+                        answered += 1;
+                        used += usize::from(pair);
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{} pairs; {answered} pages answered, {used} with a pair's chunks",
+        pairs.len()
+    );
+    assert!(used > 0, "no answer read a pair's rank chunks");
 }
 
 /// A query with common words asks for the rarest one's first rank chunk

@@ -14,8 +14,12 @@
 //! that term's unloaded chunks and, among equal scores, sorts at or after
 //! the chunk's first record (the chunks order equal lengths by prior
 //! descending, then id: [`crate::shard::search::CommonTerm::chunk_firsts`]).
+//! A pair of common terms with rank chunks of its own (records by their
+//! shortest name holding both) bounds a name holding both the same way:
+//! its length is at least the pair's frontier, and once every chunk of the
+//! pair is loaded no unloaded record has such a name.
 
-use crate::search::{bm25_norm, idf};
+use crate::search::{EXACT_NAME_BOOST, bm25_norm, idf};
 use crate::shard::search::ChunkFirst;
 
 /// More common terms than this in one query: the plain bound only (each
@@ -32,6 +36,16 @@ pub(super) struct Frontier {
     pub first: Option<ChunkFirst>,
 }
 
+/// What a frontier belongs to: a query term, or a pair of them (indexes
+/// into the bound's terms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Chunked {
+    /// A term's own rank chunks.
+    Term(usize),
+    /// A pair's rank chunks.
+    Pair(usize, usize),
+}
+
 /// One set of common terms a record no piece holds may have in one name.
 struct Case {
     /// The most such a name scores at the shortest length it may have.
@@ -41,6 +55,9 @@ struct Case {
     /// At the shortest length the record sorts, among equal scores, at or
     /// after one of these.
     after: Vec<ChunkFirst>,
+    /// The frontier that sets the shortest length (a pair's, when one
+    /// does): whose next chunk raises it.
+    longest: Chunked,
 }
 
 /// The bound over every set of the query's common terms.
@@ -53,11 +70,18 @@ impl OutsideBound {
     /// with its term's index into `terms` when the term is common (else
     /// `None`: no record outside the loaded pieces holds it) and the
     /// document frequency E2 reads for it; `terms`: each common term's
-    /// frontier, `None` when all its chunks are loaded. `None` when the
-    /// query has too many common terms.
+    /// frontier, `None` when all its chunks are loaded; `pairs`: the pairs
+    /// of terms (indexes into `terms`) with rank chunks of their own and
+    /// their frontier, `None` when all are loaded; `boost`: when the
+    /// query's words (besides `and`) are all common, their number and the
+    /// set of `terms` they are (bits): a name of exactly those words also
+    /// gets E2's exact-name boost. `None` when the query has too many
+    /// common terms.
     pub fn new(
         units: &[(Option<usize>, usize)],
         terms: &[Option<Frontier>],
+        pairs: &[(usize, usize, Option<Frontier>)],
+        boost: Option<(u32, u32)>,
         entries: usize,
         avg_len: f32,
     ) -> Option<OutsideBound> {
@@ -77,25 +101,57 @@ impl OutsideBound {
         };
         let mut cases = Vec::new();
         for set in 1u32..(1 << terms.len()) {
-            // A term whose chunks are all loaded: every record of it is.
-            let Some(members) = (0..terms.len())
+            // A term whose chunks are all loaded: every record of it is;
+            // a pair's likewise for every name holding both.
+            let Some(mut members) = (0..terms.len())
                 .filter(|&t| set & (1 << t) != 0)
-                .map(|t| terms[t].as_ref())
-                .collect::<Option<Vec<&Frontier>>>()
+                .map(|t| terms[t].as_ref().map(|f| (Chunked::Term(t), f)))
+                .collect::<Option<Vec<(Chunked, &Frontier)>>>()
             else {
                 continue;
             };
-            let Some(len) = members.iter().map(|f| f.len).max() else {
+            let mut all_loaded = false;
+            for (a, b, f) in pairs {
+                if set & (1 << a) != 0 && set & (1 << b) != 0 {
+                    match f {
+                        Some(f) => members.push((Chunked::Pair(*a, *b), f)),
+                        None => all_loaded = true,
+                    }
+                }
+            }
+            if all_loaded {
+                continue;
+            }
+            // The longest frontier, a pair's first among equals.
+            let Some(&(longest, longest_f)) = members
+                .iter()
+                .max_by_key(|(c, f)| (f.len, matches!(c, Chunked::Pair(..))))
+            else {
                 continue;
             };
+            let len = longest_f.len;
+            let (mut at, mut beyond) = (score(set, len), score(set, len + 1));
+            // A name of exactly the query's words is that long, holds them
+            // all, and scores the boost on top (as the engine adds it).
+            if let Some((words, exact)) = boost
+                && set & exact == exact
+            {
+                let boosted = score(set, words) + EXACT_NAME_BOOST;
+                if words == len {
+                    at = boosted;
+                } else if words > len {
+                    beyond = beyond.max(boosted);
+                }
+            }
             cases.push(Case {
-                at: score(set, len),
-                beyond: score(set, len + 1),
+                at,
+                beyond,
                 after: members
                     .iter()
-                    .filter(|f| f.len == len)
-                    .filter_map(|f| f.first)
+                    .filter(|(_, f)| f.len == len)
+                    .filter_map(|(_, f)| f.first)
                     .collect(),
+                longest,
             });
         }
         Some(OutsideBound { cases })
@@ -104,13 +160,28 @@ impl OutsideBound {
     /// Whether a record of score `score`, prior `prior` and id `id` sorts
     /// before every record no loaded piece holds.
     pub fn proves(&self, score: f32, prior: u8, id: u32) -> bool {
-        self.cases.iter().all(|c| {
-            c.beyond < score
-                && (c.at < score
-                    || (c.at <= score
-                        && c.after
-                            .iter()
-                            .any(|f| f.prior < prior || (f.prior == prior && f.id >= id))))
-        })
+        self.cases.iter().all(|c| c.proves(score, prior, id))
+    }
+
+    /// Whose chunks to load next for such a record: the frontier that
+    /// sets the length of the case that leaves the most room above it.
+    pub fn to_raise(&self, score: f32, prior: u8, id: u32) -> Option<Chunked> {
+        self.cases
+            .iter()
+            .filter(|c| !c.proves(score, prior, id))
+            .max_by(|a, b| a.at.total_cmp(&b.at))
+            .map(|c| c.longest)
+    }
+}
+
+impl Case {
+    fn proves(&self, score: f32, prior: u8, id: u32) -> bool {
+        self.beyond < score
+            && (self.at < score
+                || (self.at <= score
+                    && self
+                        .after
+                        .iter()
+                        .any(|f| f.prior < prior || (f.prior == prior && f.id >= id))))
     }
 }

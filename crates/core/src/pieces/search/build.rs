@@ -12,7 +12,8 @@ use crate::shard::search::{
 };
 
 /// Groups a pair of common terms may have and still be written in the
-/// file of one of its terms rather than its own.
+/// file of one of its terms rather than its own (unless its records are
+/// more than a rank chunk holds).
 const PAIR_FILE_GROUPS: usize = 16;
 
 /// The E2 files of a build, before they are written.
@@ -27,6 +28,11 @@ pub struct SearchPieces {
     /// The rank chunks of each common term, in order: (term, chunk number,
     /// piece of its records; written as `k-<hex>-<n>.shard`).
     pub chunks: Vec<(String, u32, PieceSpec)>,
+    /// The rank chunks of each pair of common terms with a group file of
+    /// its own, in order: (the terms, sorted; chunk number; piece of the
+    /// records with a name holding both; written as
+    /// `k-<hex>-<hex>-<n>.shard`).
+    pub pair_chunks: Vec<((String, String), u32, PieceSpec)>,
     /// One *extension piece* per split prefix whose extensions fit the
     /// budget: every record holding a term that starts with the prefix
     /// other than the prefix itself (written as `x-<hex>.shard`, possibly
@@ -123,42 +129,20 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         // Among equal lengths, as E2 orders equal scores (prior descending,
         // then id: record indexes are in id order), so that a page ending in
         // a tie is proven once the chunks holding the records before it are in.
-        let priors = reg.priors();
-        let mut order: Vec<(u32, std::cmp::Reverse<u8>, u32)> = records
-            .iter()
-            .map(|&r| (shortest[&r], std::cmp::Reverse(priors[r as usize]), r))
-            .collect();
-        order.sort_unstable();
-        let mut firsts = Vec::new();
-        let mut chunk_firsts = Vec::new();
-        let mut chunk: Vec<u32> = Vec::new();
-        let mut bytes = 0usize;
-        for (i, &(len, std::cmp::Reverse(prior), r)) in order.iter().enumerate() {
-            if chunk.is_empty() {
-                firsts.push(len);
-                chunk_firsts.push(ChunkFirst {
-                    prior,
-                    id: reg.id(r as usize).number(),
-                });
-            }
-            chunk.push(r);
-            bytes += sizes[r as usize];
-            if bytes > budget.raw_bytes || i + 1 == order.len() {
-                chunk.sort_unstable();
-                chunks.push((
-                    spec.key.clone(),
-                    firsts.len() as u32 - 1,
-                    PieceSpec {
-                        key: spec.key.clone(),
-                        kind: PieceKind::Leaf,
-                        records: std::mem::take(&mut chunk),
-                        exact_words: None,
-                    },
-                ));
-                bytes = 0;
-            }
+        let (firsts, chunk_firsts, cut) = rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
+        for (n, records) in cut.into_iter().enumerate() {
+            chunks.push((
+                spec.key.clone(),
+                n as u32,
+                PieceSpec {
+                    key: spec.key.clone(),
+                    kind: PieceKind::Leaf,
+                    records,
+                    exact_words: None,
+                },
+            ));
         }
-        own_chunks.insert(spec.key.clone(), (firsts.clone(), chunk_firsts));
+        own_chunks.insert(spec.key.clone(), (firsts, chunk_firsts));
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
@@ -248,6 +232,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         })
         .collect();
     let mut groups = Vec::new();
+    let mut pair_chunks = Vec::new();
     for (i, (a, ra)) in common_records.iter().enumerate() {
         for (j, (b, rb)) in common_records.iter().enumerate().skip(i + 1) {
             let both: Vec<u32> = ra
@@ -259,10 +244,53 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 continue;
             }
             let g = group_of(&both);
-            if g.len() > PAIR_FILE_GROUPS {
+            // A file of its own when its groups are many, or its records
+            // more than one rank chunk holds (they rank queries of both).
+            let bytes: usize = both.iter().map(|&r| sizes[r as usize]).sum();
+            if g.len() > PAIR_FILE_GROUPS || bytes > budget.raw_bytes {
+                // Its own rank chunks: records by their shortest name
+                // holding both terms (version 5), which rank a query of
+                // both where each term's own chunks start with names
+                // holding only one of them.
+                let (ta, tb) = (ix.term_id(a), ix.term_id(b));
+                let mut shortest: HashMap<u32, u32> = HashMap::new();
+                for &r in &both {
+                    for e in ix.record_entries(r) {
+                        let terms = ix.entry_terms(e);
+                        if terms.iter().any(|&x| Some(x) == ta)
+                            && terms.iter().any(|&x| Some(x) == tb)
+                        {
+                            let len =
+                                terms.iter().filter(|&&x| Some(x) != and).count().max(1) as u32;
+                            let slot = shortest.entry(r).or_insert(u32::MAX);
+                            *slot = (*slot).min(len);
+                        }
+                    }
+                }
+                let (mut firsts, mut chunk_firsts, cut) =
+                    rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
+                // The first few are written (the best records of both
+                // terms, what a page of them needs), and where the next
+                // begins; the terms' own chunks serve beyond.
+                firsts.truncate(super::PAIR_RANK_CHUNKS + 1);
+                chunk_firsts.truncate(super::PAIR_RANK_CHUNKS + 1);
+                for (n, records) in cut.into_iter().take(super::PAIR_RANK_CHUNKS).enumerate() {
+                    pair_chunks.push((
+                        (a.clone(), b.clone()),
+                        n as u32,
+                        PieceSpec {
+                            key: format!("{a} {b}"),
+                            kind: PieceKind::Leaf,
+                            records,
+                            exact_words: None,
+                        },
+                    ));
+                }
                 groups.push(TermGroups {
                     terms: vec![a.clone(), b.clone()],
                     groups: g,
+                    chunks: firsts,
+                    chunk_firsts,
                     ..TermGroups::default()
                 });
             } else if ra.len() <= rb.len() {
@@ -297,9 +325,52 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         terms,
         members,
         chunks,
+        pair_chunks,
         extensions,
         stats,
     }
+}
+
+/// Records (`shortest`: each one's shortest name holding the terms) cut
+/// into rank chunks of `budget` raw bytes: ordered by that length, then
+/// as E2 orders equal scores (prior descending, then id: record indexes
+/// are in id order), so that a page ending in a tie is proven once the
+/// chunks holding the records before it are in. Each chunk's first length
+/// and first record, and each chunk's records (ascending).
+#[allow(clippy::type_complexity)]
+fn rank_chunks(
+    engine: &Engine,
+    shortest: &HashMap<u32, u32>,
+    sizes: &[usize],
+    budget: usize,
+) -> (Vec<u32>, Vec<ChunkFirst>, Vec<Vec<u32>>) {
+    let reg = engine.registry();
+    let priors = reg.priors();
+    let mut order: Vec<(u32, std::cmp::Reverse<u8>, u32)> = shortest
+        .iter()
+        .map(|(&r, &len)| (len, std::cmp::Reverse(priors[r as usize]), r))
+        .collect();
+    order.sort_unstable();
+    let (mut firsts, mut chunk_firsts, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    let mut chunk: Vec<u32> = Vec::new();
+    let mut bytes = 0usize;
+    for (i, &(len, std::cmp::Reverse(prior), r)) in order.iter().enumerate() {
+        if chunk.is_empty() {
+            firsts.push(len);
+            chunk_firsts.push(ChunkFirst {
+                prior,
+                id: reg.id(r as usize).number(),
+            });
+        }
+        chunk.push(r);
+        bytes += sizes[r as usize];
+        if bytes > budget || i + 1 == order.len() {
+            chunk.sort_unstable();
+            out.push(std::mem::take(&mut chunk));
+            bytes = 0;
+        }
+    }
+    (firsts, chunk_firsts, out)
 }
 
 /// The records (ascending) holding a term that starts with `prefix` other

@@ -83,6 +83,10 @@ use super::route::Directory;
 /// whole registry (each is a leaf's size: ~15–20 KB compressed).
 pub const MAX_RANK_CHUNKS: u32 = 6;
 
+/// Rank chunks written for a pair of common terms (with its own group
+/// file): its group file describes one more, where the unwritten begin.
+pub const PAIR_RANK_CHUNKS: usize = 2;
+
 /// A file the answer needs; the host fetches it and hands it to
 /// [`SearchClient::add`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,6 +105,8 @@ pub enum Need {
     Groups(Vec<String>),
     /// Rank chunk `n` of a common term.
     Rank(String, u32),
+    /// Rank chunk `n` of a pair of common terms (sorted; version 5).
+    PairRank(String, String, u32),
     /// A typeahead id piece, by key.
     Id(String),
     /// The extension piece of a split prefix: the records of every other
@@ -125,6 +131,7 @@ impl Need {
                 format!("g-{}.shard", terms.join("-"))
             }
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
+            Need::PairRank(a, b, n) => format!("k-{}-{}-{n}.shard", hex(a), hex(b)),
             Need::Id(key) => format!("i-{key}.shard"),
             Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
         }
@@ -308,7 +315,12 @@ impl SearchClient {
                 self.no_extension.insert(prefix.clone());
                 Ok(())
             }
-            Need::Leaf(_) | Need::Term(_) | Need::Id(_) | Need::Rank(..) | Need::Extension(_) => {
+            Need::Leaf(_)
+            | Need::Term(_)
+            | Need::Id(_)
+            | Need::Rank(..)
+            | Need::PairRank(..)
+            | Need::Extension(_) => {
                 let registry = match bytes {
                     Some(b) => Registry::from_bytes(b)?,
                     None => Registry::empty(),
@@ -338,6 +350,43 @@ impl SearchClient {
             n += 1;
         }
         n
+    }
+
+    /// How many rank chunks of the pair of common terms `a` < `b` are
+    /// loaded (from the first).
+    fn pair_chunks(&self, a: &str, b: &str) -> u32 {
+        let mut n = 0;
+        while self
+            .engines
+            .contains_key(&Need::PairRank(a.to_string(), b.to_string(), n))
+        {
+            n += 1;
+        }
+        n
+    }
+
+    /// Whether the next rank chunk of the pair `a` < `b` was written.
+    fn pair_has_next(&self, a: &str, b: &str) -> bool {
+        let k = self.pair_chunks(a, b) as usize;
+        self.groups
+            .get(&vec![a.to_string(), b.to_string()])
+            .is_some_and(|g| k < g.chunks.len().min(PAIR_RANK_CHUNKS))
+    }
+
+    /// Where the unloaded rank chunks of the pair of common terms `a` < `b`
+    /// begin: `None` when the pair has none (or its group file is not
+    /// loaded), `Some(None)` when all are loaded (its group file describes
+    /// at most [`PAIR_RANK_CHUNKS`] + 1 chunks: all of them when fewer).
+    fn pair_frontier(&self, a: &str, b: &str) -> Option<Option<bound::Frontier>> {
+        let g = self.groups.get(&vec![a.to_string(), b.to_string()])?;
+        if g.chunks.is_empty() {
+            return None;
+        }
+        let k = self.pair_chunks(a, b) as usize;
+        Some(g.chunks.get(k).map(|&len| bound::Frontier {
+            len,
+            first: g.chunk_firsts.get(k).copied(),
+        }))
     }
 
     /// The leaf of common term `t` when it has one (a term too common to
@@ -660,6 +709,20 @@ impl SearchClient {
             }
         }
 
+        // The loaded rank chunks of pairs of the query's common terms.
+        let mut common_terms: Vec<&str> = common_units(stats, &clauses);
+        common_terms.sort_unstable();
+        common_terms.dedup();
+        for (i, a) in common_terms.iter().enumerate() {
+            for b in &common_terms[i + 1..] {
+                for n in 0..self.pair_chunks(a, b) {
+                    let e = &self.engines[&Need::PairRank(a.to_string(), b.to_string(), n)];
+                    if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+                        engines.push(e);
+                    }
+                }
+            }
+        }
         for e in [first_piece, extension_piece].into_iter().flatten() {
             if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
                 engines.push(e);
@@ -737,6 +800,8 @@ impl SearchClient {
         let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
         let mut bound = 0f32;
         let mut fine: Option<bound::OutsideBound> = None;
+        // The fine bound's terms (what its pair indexes name).
+        let mut fine_terms: Vec<String> = Vec::new();
         let mut next_chunk = None;
         let mut next_leaf = None;
         let mut loaded_chunks = 0u32;
@@ -896,16 +961,17 @@ impl SearchClient {
                 .filter(|t| t.kind != TokenKind::Bigram && t.text != "and")
                 .map(|t| t.text.as_str())
                 .collect();
-            if !exact.is_empty()
-                && exact
-                    .iter()
-                    .all(|t| is_common(t) && frontier(t).is_some_and(|l| l as usize <= exact.len()))
-            {
+            let boosted = !exact.is_empty()
+                && exact.iter().all(|t| {
+                    is_common(t) && frontier(t).is_some_and(|l| l as usize <= exact.len())
+                });
+            if boosted {
                 bound += crate::search::EXACT_NAME_BOOST;
-            } else {
+            }
+            {
                 // The finer bound, case by case and with the chunks' order
-                // among equal scores (the boost aside: it is for names
-                // the chunks do not describe).
+                // among equal scores; a name of exactly the query's words
+                // (all common) also gets the exact-name boost.
                 let mut terms: Vec<&str> = unit_terms.clone();
                 terms.sort_unstable();
                 terms.dedup();
@@ -929,7 +995,37 @@ impl SearchClient {
                 }
                 let frontiers: Vec<Option<bound::Frontier>> =
                     terms.iter().map(|t| self.frontier(stats, t)).collect();
-                fine = bound::OutsideBound::new(&units, &frontiers, global.entries, global.avg_len);
+                let mut pairs = Vec::new();
+                for (i, a) in terms.iter().enumerate() {
+                    for (j, b) in terms.iter().enumerate().skip(i + 1) {
+                        if let Some(f) = self.pair_frontier(a, b) {
+                            pairs.push((i, j, f));
+                        }
+                    }
+                }
+                let exact_set = exact
+                    .iter()
+                    .map(|t| terms.iter().position(|x| x == t))
+                    .try_fold(0u32, |m, i| Some(m | 1u32.checked_shl(i? as u32)?));
+                let boost = if boosted {
+                    // (Boosted, every exact word is a common query term.)
+                    exact_set.map(|m| (exact.len() as u32, m))
+                } else {
+                    None
+                };
+                fine = if boosted && boost.is_none() {
+                    None
+                } else {
+                    bound::OutsideBound::new(
+                        &units,
+                        &frontiers,
+                        &pairs,
+                        boost,
+                        global.entries,
+                        global.avg_len,
+                    )
+                };
+                fine_terms = terms.iter().map(|t| t.to_string()).collect();
             }
             // The next chunk to load: the term that leaves the most room.
             next_chunk = unit_terms
@@ -942,7 +1038,13 @@ impl SearchClient {
                 .iter()
                 .filter(|t| self.loaded_common_leaf(t).is_none())
                 .map(|t| self.rank_chunks(t))
-                .sum::<u32>();
+                .sum::<u32>()
+                + common_terms
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, a)| common_terms[i + 1..].iter().map(move |b| (a, b)))
+                    .map(|(a, b)| self.pair_chunks(a, b))
+                    .sum::<u32>();
             // When the chunks do not serve: the leaf of a term too common
             // to split, the one that leaves the most room. Common words are
             // otherwise read without their directory parts: those first,
@@ -985,18 +1087,42 @@ impl SearchClient {
             });
             if !proven {
                 let fewer_units = last.is_some_and(|l| l.0 < outside_cover);
+                // A pair's chunks when a name holding both sets the length
+                // of the case that leaves the most room.
+                // (A page the loaded records do not fill: below them all.)
+                let (score, prior, id) =
+                    last.map_or((f32::NEG_INFINITY, 0, u32::MAX), |l| (l.1, l.2, l.3));
+                if let Some(b) = &fine
+                    && let Some(bound::Chunked::Pair(i, j)) = b.to_raise(score, prior, id)
+                    && self.pair_has_next(&fine_terms[i], &fine_terms[j])
+                {
+                    let (a, b) = (&fine_terms[i], &fine_terms[j]);
+                    next_chunk = Some(Need::PairRank(a.clone(), b.clone(), self.pair_chunks(a, b)));
+                }
                 return match next_chunk {
                     Some(n) if loaded_chunks < MAX_RANK_CHUNKS && !fewer_units => {
                         // Read ahead: a page that needed a second chunk of a
                         // term usually needs the one after too, and a round
                         // trip costs more than a chunk (~20 KB).
                         let mut needs = vec![n.clone()];
-                        if let Need::Rank(t, k) = n
-                            && k >= 1
+                        if let Need::Rank(t, k) = &n
+                            && *k >= 1
                             && loaded_chunks + 1 < MAX_RANK_CHUNKS
-                            && self.chunk_count(stats, &t) > k as usize + 1
+                            && self.chunk_count(stats, t) > *k as usize + 1
                         {
-                            needs.push(Need::Rank(t, k + 1));
+                            needs.push(Need::Rank(t.clone(), k + 1));
+                        }
+                        if let Need::PairRank(a, b, k) = &n
+                            && *k >= 1
+                            && loaded_chunks + 1 < MAX_RANK_CHUNKS
+                            && self
+                                .groups
+                                .get(&vec![a.clone(), b.clone()])
+                                .is_some_and(|g| {
+                                    g.chunks.len().min(PAIR_RANK_CHUNKS) > *k as usize + 1
+                                })
+                        {
+                            needs.push(Need::PairRank(a.clone(), b.clone(), k + 1));
                         }
                         SearchAnswer::Need(needs)
                     }
