@@ -235,7 +235,7 @@ test("pieces of a newer version than this reader are not used: the whole registr
       return { refused, names: hits.map((h) => h.summary.name), whole: client.wholeOpened, fetched: performance.getEntriesByType("resource").filter((e) => /\/pieces\//.test(e.name)).length };
     });
     assert.equal(got.refused?.name, "NoPiecesError");
-    assert.match(got.refused.message, /version 99, newer than this reader \(4\)/);
+    assert.match(got.refused.message, /version 99, newer than this reader \(\d+\)/);
     assert.ok(got.whole && got.names.length === 3 && got.names.every((n) => /Northfield/.test(n)), JSON.stringify(got));
     assert.equal(got.fetched, 0, "no piece is fetched");
     assert.deepEqual(errs, []);

@@ -659,10 +659,14 @@ fn bench_search_pieces(
     let mut pair_chunks: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
     for f in &w.search {
         let name = f.name.rsplit('/').next().unwrap_or(&f.name);
-        if let Some(rest) = name.strip_prefix("k-").and_then(|n| n.strip_suffix(".shard"))
+        if let Some(rest) = name
+            .strip_prefix("k-")
+            .and_then(|n| n.strip_suffix(".shard"))
             && rest.split('-').count() == 3
         {
-            let slot = pair_chunks.entry(rest.rsplit('-').next().unwrap_or("")).or_default();
+            let slot = pair_chunks
+                .entry(rest.rsplit('-').next().unwrap_or(""))
+                .or_default();
             slot.0 += 1;
             slot.1 += f.bytes.len();
         }

@@ -58,6 +58,8 @@ struct Case {
     /// The frontier that sets the shortest length (a pair's, when one
     /// does): whose next chunk raises it.
     longest: Chunked,
+    /// Its terms (bits).
+    set: u32,
 }
 
 /// The bound over every set of the query's common terms.
@@ -152,6 +154,7 @@ impl OutsideBound {
                     .filter_map(|(_, f)| f.first)
                     .collect(),
                 longest,
+                set,
             });
         }
         Some(OutsideBound { cases })
@@ -163,13 +166,17 @@ impl OutsideBound {
         self.cases.iter().all(|c| c.proves(score, prior, id))
     }
 
-    /// Whose chunks to load next for such a record: the frontier that
-    /// sets the length of the case that leaves the most room above it.
+    /// Whose chunks to load next for such a record: while a name of one
+    /// term alone may outrank it, that term's (which raise every case of
+    /// the term); else the frontier that sets the length of the case that
+    /// leaves the most room above it (a pair's raises only its cases).
     pub fn to_raise(&self, score: f32, prior: u8, id: u32) -> Option<Chunked> {
-        self.cases
-            .iter()
-            .filter(|c| !c.proves(score, prior, id))
-            .max_by(|a, b| a.at.total_cmp(&b.at))
+        let failing = || self.cases.iter().filter(|c| !c.proves(score, prior, id));
+        let worst = |a: &&Case, b: &&Case| a.at.total_cmp(&b.at);
+        failing()
+            .filter(|c| c.set.count_ones() == 1)
+            .max_by(worst)
+            .or_else(|| failing().max_by(worst))
             .map(|c| c.longest)
     }
 }
@@ -183,5 +190,80 @@ impl Case {
                         .after
                         .iter()
                         .any(|f| f.prior < prior || (f.prior == prior && f.id >= id))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRIES: usize = 1000;
+    const AVG: f32 = 4.0;
+
+    fn at(len: u32) -> Option<Frontier> {
+        Some(Frontier { len, first: None })
+    }
+
+    /// Two common terms `a` (index 0, rarer) and `b` (index 1), one unit each.
+    fn bound(a: u32, b: u32, pair: Option<Option<Frontier>>) -> OutsideBound {
+        let units = [(Some(0), 50), (Some(1), 200)];
+        let pairs: Vec<(usize, usize, Option<Frontier>)> =
+            pair.into_iter().map(|f| (0, 1, f)).collect();
+        OutsideBound::new(&units, &[at(a), at(b)], &pairs, None, ENTRIES, AVG).unwrap()
+    }
+
+    fn score(len: u32, terms: &[usize]) -> f32 {
+        let mut s = 0f32;
+        for &df in &[50, 200][..] {
+            if terms.contains(&if df == 50 { 0 } else { 1 }) {
+                s += idf(ENTRIES, df) * bm25_norm(len as usize, AVG) + 1e-6;
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn a_pairs_frontier_bounds_names_holding_both() {
+        // Both terms at length 5 outscore either alone at 2: without the
+        // pair, a name holding both may be 2 words long.
+        let s = score(5, &[0, 1]);
+        assert!(s > score(2, &[0]) && s < score(2, &[0, 1]));
+        assert!(!bound(2, 2, None).proves(s * 1.01, 0, 0));
+        // The pair's unloaded chunks begin at 6 words: it is proven.
+        assert!(bound(2, 2, Some(at(6))).proves(s * 1.01, 0, 0));
+        // At 5 words, the tie is not (no first record to sort against).
+        assert!(!bound(2, 2, Some(at(5))).proves(s, 0, 0));
+        // Every chunk of the pair loaded: no unloaded name holds both.
+        assert!(bound(2, 2, Some(None)).proves(score(2, &[0]) * 1.01, 0, 0));
+    }
+
+    #[test]
+    fn single_terms_are_raised_before_pairs() {
+        // `a` alone at 1 word may outrank: its chunks first.
+        let b = bound(1, 3, Some(at(3)));
+        assert_eq!(b.to_raise(score(2, &[0]), 0, 0), Some(Chunked::Term(0)));
+        // Each alone is proven, both in one name is not: the pair, which
+        // sets that case's length.
+        let b = bound(4, 4, Some(at(4)));
+        let s = score(4, &[0]) * 1.01;
+        assert!(s < score(4, &[0, 1]));
+        assert_eq!(b.to_raise(s, 0, 0), Some(Chunked::Pair(0, 1)));
+    }
+
+    #[test]
+    fn a_name_of_exactly_the_query_words_scores_the_boost() {
+        let units = [(Some(0), 50), (Some(1), 200)];
+        let plain = OutsideBound::new(&units, &[at(2), at(2)], &[], None, ENTRIES, AVG).unwrap();
+        let boosted =
+            OutsideBound::new(&units, &[at(2), at(2)], &[], Some((2, 0b11)), ENTRIES, AVG).unwrap();
+        let s = score(2, &[0, 1]) * 1.01;
+        assert!(plain.proves(s, 0, 0));
+        assert!(!boosted.proves(s, 0, 0));
+        assert!(boosted.proves(s + EXACT_NAME_BOOST, 0, 0));
+        // A name of those two words cannot be unloaded when both terms'
+        // chunks begin at 3 words.
+        let later =
+            OutsideBound::new(&units, &[at(3), at(3)], &[], Some((2, 0b11)), ENTRIES, AVG).unwrap();
+        assert!(later.proves(s, 0, 0));
     }
 }

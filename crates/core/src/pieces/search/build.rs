@@ -247,11 +247,13 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             // A file of its own when its groups are many, or its records
             // more than one rank chunk holds (they rank queries of both).
             let bytes: usize = both.iter().map(|&r| sizes[r as usize]).sum();
-            if g.len() > PAIR_FILE_GROUPS || bytes > budget.raw_bytes {
-                // Its own rank chunks: records by their shortest name
-                // holding both terms (version 5), which rank a query of
-                // both where each term's own chunks start with names
-                // holding only one of them.
+            if bytes > budget.raw_bytes {
+                // Its own rank chunks, when its records are more than one
+                // chunk holds: records by their shortest name holding both
+                // terms (version 5), which rank a query of both where each
+                // term's own chunks start with names holding only one of
+                // them. (A smaller pair's records are few enough for the
+                // terms' own chunks.)
                 let (ta, tb) = (ix.term_id(a), ix.term_id(b));
                 let mut shortest: HashMap<u32, u32> = HashMap::new();
                 for &r in &both {
@@ -291,6 +293,12 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                     groups: g,
                     chunks: firsts,
                     chunk_firsts,
+                    ..TermGroups::default()
+                });
+            } else if g.len() > PAIR_FILE_GROUPS {
+                groups.push(TermGroups {
+                    terms: vec![a.clone(), b.clone()],
+                    groups: g,
                     ..TermGroups::default()
                 });
             } else if ra.len() <= rb.len() {

@@ -1033,18 +1033,15 @@ impl SearchClient {
                 .filter(|t| frontier(t).is_some())
                 .max_by(|a, b| bound_of(a).total_cmp(&bound_of(b)))
                 .map(|t| Need::Rank(t.to_string(), self.rank_chunks(t)));
-            // (A term whose leaf is loaded no longer spends the allowance.)
+            // The allowance [`MAX_RANK_CHUNKS`] (a term whose leaf is
+            // loaded no longer spends it).
             loaded_chunks = unit_terms
                 .iter()
                 .filter(|t| self.loaded_common_leaf(t).is_none())
                 .map(|t| self.rank_chunks(t))
-                .sum::<u32>()
-                + common_terms
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, a)| common_terms[i + 1..].iter().map(move |b| (a, b)))
-                    .map(|(a, b)| self.pair_chunks(a, b))
-                    .sum::<u32>();
+                .sum::<u32>();
+            // (A pair's chunks, at most [`PAIR_RANK_CHUNKS`] of the one
+            // pair whose group file is loaded, do not spend it either.)
             // When the chunks do not serve: the leaf of a term too common
             // to split, the one that leaves the most room. Common words are
             // otherwise read without their directory parts: those first,
