@@ -394,8 +394,10 @@ pub struct TermGroups {
     pub terms: Vec<String>,
     /// Each set of columns and how many records have it.
     pub groups: Vec<(Group, u32)>,
-    /// A single term's rank chunks ([`CommonTerm::chunks`]; empty for a
-    /// pair).
+    /// A single term's rank chunks ([`CommonTerm::chunks`]); for a pair
+    /// (pieces version 5), its own: records by their shortest name holding
+    /// both, of which the first few are written and the list ends with
+    /// where the unwritten begin (empty: the pair has none).
     pub chunks: Vec<u32>,
     /// For each chunk, its first record's prior and id: the chunks order
     /// records of equal shortest length as E2 orders equal scores (prior

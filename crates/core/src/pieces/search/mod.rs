@@ -44,6 +44,12 @@
 //! scores than the first record of the unloaded rank chunks (which order
 //! equal lengths by prior, then id, as E2 orders equal scores); otherwise
 //! only the whole registry can rank the rest: [`SearchAnswer::Whole`].
+//! A pair of common terms whose records pass a chunk has rank chunks of
+//! its own (its records by their shortest name holding both; the first
+//! [`PAIR_RANK_CHUNKS`]): a name holding both is at least as long as the
+//! pair's frontier, which rises far faster for a query of both than the
+//! terms' own (whose first chunks hold names of one of them alone). They
+//! are read once no name of a single term can outrank the page.
 //!
 //! # Quirks
 //!
