@@ -16,6 +16,7 @@ use registry_core::pieces::search::{
 };
 use registry_core::pieces::{self, Directory, PieceBudget, PieceKind, PieceSpec};
 use registry_core::search::Version;
+use registry_core::shard::search::SearchStats;
 use registry_core::shard::{self, SectionKind};
 use registry_core::{Record, RecordId};
 use search_support::{Data, demo, enc, full};
@@ -449,6 +450,59 @@ fn shared_link_queries_are_answered_from_pieces() {
     }
 }
 
+/// The E2 files of an older build (`tests/compat/<name>/`): its decoded
+/// statistics, and its files by name (`None`: not in the fixture, a 404).
+fn compat_search_files(name: &str) -> (SearchStats, impl Fn(&str) -> Option<Vec<u8>>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/compat")
+        .join(name);
+    let read = move |name: &str| std::fs::read(dir.join(name)).ok();
+    let stats = read("search.stats").expect("the fixture's statistics");
+    let file = shard::read_file(&stats).unwrap();
+    let raw = &file
+        .sections
+        .iter()
+        .find(|(k, _)| *k == SectionKind::SearchStats)
+        .unwrap()
+        .1;
+    (SearchStats::decode(raw).unwrap(), read)
+}
+
+/// Asks `c` until it answers, loading what it needs from a fixture
+/// (`read`); the answer and what it asked for. `LIST_FIXTURE=1` prints the
+/// files (what a new fixture must hold).
+fn ask_fixture(
+    c: &mut SearchClient,
+    q: &ListQuery,
+    read: &impl Fn(&str) -> Option<Vec<u8>>,
+) -> (SearchAnswer, Vec<Need>) {
+    let mut asked = Vec::new();
+    loop {
+        match c.answer(q) {
+            SearchAnswer::Need(needs) => {
+                for n in needs {
+                    let name = n.file_name();
+                    let bytes = read(&name);
+                    if std::env::var_os("LIST_FIXTURE").is_some() {
+                        println!("fixture file {name} {}", bytes.is_some());
+                    }
+                    match &n {
+                        Need::Directory(first) => {
+                            let keys: Vec<String> = bytes
+                                .map(|b| serde_json::from_slice(&b).unwrap())
+                                .unwrap_or_default();
+                            c.add_directory(first, keys);
+                        }
+                        _ => c.add(&n, bytes.as_deref()).unwrap(),
+                    }
+                    asked.push(n);
+                }
+            }
+            a => return (a, asked),
+        }
+    }
+}
+
 /// The E2 files of a pieces-version-3 build of the demo data
 /// (`compat/pieces-3-search/`, from `registry build
 /// data/demo/registry-demo.json -o <dir> --release compat-pieces-3
@@ -458,17 +512,7 @@ fn shared_link_queries_are_answered_from_pieces() {
 /// registry, with the plain bound.
 #[test]
 fn version_3_search_files_still_answer() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat/pieces-3-search");
-    let read = |name: &str| std::fs::read(dir.join(name)).ok();
-    let stats = read("search.stats").expect("the fixture's statistics");
-    let file = shard::read_file(&stats).unwrap();
-    let raw = &file
-        .sections
-        .iter()
-        .find(|(k, _)| *k == SectionKind::SearchStats)
-        .unwrap()
-        .1;
-    let decoded = registry_core::shard::search::SearchStats::decode(raw).unwrap();
+    let (decoded, read) = compat_search_files("pieces-3-search");
     // Version 3: rank chunks in the statistics, no group files.
     assert!(!decoded.groups);
     assert!(
@@ -490,25 +534,7 @@ fn version_3_search_files_still_answer() {
                 typed: false,
             };
             let mut c = SearchClient::new(Directory::sharded(vec!["d".into(), "o".into()]));
-            let a = loop {
-                match c.answer(&q) {
-                    SearchAnswer::Need(needs) => {
-                        for n in needs {
-                            let name = n.file_name();
-                            match &n {
-                                Need::Directory(first) => {
-                                    let keys: Vec<String> = read(&name)
-                                        .map(|b| serde_json::from_slice(&b).unwrap())
-                                        .unwrap_or_default();
-                                    c.add_directory(first, keys);
-                                }
-                                _ => c.add(&n, read(&name).as_deref()).unwrap(),
-                            }
-                        }
-                    }
-                    a => break a,
-                }
-            };
+            let (a, _) = ask_fixture(&mut c, &q, &read);
             pages += usize::from(matches!(a, SearchAnswer::Page(_)));
             check(d, &q, &a);
         }
@@ -525,17 +551,7 @@ fn version_3_search_files_still_answer() {
 /// the whole registry. The fixture holds the files these queries fetch.
 #[test]
 fn version_4_search_files_still_answer() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat/pieces-4-search");
-    let read = |name: &str| std::fs::read(dir.join(name)).ok();
-    let stats = read("search.stats").expect("the fixture's statistics");
-    let file = shard::read_file(&stats).unwrap();
-    let raw = &file
-        .sections
-        .iter()
-        .find(|(k, _)| *k == SectionKind::SearchStats)
-        .unwrap()
-        .1;
-    let decoded = registry_core::shard::search::SearchStats::decode(raw).unwrap();
+    let (decoded, read) = compat_search_files("pieces-4-search");
     assert!(decoded.groups, "version 4: group files");
     assert!(decoded.common.len() >= 3, "three common terms or more");
     let d = demo();
@@ -560,33 +576,11 @@ fn version_4_search_files_still_answer() {
                 typed: false,
             };
             let mut c = SearchClient::new(Directory::sharded(firsts.clone()));
-            let mut members = 0;
-            let a = loop {
-                match c.answer(&q) {
-                    SearchAnswer::Need(needs) => {
-                        for n in needs {
-                            let name = n.file_name();
-                            members += usize::from(matches!(n, Need::Members(_)));
-                            match &n {
-                                Need::Directory(first) => {
-                                    let keys: Vec<String> = read(&name)
-                                        .map(|b| serde_json::from_slice(&b).unwrap())
-                                        .unwrap_or_default();
-                                    c.add_directory(first, keys);
-                                }
-                                _ => {
-                                    let bytes = read(&name);
-                                    if std::env::var_os("LIST_FIXTURE").is_some() {
-                                        println!("fixture file {name} {}", bytes.is_some());
-                                    }
-                                    c.add(&n, bytes.as_deref()).unwrap()
-                                }
-                            }
-                        }
-                    }
-                    a => break a,
-                }
-            };
+            let (a, asked) = ask_fixture(&mut c, &q, &read);
+            let members = asked
+                .iter()
+                .filter(|n| matches!(n, Need::Members(_)))
+                .count();
             let answered = matches!(a, SearchAnswer::Page(_));
             pages += usize::from(answered);
             three += usize::from(answered && members >= 3);
