@@ -110,6 +110,18 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
 /// Asks until the client answers, fetching what it needs (a file the
 /// build did not write is a 404).
 fn ask(c: &mut SearchClient, f: &Files, q: &ListQuery, fetched: &mut usize) -> SearchAnswer {
+    let (a, asked) = ask_noting(c, f, q);
+    *fetched += asked
+        .iter()
+        .filter_map(|n| f.files.get(n))
+        .map(Vec::len)
+        .sum::<usize>();
+    a
+}
+
+/// [`ask`], and every file asked for.
+fn ask_noting(c: &mut SearchClient, f: &Files, q: &ListQuery) -> (SearchAnswer, Vec<Need>) {
+    let mut asked = Vec::new();
     for _ in 0..16 {
         match c.answer(q) {
             SearchAnswer::Need(needs) => {
@@ -118,15 +130,12 @@ fn ask(c: &mut SearchClient, f: &Files, q: &ListQuery, fetched: &mut usize) -> S
                         Need::Directory(first) => {
                             c.add_directory(first, f.parts.get(first).cloned().unwrap_or_default())
                         }
-                        _ => {
-                            let bytes = f.files.get(&n);
-                            *fetched += bytes.map_or(0, Vec::len);
-                            c.add(&n, bytes.map(Vec::as_slice)).unwrap();
-                        }
+                        _ => c.add(&n, f.files.get(&n).map(Vec::as_slice)).unwrap(),
                     }
+                    asked.push(n);
                 }
             }
-            a => return a,
+            a => return (a, asked),
         }
     }
     panic!("{q:?}: still asking after 16 rounds");
@@ -626,24 +635,7 @@ fn many_common_terms_skip_the_two_largest_member_files() {
                 };
                 let mut c =
                     SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
-                let mut asked: Vec<Need> = Vec::new();
-                let a = loop {
-                    match c.answer(&q) {
-                        SearchAnswer::Need(needs) => {
-                            for n in needs {
-                                match &n {
-                                    Need::Directory(first) => c.add_directory(
-                                        first,
-                                        f.parts.get(first).cloned().unwrap_or_default(),
-                                    ),
-                                    _ => c.add(&n, f.files.get(&n).map(Vec::as_slice)).unwrap(),
-                                }
-                                asked.push(n);
-                            }
-                        }
-                        a => break a,
-                    }
-                };
+                let (a, asked) = ask_noting(&mut c, &f, &q);
                 check(demo(), &q, &a);
                 if let SearchAnswer::Page(_) = a {
                     answered += 1;
@@ -720,22 +712,7 @@ fn a_pair_of_common_terms_is_ranked_by_its_own_chunks() {
                     for n in ahead {
                         c.add(&n, f.files.get(&n).map(Vec::as_slice)).unwrap();
                     }
-                    let a = loop {
-                        match c.answer(&q) {
-                            SearchAnswer::Need(needs) => {
-                                for n in needs {
-                                    match &n {
-                                        Need::Directory(first) => c.add_directory(
-                                            first,
-                                            f.parts.get(first).cloned().unwrap_or_default(),
-                                        ),
-                                        _ => c.add(&n, f.files.get(&n).map(Vec::as_slice)).unwrap(),
-                                    }
-                                }
-                            }
-                            a => break a,
-                        }
-                    };
+                    let (a, _) = ask_noting(&mut c, &f, &q);
                     check(demo(), &q, &a);
                     if let SearchAnswer::Page(p) = &a {
                         answered += 1;
