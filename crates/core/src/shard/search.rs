@@ -248,6 +248,15 @@ impl SearchStats {
         });
         order
     }
+
+    /// The position of common term `term` in [`SearchStats::commonness`].
+    pub fn commonness_position(&self, term: &str) -> Option<usize> {
+        let i = self
+            .common
+            .binary_search_by(|t| t.term.as_str().cmp(term))
+            .ok()?;
+        self.commonness().iter().position(|&x| x == i)
+    }
 }
 
 /// One record holding a common term: its index in the whole registry and

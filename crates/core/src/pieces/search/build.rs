@@ -74,6 +74,15 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
     let mut extensions = Vec::new();
     let and = ix.term_id("and");
+    // A name's length as BM25 and the exact-name boost read it (words
+    // besides `and`): what rank chunks order records by.
+    let name_len = |e: u32| -> u32 {
+        ix.entry_terms(e)
+            .iter()
+            .filter(|&&x| Some(x) != and)
+            .count()
+            .max(1) as u32
+    };
     // Split prefixes, and the leaves over the budget: a term no longer
     // term extends, too common to split (`technology`, `sciences`). Its
     // leaf grows with the registry, so E2 reads such a term as common
@@ -117,18 +126,9 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         // pieces of the leaf budget.
         let mut shortest: HashMap<u32, u32> = HashMap::new();
         for &e in ix.postings(t) {
-            let len = ix
-                .entry_terms(e)
-                .iter()
-                .filter(|&&x| Some(x) != and)
-                .count()
-                .max(1) as u32;
             let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
-            *slot = (*slot).min(len);
+            *slot = (*slot).min(name_len(e));
         }
-        // Among equal lengths, as E2 orders equal scores (prior descending,
-        // then id: record indexes are in id order), so that a page ending in
-        // a tie is proven once the chunks holding the records before it are in.
         let (firsts, chunk_firsts, cut) = rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
         for (n, records) in cut.into_iter().enumerate() {
             chunks.push((
@@ -170,38 +170,6 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     }
     common.sort_by(|a, b| a.term.cmp(&b.term));
     common_records.sort_by(|a, b| a.0.cmp(&b.0));
-    // Each member's more common terms (version 5): a query of several
-    // common terms then counts from the member files of all but its two
-    // most common, and their group files.
-    let probe = SearchStats {
-        common: common.clone(),
-        ..SearchStats::default()
-    };
-    let order = probe.commonness();
-    let mut position = vec![0u16; common.len()];
-    for (p, &i) in order.iter().enumerate() {
-        position[i] = p as u16;
-    }
-    let mut held: HashMap<u32, Vec<u16>> = HashMap::new();
-    for (i, (_, records)) in common_records.iter().enumerate() {
-        for &r in records {
-            held.entry(r).or_default().push(position[i]);
-        }
-    }
-    for m in &mut members {
-        let own = position[common
-            .binary_search_by(|c| c.term.cmp(&m.term))
-            .expect("a member file's term is common")];
-        for member in &mut m.members {
-            let mut holds: Vec<u16> = held[&member.record]
-                .iter()
-                .copied()
-                .filter(|&p| p < own)
-                .collect();
-            holds.sort_unstable();
-            member.holds = holds;
-        }
-    }
     let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
         let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
         for &r in records {
@@ -262,10 +230,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                         if terms.iter().any(|&x| Some(x) == ta)
                             && terms.iter().any(|&x| Some(x) == tb)
                         {
-                            let len =
-                                terms.iter().filter(|&&x| Some(x) != and).count().max(1) as u32;
                             let slot = shortest.entry(r).or_insert(u32::MAX);
-                            *slot = (*slot).min(len);
+                            *slot = (*slot).min(name_len(e));
                         }
                     }
                 }
@@ -328,6 +294,35 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         groups: true,
         member_holds: true,
     };
+    // Each member's more common terms (version 5): a query of several
+    // common terms then counts from the member files of all but its two
+    // most common, and their group files.
+    let order = stats.commonness();
+    let mut position = vec![0u16; stats.common.len()];
+    for (p, &i) in order.iter().enumerate() {
+        position[i] = p as u16;
+    }
+    let mut held: HashMap<u32, Vec<u16>> = HashMap::new();
+    for (i, (_, records)) in common_records.iter().enumerate() {
+        for &r in records {
+            held.entry(r).or_default().push(position[i]);
+        }
+    }
+    for m in &mut members {
+        let own = position[stats
+            .common
+            .binary_search_by(|c| c.term.cmp(&m.term))
+            .expect("a member file's term is common")];
+        for member in &mut m.members {
+            let mut holds: Vec<u16> = held[&member.record]
+                .iter()
+                .copied()
+                .filter(|&p| p < own)
+                .collect();
+            holds.sort_unstable();
+            member.holds = holds;
+        }
+    }
     SearchPieces {
         groups,
         terms,

@@ -371,12 +371,17 @@ impl SearchClient {
         n
     }
 
-    /// Whether the next rank chunk of the pair `a` < `b` was written.
-    fn pair_has_next(&self, a: &str, b: &str) -> bool {
-        let k = self.pair_chunks(a, b) as usize;
+    /// How many rank chunks of the pair `a` < `b` the build wrote (0 when
+    /// its group file is not loaded).
+    fn pair_written(&self, a: &str, b: &str) -> usize {
         self.groups
             .get(&vec![a.to_string(), b.to_string()])
-            .is_some_and(|g| k < g.chunks.len().min(PAIR_RANK_CHUNKS))
+            .map_or(0, |g| g.chunks.len().min(PAIR_RANK_CHUNKS))
+    }
+
+    /// Whether the next rank chunk of the pair `a` < `b` was written.
+    fn pair_has_next(&self, a: &str, b: &str) -> bool {
+        (self.pair_chunks(a, b) as usize) < self.pair_written(a, b)
     }
 
     /// Where the unloaded rank chunks of the pair of common terms `a` < `b`
@@ -715,7 +720,8 @@ impl SearchClient {
             }
         }
 
-        // The loaded rank chunks of pairs of the query's common terms.
+        // The loaded rank chunks of pairs of the query's common terms (the
+        // scoring ones, sorted: also the fine bound's terms).
         let mut common_terms: Vec<&str> = common_units(stats, &clauses);
         common_terms.sort_unstable();
         common_terms.dedup();
@@ -806,28 +812,19 @@ impl SearchClient {
         let (mut outside, mut outside_facets) = (0i64, FacetCounts::default());
         let mut bound = 0f32;
         let mut fine: Option<bound::OutsideBound> = None;
-        // The fine bound's terms (what its pair indexes name).
-        let mut fine_terms: Vec<String> = Vec::new();
         let mut next_chunk = None;
         let mut next_leaf = None;
         let mut loaded_chunks = 0u32;
         // The most query units a record no loaded piece holds may cover.
         let mut outside_cover = 0u16;
-        if let Some([scoring, required, excluded]) = sets {
+        if let Some(sets) = sets {
+            let [scoring, required, excluded] = &sets;
             let outside_match = |has: &dyn Fn(&str) -> bool| {
                 scoring.iter().any(|t| has(t))
                     && required.iter().all(|t| has(t))
                     && !excluded.iter().any(|t| has(t))
             };
-            let mut terms: Vec<&str> = scoring
-                .iter()
-                .chain(&required)
-                .chain(&excluded)
-                .copied()
-                .collect();
-            terms.sort_unstable();
-            terms.dedup();
-            let (grouped, listed) = split_common(stats, &terms);
+            let (grouped, listed) = split_common(stats, &sets);
             // Records holding exactly each set of the grouped terms (and
             // whatever listed ones), by columns; a record of a listed term
             // is counted from its member files instead, with every query
@@ -835,15 +832,10 @@ impl SearchClient {
             let Some(groups) = self.exact_groups(&grouped) else {
                 return SearchAnswer::Whole("the group files are not loaded");
             };
-            let order = stats.commonness();
-            let position = |t: &str| {
-                order
-                    .iter()
-                    .position(|&i| stats.common[i].term == t)
-                    .map(|p| p as u16)
-            };
-            let grouped_at: Vec<(&str, Option<u16>)> =
-                grouped.iter().map(|&t| (t, position(t))).collect();
+            let grouped_at: Vec<(&str, Option<u16>)> = grouped
+                .iter()
+                .map(|&t| (t, stats.commonness_position(t).map(|p| p as u16)))
+                .collect();
             let lookup: Vec<HashMap<u32, &crate::shard::search::Member>> = listed
                 .iter()
                 .map(|t| {
@@ -978,9 +970,7 @@ impl SearchClient {
                 // The finer bound, case by case and with the chunks' order
                 // among equal scores; a name of exactly the query's words
                 // (all common) also gets the exact-name boost.
-                let mut terms: Vec<&str> = unit_terms.clone();
-                terms.sort_unstable();
-                terms.dedup();
+                let terms = &common_terms;
                 let mut units = Vec::new();
                 for (ci, (occur, exact_phrase, toks)) in clauses.iter().enumerate() {
                     if *occur == Occur::MustNot || *exact_phrase {
@@ -1031,7 +1021,6 @@ impl SearchClient {
                         global.avg_len,
                     )
                 };
-                fine_terms = terms.iter().map(|t| t.to_string()).collect();
             }
             // The next chunk to load: the term that leaves the most room.
             next_chunk = unit_terms
@@ -1097,10 +1086,14 @@ impl SearchClient {
                     last.map_or((f32::NEG_INFINITY, 0, u32::MAX), |l| (l.1, l.2, l.3));
                 if let Some(b) = &fine
                     && let Some(bound::Chunked::Pair(i, j)) = b.to_raise(score, prior, id)
-                    && self.pair_has_next(&fine_terms[i], &fine_terms[j])
+                    && self.pair_has_next(common_terms[i], common_terms[j])
                 {
-                    let (a, b) = (&fine_terms[i], &fine_terms[j]);
-                    next_chunk = Some(Need::PairRank(a.clone(), b.clone(), self.pair_chunks(a, b)));
+                    let (a, b) = (common_terms[i], common_terms[j]);
+                    next_chunk = Some(Need::PairRank(
+                        a.to_string(),
+                        b.to_string(),
+                        self.pair_chunks(a, b),
+                    ));
                 }
                 return match next_chunk {
                     Some(n) if loaded_chunks < MAX_RANK_CHUNKS && !fewer_units => {
@@ -1118,12 +1111,7 @@ impl SearchClient {
                         if let Need::PairRank(a, b, k) = &n
                             && *k >= 1
                             && loaded_chunks + 1 < MAX_RANK_CHUNKS
-                            && self
-                                .groups
-                                .get(&vec![a.clone(), b.clone()])
-                                .is_some_and(|g| {
-                                    g.chunks.len().min(PAIR_RANK_CHUNKS) > *k as usize + 1
-                                })
+                            && self.pair_written(a, b) > *k as usize + 1
                         {
                             needs.push(Need::PairRank(a.clone(), b.clone(), k + 1));
                         }
@@ -1153,10 +1141,7 @@ impl SearchClient {
         let Some(sets) = outside_sets(stats, clauses) else {
             return Vec::new();
         };
-        let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
-        terms.sort_unstable();
-        terms.dedup();
-        let (grouped, listed) = split_common(stats, &terms);
+        let (grouped, listed) = split_common(stats, &sets);
         let mut needs: Vec<Need> = subsets(&grouped)
             .into_iter()
             .map(|s| Need::Groups(s.into_iter().map(str::to_string).collect()))
@@ -1355,13 +1340,16 @@ type Clause = (Occur, bool, Vec<text::Token>);
 /// with more, the member files of the others count theirs.
 const GROUP_TERMS: usize = 2;
 
-/// The query's distinct common terms (`terms`, sorted) split into those
-/// whose group files count their records and those whose member files
-/// list them (each sorted): all in group files when there are at most
-/// [`GROUP_TERMS`]; else the two of most records there and the others in
-/// member files that say which of those two each record holds (version 5);
-/// else (older pieces) all in member files.
-fn split_common<'t>(stats: &SearchStats, terms: &[&'t str]) -> (Vec<&'t str>, Vec<&'t str>) {
+/// The query's distinct common terms (of its [`outside_sets`]) split into
+/// those whose group files count their records and those whose member
+/// files list them (each sorted): all in group files when there are at
+/// most [`GROUP_TERMS`]; else the two of most records there and the others
+/// in member files that say which of those two each record holds (version
+/// 5); else (older pieces) all in member files.
+fn split_common<'t>(stats: &SearchStats, sets: &[Vec<&'t str>; 3]) -> (Vec<&'t str>, Vec<&'t str>) {
+    let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
+    terms.sort_unstable();
+    terms.dedup();
     if !stats.groups {
         return (Vec::new(), terms.to_vec());
     }
@@ -1371,10 +1359,8 @@ fn split_common<'t>(stats: &SearchStats, terms: &[&'t str]) -> (Vec<&'t str>, Ve
     if !stats.member_holds {
         return (Vec::new(), terms.to_vec());
     }
-    let order = stats.commonness();
-    let position = |t: &str| order.iter().position(|&i| stats.common[i].term == t);
     let mut by: Vec<&str> = terms.to_vec();
-    by.sort_by_key(|t| position(t).unwrap_or(usize::MAX));
+    by.sort_by_key(|t| stats.commonness_position(t).unwrap_or(usize::MAX));
     let mut listed = by.split_off(GROUP_TERMS);
     by.sort_unstable();
     listed.sort_unstable();
