@@ -107,8 +107,9 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     ]);
   }
 
-  /** A rank chunk's file name: its term (hex) and number. */
-  const RANK = /^k-([0-9a-f]+)-(\d+)\.shard$/;
+  /** A rank chunk's file name: what it ranks (a term, a pair of terms, a
+   * term over a country: `k-<hex>`, `k-<hex>-<hex>`, `kc-<hex>-<hex>`) and its number. */
+  const RANK = /^(kc?-[0-9a-f-]+)-(\d+)\.shard$/;
   // One answer at a time: `add` and `answer` share the wasm client.
   let queue = Promise.resolve();
   return {

@@ -335,6 +335,16 @@ fn search_files(
             bytes: piece(spec)?,
         });
     }
+    for (term, code, n, spec) in &sp.country_chunks {
+        out.push(OutFile {
+            name: format!(
+                "{dir}{}",
+                Need::CountryRank(term.clone(), code.clone(), *n).file_name()
+            ),
+            sections: spec.sections(),
+            bytes: piece(spec)?,
+        });
+    }
     for m in &sp.members {
         out.push(OutFile {
             name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
@@ -582,7 +592,10 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         whole as f64 * 100.0 / total.max(1) as f64
     );
     let requests = a.opt("--requests").map(Path::new);
-    bench_search_pieces(&w, &engine, &firsts, targets, requests)
+    // What a request the pieces cannot answer downloads instead: the whole
+    // registry's data files (summary, names, records).
+    let whole_bytes = built.file(&SectionKind::ALL).len();
+    bench_search_pieces(&w, &engine, &firsts, targets, requests, whole_bytes)
 }
 
 /// E2 over pieces: for a query set from the data (display names, their
@@ -596,6 +609,7 @@ fn bench_search_pieces(
     firsts: &[String],
     targets: usize,
     requests_out: Option<&Path>,
+    whole_bytes: usize,
 ) -> Result<(), String> {
     use registry_core::pieces::search::{ListQuery, SearchAnswer, SearchClient};
     use registry_core::search::Version;
@@ -676,6 +690,15 @@ fn bench_search_pieces(
         .map(|(n, (k, b))| format!("#{n}: {k} files, {:.1} MB", *b as f64 / 1e6))
         .collect();
     println!("  of which pairs' rank chunks: {}", line.join("; "));
+    let (mut by_country, mut by_country_bytes) = (0usize, 0usize);
+    for f in w.search.iter().filter(|f| f.name.rsplit('/').next().is_some_and(|n| n.starts_with("kc-"))) {
+        by_country += 1;
+        by_country_bytes += f.bytes.len();
+    }
+    println!(
+        "  of which common terms' rank chunks by country: {by_country} files, {:.1} MB",
+        by_country_bytes as f64 / 1e6
+    );
     let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
     println!(
         "pieces folder (hosting: typeahead pieces, directory parts, pack, record pieces and cards, hash tables, E2 files): {} files, {:.1} MB",
@@ -693,6 +716,9 @@ fn bench_search_pieces(
         let mut by_kind: Vec<Vec<f64>> = vec![Vec::new(); NEED_KINDS.len()];
         // Each answered request's files, to say what the heaviest fetch.
         let mut fetched: Vec<Fetched> = Vec::new();
+        // Every request, a fallback at what it fetched plus the whole
+        // registry: the bytes a user of the link waits for.
+        let mut all_bytes: Vec<f64> = Vec::new();
         let typed_queries: Vec<ListQuery> = queries
             .iter()
             .map(|q| ListQuery { typed, ..q.clone() })
@@ -730,6 +756,15 @@ fn bench_search_pieces(
                     }
                     SearchAnswer::Whole(reason) => {
                         *why.entry(reason).or_default() += 1;
+                        if requests_out.is_some() {
+                            let line = serde_json::json!({
+                                "typed": typed, "query": q.query, "filter": q.filter,
+                                "page": q.page, "bytes": got, "rounds": round, "whole": reason,
+                            });
+                            lines.push_str(&line.to_string());
+                            lines.push('\n');
+                        }
+                        all_bytes.push((got + whole_bytes) as f64);
                         break false;
                     }
                     SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
@@ -747,6 +782,7 @@ fn bench_search_pieces(
                     lines.push('\n');
                 }
                 bytes.push(got as f64);
+                all_bytes.push(got as f64);
                 requests.push(asked as f64);
                 rounds.push(round as f64);
                 for (v, &k) in by_kind.iter_mut().zip(&kinds) {
@@ -787,6 +823,12 @@ fn bench_search_pieces(
             })
             .collect();
         println!("  bytes by kind of file: {}", line.join("; "));
+        println!(
+            "  every request, one the pieces cannot answer at what it fetched plus the whole registry ({whole_bytes} bytes): data bytes p50 {:.0}  p90 {:.0}  p95 {:.0}",
+            percentile(&mut all_bytes, 0.5),
+            percentile(&mut all_bytes, 0.9),
+            percentile(&mut all_bytes, 0.95),
+        );
         print_heaviest(&mut fetched);
     }
     if let Some(path) = requests_out {
@@ -889,6 +931,7 @@ fn describe(need: &Need) -> String {
         Need::Groups(t) => format!("group file {t:?}"),
         Need::Rank(t, n) => format!("rank chunk {t:?} #{n}"),
         Need::PairRank(a, b, n) => format!("rank chunk {a:?}+{b:?} #{n}"),
+        Need::CountryRank(t, c, n) => format!("rank chunk {t:?} in {c} #{n}"),
         Need::Id(k) => format!("id piece {k:?}"),
         Need::Extension(p) => format!("extension piece {p:?}"),
     }
@@ -915,7 +958,7 @@ fn need_kind(need: &Need) -> usize {
         Need::Leaf(_) => 2,
         Need::Term(_) => 3,
         Need::Members(_) => 4,
-        Need::Rank(..) | Need::PairRank(..) => 5,
+        Need::Rank(..) | Need::PairRank(..) | Need::CountryRank(..) => 5,
         Need::Id(_) => 6,
         Need::Extension(_) => 7,
         Need::Groups(_) => 8,

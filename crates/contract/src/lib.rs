@@ -42,8 +42,13 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   that says so: a query of three or more common terms reads the member
 ///   files of all but its two most common (a reader of version 4 rejects
 ///   the member files and the statistics; a reader of version 5 reads
-///   version-4 ones as before).
-pub const PIECES_VERSION: u32 = 5;
+///   version-4 ones as before);
+/// * 6: a common term's group file ends with its rank chunks over each
+///   country's records (`kc-<hex>-<hex>-<n>.shard`, the first two
+///   written): a page filtered by a country is ranked by them (a reader of
+///   version 5 rejects such group files; a reader of version 6 reads
+///   version-5 ones with the terms' own chunks alone).
+pub const PIECES_VERSION: u32 = 6;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -23,6 +23,7 @@ use search_support::{Data, demo, enc, full};
 use serde_json::Value;
 
 /// Every file of a build, as a host serves them, by what a client asks.
+#[derive(Clone)]
 struct Files {
     files: HashMap<Need, Vec<u8>>,
     parts: HashMap<String, Vec<String>>,
@@ -75,6 +76,12 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
     }
     for ((a, b), n, spec) in &sp.pair_chunks {
         out.insert(Need::PairRank(a.clone(), b.clone(), *n), file_of(spec));
+    }
+    for (t, code, n, spec) in &sp.country_chunks {
+        out.insert(
+            Need::CountryRank(t.clone(), code.clone(), *n),
+            file_of(spec),
+        );
     }
     for s in &sp.extensions {
         out.insert(Need::Extension(s.key.clone()), file_of(s));
@@ -600,6 +607,51 @@ fn version_4_search_files_still_answer() {
     assert!(three > 0, "some from three member files");
 }
 
+/// The E2 files of a pieces-version-5 build of the demo data
+/// (`compat/pieces-5-search/`, from `registry build
+/// data/demo/registry-demo.json -o <dir> --release compat-pieces-5
+/// --piece-bytes 600 --head 12` before version 6: group files without the
+/// common terms' rank chunks by country) still load and answer as the
+/// whole registry, a country filter by the terms' own chunks. The fixture
+/// holds the files these queries fetch (a file it lacks is a 404, as for
+/// the country chunks a version-6 client asks ahead).
+#[test]
+fn version_5_search_files_still_answer() {
+    let (decoded, read) = compat_search_files("pieces-5-search");
+    assert!(decoded.member_holds, "version 5: member files say what else records hold");
+    let d = demo();
+    let firsts: Vec<String> = ["d", "f", "i", "n", "o", "r", "u"]
+        .map(String::from)
+        .to_vec();
+    let (mut pages, mut by_country) = (0, 0);
+    for text in ["university", "university of research", "research institute"] {
+        for (page, filter) in [
+            (1, None),
+            (1, Some("country.country_code:US")),
+            (2, Some("country.country_code:US")),
+            (1, Some("types:education")),
+        ] {
+            for typed in [false, true] {
+                let q = ListQuery {
+                    query: text.to_string(),
+                    filter: filter.map(str::to_string),
+                    all_status: false,
+                    page,
+                    version: Version::V2,
+                    typed,
+                };
+                let mut c = SearchClient::new(Directory::sharded(firsts.clone()));
+                let (a, _) = ask_fixture(&mut c, &q, &read);
+                let answered = matches!(a, SearchAnswer::Page(_));
+                pages += usize::from(answered);
+                by_country += usize::from(answered && filter.is_some_and(|f| f.contains("US")));
+                check(d, &q, &a);
+            }
+        }
+    }
+    assert!(pages > 0 && by_country > 0, "the version-5 files answer pages, filtered by a country too");
+}
+
 /// A query of three or more common terms reads the member files of all
 /// but its two most common (each record there says which of those two it
 /// holds) and the group files of those two: not the member files of the
@@ -737,6 +789,62 @@ fn a_pair_of_common_terms_is_ranked_by_its_own_chunks() {
         answered > 0 && used > 0,
         "no page from a pair's rank chunks"
     );
+}
+
+/// A page filtered by a country is ranked by the common terms' rank
+/// chunks over that country's records (version 6): their first chunks
+/// hold the country's best records, where the terms' own chunks spread
+/// them over every country. Answers equal the whole registry's; pages a
+/// client of the terms' own chunks alone leaves to the whole registry
+/// are answered (the same client with the country chunks' files missing
+/// fails them: the test would fail without the country chunks).
+#[test]
+fn a_country_filter_is_ranked_by_the_countrys_chunks() {
+    // Chunks of a record or two: more than a client loads for one term.
+    let budget = PieceBudget {
+        raw_bytes: 200,
+        ..demo_budget()
+    };
+    let (f, sp) = files(demo(), &budget);
+    assert!(!sp.country_chunks.is_empty(), "the demo budget gives countries rank chunks");
+    let mut codes: Vec<&str> = sp.country_chunks.iter().map(|(_, c, _, _)| c.as_str()).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let mut without = f.clone();
+    without.files.retain(|n, _| !matches!(n, Need::CountryRank(..)));
+    let (mut answered, mut only_with, mut used) = (0, 0, 0);
+    for c in &sp.stats.common {
+        for code in &codes {
+            for text in [c.term.clone(), format!("{} kilimani", c.term)] {
+                for page in 1..=2 {
+                    for typed in [false, true] {
+                        let q = ListQuery {
+                            page,
+                            filter: Some(format!("country.country_code:{code}")),
+                            ..first_page(&text, typed)
+                        };
+                        let mut client =
+                            SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+                        let (a, asked) = ask_noting(&mut client, &f, &q);
+                        check(demo(), &q, &a);
+                        let mut client = SearchClient::new(Directory::sharded(without.firsts.clone()))
+                            .with_id_pieces();
+                        let (b, _) = ask_noting(&mut client, &without, &q);
+                        check(demo(), &q, &b);
+                        if let SearchAnswer::Page(_) = a {
+                            answered += 1;
+                            used += usize::from(
+                                asked.iter().any(|n| matches!(n, Need::CountryRank(..))),
+                            );
+                            only_with += usize::from(!matches!(b, SearchAnswer::Page(_)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{answered} pages answered, {used} with a country's chunks, {only_with} only with them");
+    assert!(used > 0 && only_with > 0, "no page from a country's rank chunks");
 }
 
 /// A query with common words asks for the rarest one's first rank chunk

@@ -73,6 +73,28 @@ const GROUPS_MARKER: u8 = 4;
 /// terms each record holds (pieces version 5).
 const HOLDS_MARKER: u8 = 5;
 
+/// The byte after the pairs in a group file that says the term's rank
+/// chunks by country follow (pieces version 6).
+const COUNTRY_CHUNKS_MARKER: u8 = 6;
+
+/// A common term's rank chunks over the records of one country
+/// ([`TermGroups::countries`], pieces version 6): the same order as the
+/// term's own chunks, over its records with a location in the country, so
+/// that a page filtered by the country is proven by its first chunks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CountryChunks {
+    /// The country, as an index into [`SearchStats::countries`].
+    pub country: u16,
+    /// Each chunk's shortest length, the first few written and the list
+    /// ending with where the unwritten begin (as a pair's
+    /// [`TermGroups::chunks`]). Empty: the country's records fit one
+    /// chunk, written and not described (most countries: a client filtered
+    /// by one loads its chunk first, and needs no frontier once it has).
+    pub chunks: Vec<u32>,
+    /// Each chunk's first record ([`TermGroups::chunk_firsts`]).
+    pub chunk_firsts: Vec<ChunkFirst>,
+}
+
 /// The first record of a rank chunk: what orders it among records of
 /// equal score ([`TermGroups::chunk_firsts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -419,6 +441,38 @@ pub struct TermGroups {
     /// written with the term of fewer records): the other term and the
     /// groups of the records holding both.
     pub pairs: Vec<(String, Vec<(Group, u32)>)>,
+    /// A single term's rank chunks by country (pieces version 6), for the
+    /// countries that have records of it, by ascending country; empty
+    /// before (files end after the pairs).
+    pub countries: Vec<CountryChunks>,
+}
+
+/// Rank chunk lengths and first records, as group files write them.
+fn write_chunks(w: &mut Writer, chunks: &[u32], firsts: &[ChunkFirst]) {
+    w.usize(chunks.len());
+    for (&len, f) in chunks.iter().zip(firsts) {
+        w.varint(u64::from(len));
+        w.u8(f.prior);
+        w.varint(u64::from(f.id));
+    }
+}
+
+/// [`write_chunks`]' bytes.
+fn read_chunks(r: &mut Reader) -> Result<(Vec<u32>, Vec<ChunkFirst>), ShardError> {
+    let k = r.count("rank chunks")?;
+    let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+    let mut chunk_firsts = Vec::with_capacity(k.min(r.remaining()));
+    for _ in 0..k {
+        let len = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+        if len == 0 || chunks.last().is_some_and(|&p| p > len) {
+            return Err(r.malformed("rank chunks out of order"));
+        }
+        chunks.push(len);
+        let prior = r.u8()?;
+        let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
+        chunk_firsts.push(ChunkFirst { prior, id });
+    }
+    Ok((chunks, chunk_firsts))
 }
 
 impl TermGroups {
@@ -430,16 +484,19 @@ impl TermGroups {
             w.str(t);
         }
         write_groups(&mut w, &self.groups);
-        w.usize(self.chunks.len());
-        for (&len, f) in self.chunks.iter().zip(&self.chunk_firsts) {
-            w.varint(u64::from(len));
-            w.u8(f.prior);
-            w.varint(u64::from(f.id));
-        }
+        write_chunks(&mut w, &self.chunks, &self.chunk_firsts);
         w.usize(self.pairs.len());
         for (term, groups) in &self.pairs {
             w.str(term);
             write_groups(&mut w, groups);
+        }
+        if !self.countries.is_empty() {
+            w.u8(COUNTRY_CHUNKS_MARKER);
+            w.usize(self.countries.len());
+            for c in &self.countries {
+                w.varint(u64::from(c.country));
+                write_chunks(&mut w, &c.chunks, &c.chunk_firsts);
+            }
         }
         w.buf
     }
@@ -454,27 +511,41 @@ impl TermGroups {
             terms.push(r.str()?.to_string());
         }
         let groups = read_groups(&mut r, countries)?;
-        let k = r.count("rank chunks")?;
-        let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
-        let mut chunk_firsts = Vec::with_capacity(k.min(r.remaining()));
-        for _ in 0..k {
-            let len = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
-            if len == 0 || chunks.last().is_some_and(|&p| p > len) {
-                return Err(r.malformed("rank chunks out of order"));
-            }
-            chunks.push(len);
-            let prior = r.u8()?;
-            let id = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk id"))?;
-            chunk_firsts.push(ChunkFirst { prior, id });
-        }
+        let (chunks, chunk_firsts) = read_chunks(&mut r)?;
         let k = r.count("pairs")?;
         let mut pairs = Vec::with_capacity(k.min(r.remaining()));
         for _ in 0..k {
             let term = r.str()?.to_string();
             pairs.push((term, read_groups(&mut r, countries)?));
         }
+        let mut by_country = Vec::new();
         if !r.at_end() {
-            return Err(r.malformed("bytes after the groups"));
+            if r.u8()? != COUNTRY_CHUNKS_MARKER {
+                return Err(r.malformed("bytes after the groups"));
+            }
+            let k = r.count("countries' rank chunks")?;
+            by_country.reserve(k.min(r.remaining()));
+            for _ in 0..k {
+                let country = u16::try_from(r.varint()?)
+                    .ok()
+                    .filter(|&c| usize::from(c) < countries)
+                    .ok_or_else(|| r.malformed("a country the statistics do not list"))?;
+                if by_country
+                    .last()
+                    .is_some_and(|p: &CountryChunks| p.country >= country)
+                {
+                    return Err(r.malformed("countries' rank chunks out of order"));
+                }
+                let (chunks, chunk_firsts) = read_chunks(&mut r)?;
+                by_country.push(CountryChunks {
+                    country,
+                    chunks,
+                    chunk_firsts,
+                });
+            }
+            if !r.at_end() {
+                return Err(r.malformed("bytes after the countries' rank chunks"));
+            }
         }
         Ok(TermGroups {
             terms,
@@ -482,6 +553,7 @@ impl TermGroups {
             chunks,
             chunk_firsts,
             pairs,
+            countries: by_country,
         })
     }
 }
@@ -679,8 +751,40 @@ mod tests {
                 },
             ],
             pairs: vec![("zoo".into(), vec![(Group::default(), 2)])],
+            countries: Vec::new(),
         };
         assert_eq!(TermGroups::decode(&g.encode(), 1).unwrap(), g);
         assert!(TermGroups::decode(&g.encode(), 0).is_err());
+        // Version 6: the term's chunks by country follow the pairs; a
+        // version 5 file (none) is the same bytes as before.
+        let v6 = TermGroups {
+            countries: vec![
+                CountryChunks {
+                    country: 0,
+                    chunks: vec![2, 3],
+                    chunk_firsts: vec![ChunkFirst { prior: 5, id: 9 }; 2],
+                },
+                CountryChunks {
+                    country: 1,
+                    chunks: vec![1],
+                    chunk_firsts: vec![ChunkFirst { prior: 1, id: 3 }],
+                },
+                // One chunk, not described.
+                CountryChunks {
+                    country: 2,
+                    ..CountryChunks::default()
+                },
+            ],
+            ..g.clone()
+        };
+        let bytes = v6.encode();
+        assert_eq!(TermGroups::decode(&bytes, 3).unwrap(), v6);
+        assert!(bytes.starts_with(&g.encode()));
+        // A country beyond the statistics' table, or another byte in the
+        // marker's place: damage, not data.
+        assert!(TermGroups::decode(&bytes, 2).is_err());
+        let mut bad = bytes.clone();
+        bad[g.encode().len()] = 9;
+        assert!(TermGroups::decode(&bad, 3).is_err());
     }
 }

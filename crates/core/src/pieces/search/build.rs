@@ -8,7 +8,8 @@ use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
 use crate::shard::search::{
-    ChunkFirst, CommonTerm, CountryEntry, Group, Member, SearchStats, TermGroups, TermMembers,
+    ChunkFirst, CommonTerm, CountryChunks, CountryEntry, Group, Member, SearchStats, TermGroups,
+    TermMembers,
 };
 
 /// Groups a pair of common terms may have and still be written in the
@@ -33,6 +34,10 @@ pub struct SearchPieces {
     /// records with a name holding both; written as
     /// `k-<hex>-<hex>-<n>.shard`).
     pub pair_chunks: Vec<((String, String), u32, PieceSpec)>,
+    /// The first rank chunks of each common term over each country's
+    /// records (version 6), in order: (term, country code, chunk number,
+    /// piece; written as `kc-<hex>-<hex>-<n>.shard`).
+    pub country_chunks: Vec<(String, String, u32, PieceSpec)>,
     /// One *extension piece* per split prefix whose extensions fit the
     /// budget: every record holding a term that starts with the prefix
     /// other than the prefix itself (written as `x-<hex>.shard`, possibly
@@ -72,6 +77,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut common = Vec::new();
     let mut common_records: Vec<(String, Vec<u32>)> = Vec::new();
     let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
+    let mut by_country: HashMap<String, Vec<CountryChunks>> = HashMap::new();
+    let mut country_chunks = Vec::new();
     let mut extensions = Vec::new();
     let and = ix.term_id("and");
     // A name's length as BM25 and the exact-name boost read it (words
@@ -143,6 +150,50 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             ));
         }
         own_chunks.insert(spec.key.clone(), (firsts, chunk_firsts));
+        // The same order over each country's records (version 6): a page
+        // filtered by a country needs its best records of the term, which
+        // the term's own chunks spread over all of them. The first few are
+        // written, and where the unwritten begin.
+        let mut of_country: std::collections::BTreeMap<u16, HashMap<u32, u32>> =
+            Default::default();
+        for (&r, &len) in &shortest {
+            for &c in ix.record_countries(r) {
+                of_country.entry(c).or_default().insert(r, len);
+            }
+        }
+        let mut listed = Vec::new();
+        for (c, shortest) in of_country {
+            let (mut firsts, mut chunk_firsts, cut) =
+                rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
+            firsts.truncate(super::COUNTRY_RANK_CHUNKS + 1);
+            chunk_firsts.truncate(super::COUNTRY_RANK_CHUNKS + 1);
+            if firsts.len() == 1 {
+                // One chunk: written, and not described (its group file
+                // then says little more of the country than its number).
+                firsts.clear();
+                chunk_firsts.clear();
+            }
+            let code = &ix.countries()[c as usize].code;
+            for (n, records) in cut.into_iter().take(super::COUNTRY_RANK_CHUNKS).enumerate() {
+                country_chunks.push((
+                    spec.key.clone(),
+                    code.clone(),
+                    n as u32,
+                    PieceSpec {
+                        key: format!("{} {code}", spec.key),
+                        kind: PieceKind::Leaf,
+                        records,
+                        exact_words: None,
+                    },
+                ));
+            }
+            listed.push(CountryChunks {
+                country: c,
+                chunks: firsts,
+                chunk_firsts,
+            });
+        }
+        by_country.insert(spec.key.clone(), listed);
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
@@ -196,6 +247,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 chunks,
                 chunk_firsts,
                 pairs: Vec::new(),
+                countries: by_country.remove(a).unwrap_or_default(),
             }
         })
         .collect();
@@ -329,6 +381,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         members,
         chunks,
         pair_chunks,
+        country_chunks,
         extensions,
         stats,
     }

@@ -49,7 +49,13 @@
 //! [`PAIR_RANK_CHUNKS`]): a name holding both is at least as long as the
 //! pair's frontier, which rises far faster for a query of both than the
 //! terms' own (whose first chunks hold names of one of them alone). They
-//! are read once no name of a single term can outrank the page.
+//! are read once no name of a single term can outrank the page. A page
+//! filtered by one country reads, for each common term, its rank chunks
+//! over that country's records (version 6: the first
+//! [`COUNTRY_RANK_CHUNKS`], described in the term's group file): every
+//! unloaded record passing the filter has a location there, so the
+//! country's frontier bounds it as the term's own does, and rises with
+//! the country's records alone.
 //!
 //! # Quirks
 //!
@@ -78,7 +84,9 @@ use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
 use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
-use crate::shard::search::{ChunkFirst, Group, SearchStats, TermGroups, TermMembers};
+use crate::shard::search::{
+    ChunkFirst, CountryChunks, Group, SearchStats, TermGroups, TermMembers,
+};
 use crate::shard::{SectionKind, ShardError, read_file};
 use crate::text::{self, TokenKind};
 use crate::{RecordId, Registry};
@@ -92,6 +100,11 @@ pub const MAX_RANK_CHUNKS: u32 = 6;
 /// Rank chunks written for a pair of common terms (with its own group
 /// file): its group file describes one more, where the unwritten begin.
 pub const PAIR_RANK_CHUNKS: usize = 2;
+
+/// Rank chunks written for a common term over one country's records
+/// (version 6): its group file describes one more, where the unwritten
+/// begin.
+pub const COUNTRY_RANK_CHUNKS: usize = 2;
 
 /// A file the answer needs; the host fetches it and hands it to
 /// [`SearchClient::add`].
@@ -113,6 +126,9 @@ pub enum Need {
     Rank(String, u32),
     /// Rank chunk `n` of a pair of common terms (sorted; version 5).
     PairRank(String, String, u32),
+    /// Rank chunk `n` of a common term over the records of a country (its
+    /// code; version 6).
+    CountryRank(String, String, u32),
     /// A typeahead id piece, by key.
     Id(String),
     /// The extension piece of a split prefix: the records of every other
@@ -138,6 +154,7 @@ impl Need {
             }
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::PairRank(a, b, n) => format!("k-{}-{}-{n}.shard", hex(a), hex(b)),
+            Need::CountryRank(t, code, n) => format!("kc-{}-{}-{n}.shard", hex(t), hex(code)),
             Need::Id(key) => format!("i-{key}.shard"),
             Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
         }
@@ -326,6 +343,7 @@ impl SearchClient {
             | Need::Id(_)
             | Need::Rank(..)
             | Need::PairRank(..)
+            | Need::CountryRank(..)
             | Need::Extension(_) => {
                 let registry = match bytes {
                     Some(b) => Registry::from_bytes(b)?,
@@ -554,8 +572,20 @@ impl SearchClient {
             needs.push(n);
         }
         needs.extend(self.outside_needs(stats, &clauses));
+        // The one country every record the filters let through has a
+        // location in: its rank chunks of a common term (version 6) rank
+        // the filtered page.
+        let country = filters
+            .country_codes
+            .as_deref()
+            .or(filters.country_names.as_deref())
+            .and_then(|c| match c {
+                [one] => Some(*one),
+                _ => None,
+            })
+            .filter(|&c| usize::from(c) < stats.countries.len());
         if !needs.is_empty() {
-            needs.extend(self.first_chunk_ahead(stats, &clauses));
+            needs.extend(self.first_chunk_ahead(stats, &clauses, country));
             needs.sort();
             needs.dedup();
             return SearchAnswer::Need(needs);
@@ -709,6 +739,15 @@ impl SearchClient {
                             let e = &self.engines[&Need::Rank(c.term.clone(), n)];
                             if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
                                 engines.push(e);
+                            }
+                        }
+                        if let Some(code) = country.map(|c| &stats.countries[c as usize].code) {
+                            for n in 0..self.country_chunks(&c.term, code) {
+                                let need = Need::CountryRank(c.term.clone(), code.clone(), n);
+                                let e = &self.engines[&need];
+                                if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+                                    engines.push(e);
+                                }
                             }
                         }
                     }
@@ -941,7 +980,7 @@ impl SearchClient {
             // IDF at the shortest name of its first unloaded rank chunk.
             let units: usize = clauses.iter().map(|(_, _, t)| t.len()).sum();
             let unit_terms = common_units(stats, &clauses);
-            let frontier = |t: &str| self.frontier(stats, t).map(|f| f.len);
+            let frontier = |t: &str| self.frontier_in(stats, t, country).map(|f| f.len);
             let bound_of = |t: &str| {
                 let c = stats.common(t).expect("a common term");
                 frontier(t).map_or(0.0, |len| {
@@ -990,7 +1029,7 @@ impl SearchClient {
                     }
                 }
                 let frontiers: Vec<Option<bound::Frontier>> =
-                    terms.iter().map(|t| self.frontier(stats, t)).collect();
+                    terms.iter().map(|t| self.frontier_in(stats, t, country)).collect();
                 let mut pairs = Vec::new();
                 for (i, a) in terms.iter().enumerate() {
                     for (j, b) in terms.iter().enumerate().skip(i + 1) {
@@ -1027,13 +1066,18 @@ impl SearchClient {
                 .iter()
                 .filter(|t| frontier(t).is_some())
                 .max_by(|a, b| bound_of(a).total_cmp(&bound_of(b)))
-                .map(|t| Need::Rank(t.to_string(), self.rank_chunks(t)));
+                .map(|t| self.next_rank_chunk(stats, t, country));
             // The allowance [`MAX_RANK_CHUNKS`] (a term whose leaf is
-            // loaded no longer spends it).
+            // loaded no longer spends it; a country's chunks do).
             loaded_chunks = unit_terms
                 .iter()
                 .filter(|t| self.loaded_common_leaf(t).is_none())
-                .map(|t| self.rank_chunks(t))
+                .map(|t| {
+                    self.rank_chunks(t)
+                        + country.map_or(0, |c| {
+                            self.country_chunks(t, &stats.countries[c as usize].code)
+                        })
+                })
                 .sum::<u32>();
             // (A pair's chunks, at most [`PAIR_RANK_CHUNKS`] of the one
             // pair whose group file is loaded, do not spend it either.)
@@ -1108,6 +1152,15 @@ impl SearchClient {
                         {
                             needs.push(Need::Rank(t.clone(), k + 1));
                         }
+                        if let Need::CountryRank(t, code, k) = &n
+                            && *k >= 1
+                            && loaded_chunks + 1 < MAX_RANK_CHUNKS
+                            && country.is_some_and(|c| {
+                                self.country_written(t, c) > *k as usize + 1
+                            })
+                        {
+                            needs.push(Need::CountryRank(t.clone(), code.clone(), k + 1));
+                        }
                         if let Need::PairRank(a, b, k) = &n
                             && *k >= 1
                             && loaded_chunks + 1 < MAX_RANK_CHUNKS
@@ -1172,17 +1225,30 @@ impl SearchClient {
     /// chunks the bound asks for first when their shortest names are alike
     /// (`next_chunk`: the highest IDF × length norm); a wrong guess costs
     /// the chunk, never a wrong answer.
-    fn first_chunk_ahead(&self, stats: &SearchStats, clauses: &[Clause]) -> Option<Need> {
+    fn first_chunk_ahead(
+        &self,
+        stats: &SearchStats,
+        clauses: &[Clause],
+        country: Option<u16>,
+    ) -> Option<Need> {
         outside_sets(stats, clauses)?;
         let terms = common_units(stats, clauses);
-        if terms.iter().any(|t| self.rank_chunks(t) > 0) {
+        let code = country.map(|c| &stats.countries[c as usize].code);
+        if terms.iter().any(|t| {
+            self.rank_chunks(t) > 0 || code.is_some_and(|code| self.country_chunks(t, code) > 0)
+        }) {
             return None;
         }
         let rarest = terms
             .into_iter()
             .filter_map(|t| stats.common(t))
             .min_by_key(|c| (c.df, c.term.as_str()))?;
-        let need = Need::Rank(rarest.term.clone(), 0);
+        // With a country filter, the country's first chunk (a 404 when the
+        // build has none: no record of the term there, or version 5).
+        let need = match code {
+            Some(code) => Need::CountryRank(rarest.term.clone(), code.clone(), 0),
+            None => Need::Rank(rarest.term.clone(), 0),
+        };
         (!self.has(&need)).then_some(need)
     }
 
@@ -1257,6 +1323,125 @@ impl SearchClient {
             len: *chunks.get(k)?,
             first: firsts.and_then(|f| f.get(k).copied()),
         })
+    }
+
+    /// Common term `t`'s rank chunks over country `c` (version 6): `None`
+    /// when its group file is not loaded or describes none by country
+    /// (version 5); `Some(None)` when no record of `t` has a location in
+    /// `c`.
+    fn country_described(&self, t: &str, c: u16) -> Option<Option<&CountryChunks>> {
+        let g = self.groups.get(std::slice::from_ref(&t.to_string()))?;
+        if g.countries.is_empty() {
+            return None;
+        }
+        Some(
+            g.countries
+                .binary_search_by_key(&c, |x| x.country)
+                .ok()
+                .map(|i| &g.countries[i]),
+        )
+    }
+
+    /// How many of common term `t`'s rank chunks over the country of code
+    /// `code` are loaded (from the first). A written chunk holds records:
+    /// one that came empty (a 404: none written, or a broken deploy) ends
+    /// the count ([`SearchClient::country_missing`]).
+    fn country_chunks(&self, t: &str, code: &str) -> u32 {
+        let mut n = 0;
+        while self
+            .engines
+            .get(&Need::CountryRank(t.to_string(), code.to_string(), n))
+            .is_some_and(|e| !e.registry().is_empty())
+        {
+            n += 1;
+        }
+        n
+    }
+
+    /// Whether the next rank chunk of `t` over the country of code `code`
+    /// came empty: the country's chunks are then not read (the term's own
+    /// serve, as in version 5).
+    fn country_missing(&self, t: &str, code: &str) -> bool {
+        let n = self.country_chunks(t, code);
+        self.engines
+            .contains_key(&Need::CountryRank(t.to_string(), code.to_string(), n))
+    }
+
+    /// How many rank chunks of common term `t` over country `c` the build
+    /// wrote.
+    fn country_written(&self, t: &str, c: u16) -> usize {
+        match self.country_described(t, c) {
+            Some(Some(d)) if d.chunks.is_empty() => 1,
+            Some(Some(d)) => d.chunks.len().min(COUNTRY_RANK_CHUNKS),
+            _ => 0,
+        }
+    }
+
+    /// Where common term `t`'s unloaded records with a location in country
+    /// `c` begin: its own frontier ([`SearchClient::frontier`]) or its
+    /// frontier over the country's records, whichever is further (both
+    /// hold for every such record); `None` when all of them are loaded.
+    fn frontier_in(
+        &self,
+        stats: &SearchStats,
+        t: &str,
+        country: Option<u16>,
+    ) -> Option<bound::Frontier> {
+        let own = self.frontier(stats, t)?;
+        let Some(c) = country else {
+            return Some(own);
+        };
+        let d = match self.country_described(t, c) {
+            None => return Some(own),
+            Some(None) => return None, // no record of `t` there
+            Some(Some(d)) => d,
+        };
+        let code = &stats.countries[c as usize].code;
+        let k = self.country_chunks(t, code) as usize;
+        if k < self.country_written(t, c) && self.country_missing(t, code) {
+            return Some(own);
+        }
+        let by_country = if d.chunks.is_empty() {
+            // One chunk, not described: nothing left once it is loaded.
+            (k == 0).then_some(bound::Frontier {
+                len: 1,
+                first: None,
+            })?
+        } else {
+            bound::Frontier {
+                len: *d.chunks.get(k)?,
+                first: d.chunk_firsts.get(k).copied(),
+            }
+        };
+        // The later of the two in E2's order among equal scores (prior
+        // descending, then id).
+        let later = |a: &bound::Frontier, b: &bound::Frontier| match (a.first, b.first) {
+            (Some(x), Some(y)) => (y.prior, x.id) > (x.prior, y.id),
+            (Some(_), None) => true,
+            _ => false,
+        };
+        Some(
+            if by_country.len > own.len
+                || (by_country.len == own.len && later(&by_country, &own))
+            {
+                by_country
+            } else {
+                own
+            },
+        )
+    }
+
+    /// The next rank chunk of common term `t` to load: over the filter's
+    /// country while the build wrote more of those, else its own.
+    fn next_rank_chunk(&self, stats: &SearchStats, t: &str, country: Option<u16>) -> Need {
+        if let Some(c) = country {
+            let code = &stats.countries[c as usize].code;
+            let k = self.country_chunks(t, code);
+            if (k as usize) < self.country_written(t, c) && !self.country_missing(t, code) {
+                return Need::CountryRank(t.to_string(), code.clone(), k);
+            }
+        }
+        Need::Rank(t.to_string(), self.rank_chunks(t))
     }
 
     /// The groups of the records holding every term of `terms` (one or
