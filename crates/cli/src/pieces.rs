@@ -691,7 +691,12 @@ fn bench_search_pieces(
         .collect();
     println!("  of which pairs' rank chunks: {}", line.join("; "));
     let (mut by_country, mut by_country_bytes) = (0usize, 0usize);
-    for f in w.search.iter().filter(|f| f.name.rsplit('/').next().is_some_and(|n| n.starts_with("kc-"))) {
+    for f in w.search.iter().filter(|f| {
+        f.name
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.starts_with("kc-"))
+    }) {
         by_country += 1;
         by_country_bytes += f.bytes.len();
     }

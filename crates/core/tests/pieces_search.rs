@@ -618,7 +618,10 @@ fn version_4_search_files_still_answer() {
 #[test]
 fn version_5_search_files_still_answer() {
     let (decoded, read) = compat_search_files("pieces-5-search");
-    assert!(decoded.member_holds, "version 5: member files say what else records hold");
+    assert!(
+        decoded.member_holds,
+        "version 5: member files say what else records hold"
+    );
     let d = demo();
     let firsts: Vec<String> = ["d", "f", "i", "n", "o", "r", "u"]
         .map(String::from)
@@ -649,7 +652,10 @@ fn version_5_search_files_still_answer() {
             }
         }
     }
-    assert!(pages > 0 && by_country > 0, "the version-5 files answer pages, filtered by a country too");
+    assert!(
+        pages > 0 && by_country > 0,
+        "the version-5 files answer pages, filtered by a country too"
+    );
 }
 
 /// A query of three or more common terms reads the member files of all
@@ -806,12 +812,21 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
         ..demo_budget()
     };
     let (f, sp) = files(demo(), &budget);
-    assert!(!sp.country_chunks.is_empty(), "the demo budget gives countries rank chunks");
-    let mut codes: Vec<&str> = sp.country_chunks.iter().map(|(_, c, _, _)| c.as_str()).collect();
+    assert!(
+        !sp.country_chunks.is_empty(),
+        "the demo budget gives countries rank chunks"
+    );
+    let mut codes: Vec<&str> = sp
+        .country_chunks
+        .iter()
+        .map(|(_, c, _, _)| c.as_str())
+        .collect();
     codes.sort_unstable();
     codes.dedup();
     let mut without = f.clone();
-    without.files.retain(|n, _| !matches!(n, Need::CountryRank(..)));
+    without
+        .files
+        .retain(|n, _| !matches!(n, Need::CountryRank(..)));
     let (mut answered, mut only_with, mut used) = (0, 0, 0);
     for c in &sp.stats.common {
         for code in &codes {
@@ -823,12 +838,17 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
                             filter: Some(format!("country.country_code:{code}")),
                             ..first_page(&text, typed)
                         };
-                        let mut client =
-                            SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+                        // An allowance the demo's chunks pass, as a
+                        // large registry's do.
+                        let mut client = SearchClient::new(Directory::sharded(f.firsts.clone()))
+                            .with_id_pieces()
+                            .with_rank_chunk_allowance(6);
                         let (a, asked) = ask_noting(&mut client, &f, &q);
                         check(demo(), &q, &a);
-                        let mut client = SearchClient::new(Directory::sharded(without.firsts.clone()))
-                            .with_id_pieces();
+                        let mut client =
+                            SearchClient::new(Directory::sharded(without.firsts.clone()))
+                                .with_id_pieces()
+                                .with_rank_chunk_allowance(6);
                         let (b, _) = ask_noting(&mut client, &without, &q);
                         check(demo(), &q, &b);
                         if let SearchAnswer::Page(_) = a {
@@ -843,8 +863,13 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
             }
         }
     }
-    println!("{answered} pages answered, {used} with a country's chunks, {only_with} only with them");
-    assert!(used > 0 && only_with > 0, "no page from a country's rank chunks");
+    println!(
+        "{answered} pages answered, {used} with a country's chunks, {only_with} only with them"
+    );
+    assert!(
+        used > 0 && only_with > 0,
+        "no page from a country's rank chunks"
+    );
 }
 
 /// A query with common words asks for the rarest one's first rank chunk
@@ -954,7 +979,10 @@ fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
                 version: Version::V2,
                 typed: false,
             };
-            let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+            // An allowance the demo's chunks pass, as a large registry's do.
+            let mut c = SearchClient::new(Directory::sharded(f.firsts.clone()))
+                .with_id_pieces()
+                .with_rank_chunk_allowance(6);
             let mut fetched = 0;
             let a = ask(&mut c, &f, &q, &mut fetched);
             check(d, &q, &a);

@@ -154,8 +154,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         // filtered by a country needs its best records of the term, which
         // the term's own chunks spread over all of them. The first few are
         // written, and where the unwritten begin.
-        let mut of_country: std::collections::BTreeMap<u16, HashMap<u32, u32>> =
-            Default::default();
+        let mut of_country: std::collections::BTreeMap<u16, HashMap<u32, u32>> = Default::default();
         for (&r, &len) in &shortest {
             for &c in ix.record_countries(r) {
                 of_country.entry(c).or_default().insert(r, len);
