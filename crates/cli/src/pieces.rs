@@ -345,6 +345,13 @@ fn search_files(
             bytes: piece(spec)?,
         });
     }
+    for (a, b, spec) in &sp.phrases {
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::Phrase(a.clone(), b.clone()).file_name()),
+            sections: spec.sections(),
+            bytes: piece(spec)?,
+        });
+    }
     for m in &sp.members {
         out.push(OutFile {
             name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
@@ -704,6 +711,20 @@ fn bench_search_pieces(
         "  of which common terms' rank chunks by country: {by_country} files, {:.1} MB",
         by_country_bytes as f64 / 1e6
     );
+    let (mut phrases, mut phrase_bytes) = (0usize, 0usize);
+    for f in w.search.iter().filter(|f| {
+        f.name
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.starts_with("p-"))
+    }) {
+        phrases += 1;
+        phrase_bytes += f.bytes.len();
+    }
+    println!(
+        "  of which phrase pieces: {phrases} files, {:.1} MB",
+        phrase_bytes as f64 / 1e6
+    );
     let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
     println!(
         "pieces folder (hosting: typeahead pieces, directory parts, pack, record pieces and cards, hash tables, E2 files): {} files, {:.1} MB",
@@ -937,6 +958,7 @@ fn describe(need: &Need) -> String {
         Need::Rank(t, n) => format!("rank chunk {t:?} #{n}"),
         Need::PairRank(a, b, n) => format!("rank chunk {a:?}+{b:?} #{n}"),
         Need::CountryRank(t, c, n) => format!("rank chunk {t:?} in {c} #{n}"),
+        Need::Phrase(a, b) => format!("phrase piece \"{a} {b}\""),
         Need::Id(k) => format!("id piece {k:?}"),
         Need::Extension(p) => format!("extension piece {p:?}"),
     }
@@ -947,7 +969,7 @@ const NEED_KINDS: [&str; 9] = [
     "stats",
     "directory parts",
     "leaves",
-    "term pieces",
+    "term and phrase pieces",
     "member files",
     "rank chunks",
     "id pieces",
@@ -961,7 +983,7 @@ fn need_kind(need: &Need) -> usize {
         Need::Stats => 0,
         Need::Directory(_) => 1,
         Need::Leaf(_) => 2,
-        Need::Term(_) => 3,
+        Need::Term(_) | Need::Phrase(..) => 3,
         Need::Members(_) => 4,
         Need::Rank(..) | Need::PairRank(..) | Need::CountryRank(..) => 5,
         Need::Id(_) => 6,

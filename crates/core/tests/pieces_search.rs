@@ -77,6 +77,9 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
     for ((a, b), n, spec) in &sp.pair_chunks {
         out.insert(Need::PairRank(a.clone(), b.clone(), *n), file_of(spec));
     }
+    for (a, b, spec) in &sp.phrases {
+        out.insert(Need::Phrase(a.clone(), b.clone()), file_of(spec));
+    }
     for (t, code, n, spec) in &sp.country_chunks {
         out.insert(
             Need::CountryRank(t.clone(), code.clone(), *n),
@@ -870,6 +873,73 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
         used > 0 && only_with > 0,
         "no page from a country's rank chunks"
     );
+}
+
+/// A quoted phrase of common words (`"institute of"`, no leaf of either
+/// word to hold its matches) is read from the phrase piece of one of its
+/// pairs of adjacent words (version 6), which holds every record with a
+/// name holding that pair: answers equal the whole registry's, alone, with
+/// other words, excluded, filtered. Without the phrase pieces (404s) the
+/// same requests go to the whole registry; a required phrase (`+"…"`)
+/// still does.
+#[test]
+fn a_quoted_phrase_of_common_words_is_read_from_a_phrase_piece() {
+    // Pieces of a record or two: common words split as prefixes, with no
+    // leaf of their own to hold a phrase's matches (as in a large registry).
+    let budget = PieceBudget {
+        raw_bytes: 250,
+        ..demo_budget()
+    };
+    let (f, sp) = files(demo(), &budget);
+    assert!(
+        !sp.phrases.is_empty(),
+        "the demo budget gives phrase pieces"
+    );
+    let mut without = f.clone();
+    without.files.retain(|n, _| !matches!(n, Need::Phrase(..)));
+    let (mut answered, mut only_with, mut required) = (0, 0, 0);
+    for (a, b, _) in &sp.phrases {
+        let others: Vec<&str> = sp.stats.common.iter().map(|c| c.term.as_str()).collect();
+        let mut texts = vec![
+            format!("\"{a} {b}\""),
+            format!("\"{a} {b}\" kilimani"),
+            format!("{} -\"{a} {b}\"", others[0]),
+            format!("+\"{a} {b}\""),
+        ];
+        texts.extend(others.iter().map(|o| format!("\"{a} {b} {o}\"")));
+        for text in &texts {
+            for filter in [
+                None,
+                Some("types:education"),
+                Some("country.country_code:US"),
+            ] {
+                let q = ListQuery {
+                    filter: filter.map(str::to_string),
+                    ..first_page(text, false)
+                };
+                let mut c =
+                    SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+                let (x, _) = ask_noting(&mut c, &f, &q);
+                check(demo(), &q, &x);
+                let mut c =
+                    SearchClient::new(Directory::sharded(without.firsts.clone())).with_id_pieces();
+                let (y, _) = ask_noting(&mut c, &without, &q);
+                check(demo(), &q, &y);
+                if text.starts_with('+') {
+                    required += usize::from(matches!(x, SearchAnswer::Whole(_)));
+                } else if let SearchAnswer::Page(_) = x {
+                    answered += 1;
+                    only_with += usize::from(!matches!(y, SearchAnswer::Page(_)));
+                }
+            }
+        }
+    }
+    println!(
+        "{} phrase pieces; {answered} pages answered, {only_with} only with them; {required} required phrases to the whole registry",
+        sp.phrases.len()
+    );
+    assert!(only_with > 0, "no page from a phrase piece");
+    assert!(required > 0);
 }
 
 /// A query with common words asks for the rarest one's first rank chunk

@@ -38,6 +38,11 @@ pub struct SearchPieces {
     /// records (version 6), in order: (term, country code, chunk number,
     /// piece; written as `kc-<hex>-<hex>-<n>.shard`).
     pub country_chunks: Vec<(String, String, u32, PieceSpec)>,
+    /// One *phrase piece* per pair of common terms that a name holds one
+    /// right after the other, when their records fit the budget (version
+    /// 6): every such record (written as `p-<hex>-<hex>.shard`). A quoted
+    /// phrase of common words reads one of its pairs' pieces.
+    pub phrases: Vec<(String, String, PieceSpec)>,
     /// One *extension piece* per split prefix whose extensions fit the
     /// budget: every record holding a term that starts with the prefix
     /// other than the prefix itself (written as `x-<hex>.shard`, possibly
@@ -220,6 +225,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     }
     common.sort_by(|a, b| a.term.cmp(&b.term));
     common_records.sort_by(|a, b| a.0.cmp(&b.0));
+    let phrases = phrase_pieces(engine, &common_records, &sizes, budget.raw_bytes);
     let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
         let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
         for &r in records {
@@ -381,9 +387,63 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         chunks,
         pair_chunks,
         country_chunks,
+        phrases,
         extensions,
         stats,
     }
+}
+
+/// The phrase pieces ([`SearchPieces::phrases`]): for each pair of common
+/// terms (`common`) some name holds one right after the other (as E2
+/// matches a quoted phrase: adjacent words besides CJK bigrams), its
+/// records, when they fit `budget` raw bytes.
+fn phrase_pieces(
+    engine: &Engine,
+    common: &[(String, Vec<u32>)],
+    sizes: &[usize],
+    budget: usize,
+) -> Vec<(String, String, PieceSpec)> {
+    let ix = engine.index();
+    let ids: HashMap<u32, usize> = common
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (t, _))| Some((ix.term_id(t)?, i)))
+        .collect();
+    let mut pairs: HashMap<(usize, usize), Vec<u32>> = HashMap::new();
+    for e in 0..ix.entries() as u32 {
+        for w in ix.entry_terms(e).windows(2) {
+            if let (Some(&a), Some(&b)) = (ids.get(&w[0]), ids.get(&w[1])) {
+                let records = pairs.entry((a, b)).or_default();
+                let r = ix.entry_record(e);
+                if records.last() != Some(&r) {
+                    records.push(r);
+                }
+            }
+        }
+    }
+    let mut out: Vec<(String, String, PieceSpec)> = pairs
+        .into_iter()
+        .filter_map(|((a, b), mut records)| {
+            records.sort_unstable();
+            records.dedup();
+            let bytes: usize = records.iter().map(|&r| sizes[r as usize]).sum();
+            (bytes <= budget).then(|| {
+                let (a, b) = (&common[a].0, &common[b].0);
+                (
+                    a.clone(),
+                    b.clone(),
+                    PieceSpec {
+                        key: format!("{a} {b}"),
+                        kind: PieceKind::Leaf,
+                        records,
+                        exact_words: None,
+                    },
+                )
+            })
+        })
+        .collect();
+    out.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+    out
 }
 
 /// Records (`shortest`: each one's shortest name holding the terms) cut

@@ -132,6 +132,10 @@ pub enum Need {
     /// Rank chunk `n` of a common term over the records of a country (its
     /// code; version 6).
     CountryRank(String, String, u32),
+    /// The *phrase piece* of two common terms (version 6): every record
+    /// with a name holding the first right before the second, when they
+    /// fit a piece (a 404 otherwise).
+    Phrase(String, String),
     /// A typeahead id piece, by key.
     Id(String),
     /// The extension piece of a split prefix: the records of every other
@@ -158,6 +162,7 @@ impl Need {
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::PairRank(a, b, n) => format!("k-{}-{}-{n}.shard", hex(a), hex(b)),
             Need::CountryRank(t, code, n) => format!("kc-{}-{}-{n}.shard", hex(t), hex(code)),
+            Need::Phrase(a, b) => format!("p-{}-{}.shard", hex(a), hex(b)),
             Need::Id(key) => format!("i-{key}.shard"),
             Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
         }
@@ -358,6 +363,7 @@ impl SearchClient {
             | Need::Rank(..)
             | Need::PairRank(..)
             | Need::CountryRank(..)
+            | Need::Phrase(..)
             | Need::Extension(_) => {
                 let registry = match bytes {
                     Some(b) => Registry::from_bytes(b)?,
@@ -586,6 +592,21 @@ impl SearchClient {
             needs.push(n);
         }
         needs.extend(self.outside_needs(stats, &clauses));
+        // The phrase pieces of quoted phrases of common words, with the
+        // first files (a 404 when the build wrote none).
+        for (occur, exact_phrase, toks) in &clauses {
+            if *exact_phrase
+                && toks
+                    .iter()
+                    .all(|t| t.kind == TokenKind::Bigram || stats.common(&t.text).is_some())
+            {
+                needs.extend(
+                    phrase_needs(*occur, toks)
+                        .into_iter()
+                        .filter(|n| !self.has(n)),
+                );
+            }
+        }
         // The one country every record the filters let through has a
         // location in: its rank chunks of a common term (version 6) rank
         // the filtered page.
@@ -605,11 +626,13 @@ impl SearchClient {
             return SearchAnswer::Need(needs);
         }
         let is_common = |t: &str| stats.common(t).is_some();
-        // A quoted phrase of common words alone may match records no piece holds.
-        for (_, exact_phrase, toks) in &clauses {
+        // A quoted phrase of common words alone may match records no piece
+        // holds: unless one of them has a leaf, or (version 6) one of its
+        // pairs of adjacent words a phrase piece; either holds every match.
+        let mut phrase_pieces: Vec<&Engine> = Vec::new();
+        for (occur, exact_phrase, toks) in &clauses {
             let seq = toks.iter().filter(|t| t.kind != TokenKind::Bigram);
             if *exact_phrase && seq.clone().count() > 0 && seq.clone().all(|t| is_common(&t.text)) {
-                // Unless one of them has a leaf: it holds every match.
                 let mut leaf = None;
                 for t in seq {
                     match self.common_leaf(&t.text) {
@@ -622,7 +645,24 @@ impl SearchClient {
                     }
                 }
                 match leaf {
-                    None => return SearchAnswer::Whole("a quoted phrase of common words only"),
+                    None => {
+                        let pairs = phrase_needs(*occur, toks);
+                        let missing: Vec<Need> =
+                            pairs.iter().filter(|n| !self.has(n)).cloned().collect();
+                        if !missing.is_empty() {
+                            return SearchAnswer::Need(missing);
+                        }
+                        match pairs
+                            .iter()
+                            .filter_map(|n| self.engines.get(n))
+                            .find(|e| !e.registry().is_empty())
+                        {
+                            Some(e) => phrase_pieces.push(e),
+                            None => {
+                                return SearchAnswer::Whole("a quoted phrase of common words only");
+                            }
+                        }
+                    }
                     Some(n) if !self.has(&n) => return SearchAnswer::Need(vec![n]),
                     Some(_) => {}
                 }
@@ -788,7 +828,11 @@ impl SearchClient {
                 }
             }
         }
-        for e in [first_piece, extension_piece].into_iter().flatten() {
+        for e in [first_piece, extension_piece]
+            .into_iter()
+            .flatten()
+            .chain(phrase_pieces)
+        {
             if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
                 engines.push(e);
             }
@@ -1594,6 +1638,29 @@ fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&
         tokens(&[Occur::Must], false),
         tokens(&[Occur::MustNot], true),
     ])
+}
+
+/// The phrase pieces that may hold every match of an exact phrase of
+/// common words (`toks`): one per pair of adjacent words, since a name
+/// holding the phrase holds each pair. None for a required phrase (`+"…"`:
+/// a record holding its words apart is no match, and the counts of records
+/// no piece holds cannot tell) or a phrase of one word.
+fn phrase_needs(occur: Occur, toks: &[text::Token]) -> Vec<Need> {
+    let seq: Vec<&str> = toks
+        .iter()
+        .filter(|t| t.kind != TokenKind::Bigram)
+        .map(|t| t.text.as_str())
+        .collect();
+    if occur == Occur::Must {
+        return Vec::new();
+    }
+    let mut out: Vec<Need> = seq
+        .windows(2)
+        .map(|w| Need::Phrase(w[0].to_string(), w[1].to_string()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The query's common terms that score (E2's units: a word twice counts
