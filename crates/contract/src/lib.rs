@@ -47,7 +47,10 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   country's records (`kc-<hex>-<hex>-<n>.shard`, the first two
 ///   written): a page filtered by a country is ranked by them (a reader of
 ///   version 5 rejects such group files; a reader of version 6 reads
-///   version-5 ones with the terms' own chunks alone).
+///   version-5 ones with the terms' own chunks alone); and *phrase pieces*
+///   (`p-<hex>-<hex>.shard`: the records of a name holding one common term
+///   right after another) answer quoted phrases of common words (a 404 in
+///   version 5: the whole registry answers them, as before).
 pub const PIECES_VERSION: u32 = 6;
 
 /// `manifest.json` of a data folder.

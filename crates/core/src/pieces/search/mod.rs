@@ -60,8 +60,13 @@
 //! # Quirks
 //!
 //! * Queries with a digit (a possible external id, which the pieces do not
-//!   index), prefix (`word*`) and fuzzy (`word~`) terms, and quoted phrases
-//!   made only of common terms go to the whole registry.
+//!   index), prefix (`word*`) and fuzzy (`word~`) terms go to the whole
+//!   registry; so does a quoted phrase made only of common terms unless
+//!   one of them has a leaf or one of its pairs of adjacent words a
+//!   *phrase piece* (version 6: every record with a name holding the pair,
+//!   written when they fit a piece; `"institute of"` has none in a large
+//!   registry), and a required one (`+"…"`) unless a leaf: a record holding
+//!   its words apart is no match, which the group counts cannot tell.
 //! * A page whose last record the bound cannot place goes to the whole
 //!   registry, though its order may well be the same; more likely for deep
 //!   pages, filters that leave few records with rare words, and queries of
