@@ -287,7 +287,11 @@ fn search_files(
     level: i32,
     budget: &PieceBudget,
 ) -> Result<(Vec<OutFile>, registry_contract::SearchFiles), String> {
-    let sp = search_pieces(engine, specs, budget);
+    // The external ids are in the records section, which the typeahead's
+    // engine does not load.
+    let whole = Registry::from_bytes(&built.file(&SectionKind::ALL)).map_err(|e| e.to_string())?;
+    let sp = search_pieces(engine, specs, budget).with_external_ids(&whole);
+    drop(whole);
     let dir = format!("pieces/{:016x}/", built.info.build_id);
     let mut out = Vec::new();
     let piece = |spec: &pieces::PieceSpec| -> Result<Vec<u8>, String> {
@@ -350,6 +354,26 @@ fn search_files(
             name: format!("{dir}{}", Need::Phrase(a.clone(), b.clone()).file_name()),
             sections: spec.sections(),
             bytes: piece(spec)?,
+        });
+    }
+    for (bucket, records) in &sp.externals {
+        let subset: Vec<Record> = records
+            .iter()
+            .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
+            .collect();
+        out.push(OutFile {
+            name: format!("{dir}{}", Need::External(*bucket).file_name()),
+            sections: vec![
+                SectionKind::Summary,
+                SectionKind::Names,
+                SectionKind::Records,
+            ],
+            bytes: shard::pieces::record_piece_file(
+                &subset,
+                &built.info.release,
+                built.info.build_time,
+                &Zstd(level),
+            )?,
         });
     }
     for m in &sp.members {
@@ -725,6 +749,20 @@ fn bench_search_pieces(
         "  of which phrase pieces: {phrases} files, {:.1} MB",
         phrase_bytes as f64 / 1e6
     );
+    let (mut externals, mut external_bytes) = (0usize, 0usize);
+    for f in w.search.iter().filter(|f| {
+        f.name
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.starts_with("e-"))
+    }) {
+        externals += 1;
+        external_bytes += f.bytes.len();
+    }
+    println!(
+        "  of which external id pieces: {externals} files, {:.1} MB",
+        external_bytes as f64 / 1e6
+    );
     let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
     println!(
         "pieces folder (hosting: typeahead pieces, directory parts, pack, record pieces and cards, hash tables, E2 files): {} files, {:.1} MB",
@@ -959,6 +997,7 @@ fn describe(need: &Need) -> String {
         Need::PairRank(a, b, n) => format!("rank chunk {a:?}+{b:?} #{n}"),
         Need::CountryRank(t, c, n) => format!("rank chunk {t:?} in {c} #{n}"),
         Need::Phrase(a, b) => format!("phrase piece \"{a} {b}\""),
+        Need::External(b) => format!("external id piece {b}"),
         Need::Id(k) => format!("id piece {k:?}"),
         Need::Extension(p) => format!("extension piece {p:?}"),
     }
@@ -972,7 +1011,7 @@ const NEED_KINDS: [&str; 9] = [
     "term and phrase pieces",
     "member files",
     "rank chunks",
-    "id pieces",
+    "id and external id pieces",
     "extension pieces",
     "group files",
 ];
@@ -986,7 +1025,7 @@ fn need_kind(need: &Need) -> usize {
         Need::Term(_) | Need::Phrase(..) => 3,
         Need::Members(_) => 4,
         Need::Rank(..) | Need::PairRank(..) | Need::CountryRank(..) => 5,
-        Need::Id(_) => 6,
+        Need::Id(_) | Need::External(_) => 6,
         Need::Extension(_) => 7,
         Need::Groups(_) => 8,
     }

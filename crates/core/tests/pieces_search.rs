@@ -38,7 +38,7 @@ fn single_section_file(kind: SectionKind, raw: &[u8]) -> Vec<u8> {
 
 fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
     let specs = pieces::partition(&d.engine, budget);
-    let sp = search_pieces(&d.engine, &specs, budget);
+    let sp = search_pieces(&d.engine, &specs, budget).with_external_ids(d.engine.registry());
     let by_id: HashMap<RecordId, &Record> = d
         .records
         .iter()
@@ -79,6 +79,16 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
     }
     for (a, b, spec) in &sp.phrases {
         out.insert(Need::Phrase(a.clone(), b.clone()), file_of(spec));
+    }
+    for (bucket, records) in &sp.externals {
+        let recs: Vec<Record> = records
+            .iter()
+            .map(|&i| (*by_id[&d.engine.registry().id(i as usize)]).clone())
+            .collect();
+        out.insert(
+            Need::External(*bucket),
+            shard::pieces::record_piece_file(&recs, "pieces", 0, &shard::Stored).unwrap(),
+        );
     }
     for (t, code, n, spec) in &sp.country_chunks {
         out.insert(
@@ -940,6 +950,87 @@ fn a_quoted_phrase_of_common_words_is_read_from_a_phrase_piece() {
     );
     assert!(only_with > 0, "no page from a phrase piece");
     assert!(required > 0);
+}
+
+/// A query with a digit may be an external id (GRID, ISNI, FundRef,
+/// Wikidata), which only whole records hold: it reads the external id
+/// pieces of every text E2 looks up (version 6), and answers as the whole
+/// registry — the id as stored, in another spelling, with other words,
+/// required, filtered. Without those pieces (404s) it goes to the whole
+/// registry; so does the search page's reading and an excluded id.
+#[test]
+fn a_query_with_a_digit_reads_the_external_id_pieces() {
+    let d = demo();
+    let (f, sp) = files(d, &demo_budget());
+    assert!(sp.stats.external_buckets > 0 && !sp.externals.is_empty());
+    let mut without = f.clone();
+    without.files.retain(|n, _| !matches!(n, Need::External(_)));
+    let reg = d.engine.registry();
+    let mut texts: Vec<String> = Vec::new();
+    for r in (0..reg.len()).step_by(5) {
+        let word = reg
+            .display_name(r)
+            .split(' ')
+            .next()
+            .unwrap_or("x")
+            .to_string();
+        let _ = reg.for_each_external_id(r, |id| {
+            texts.push(enc_query(id));
+            texts.push(enc_query(&id.replace(' ', "")));
+            texts.push(format!("{} {word}", enc_query(id)));
+            texts.push(format!("+{}", enc_query(id)));
+        });
+    }
+    texts.extend(["university 1", "research 2020 institute"].map(String::from));
+    assert!(texts.len() > 20, "the demo has external ids");
+    let (mut answered, mut only_with, mut whole) = (0, 0, 0);
+    for text in &texts {
+        for (filter, typed) in [
+            (None, false),
+            (Some("types:education"), false),
+            (None, true),
+        ] {
+            let q = ListQuery {
+                filter: filter.map(str::to_string),
+                ..first_page(text, typed)
+            };
+            let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+            let (x, _) = ask_noting(&mut c, &f, &q);
+            check(d, &q, &x);
+            let mut c =
+                SearchClient::new(Directory::sharded(without.firsts.clone())).with_id_pieces();
+            let (y, _) = ask_noting(&mut c, &without, &q);
+            check(d, &q, &y);
+            match x {
+                SearchAnswer::Page(p) if !typed => {
+                    answered += usize::from(!p.hits.is_empty());
+                    only_with += usize::from(!matches!(y, SearchAnswer::Page(_)));
+                }
+                SearchAnswer::Whole(_) if typed => whole += 1,
+                _ => {}
+            }
+        }
+    }
+    let q = first_page(&format!("research -{}", texts[0]), false);
+    let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+    let (x, _) = ask_noting(&mut c, &f, &q);
+    assert!(matches!(x, SearchAnswer::Whole(_)), "an excluded id: {q:?}");
+    println!(
+        "{answered} pages with hits answered, {only_with} only with external id pieces; {whole} typed to the whole registry"
+    );
+    assert!(only_with > 0 && whole > 0);
+}
+
+/// Escapes E2's special characters in an external id (`grid.1.2`, `Q42`).
+fn enc_query(id: &str) -> String {
+    let mut out = String::new();
+    for c in id.chars() {
+        if "+-&|!(){}[]^\"~*?:\\/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A query with common words asks for the rarest one's first rank chunk

@@ -124,7 +124,29 @@ pub struct SearchStats {
     /// Its member files say, for each record, the more common terms it
     /// holds ([`Member::holds`], pieces version 5; requires `groups`).
     pub member_holds: bool,
+    /// How many *external id pieces* the build wrote (pieces version 6;
+    /// requires `member_holds`; 0: none): each holds the whole records
+    /// whose external ids hash to it ([`external_bucket`]), so a query
+    /// with a digit, which may be an external id, reads the pieces of its
+    /// possible ids instead of the whole registry.
+    pub external_buckets: u32,
 }
+
+/// The external id piece of an id, by its [`crate::text::external_id_key`]
+/// (`key`), among `buckets` (FNV-1a of the key: an id as stored and any
+/// spelling E2 takes for it share the key, so they share the piece).
+pub fn external_bucket(key: &str, buckets: u32) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in key.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h % buckets.max(1)
+}
+
+/// The byte after [`HOLDS_MARKER`] in the statistics that says the build
+/// wrote external id pieces, and how many (pieces version 6).
+const EXTERNAL_MARKER: u8 = 6;
 
 impl SearchStats {
     /// Section bytes.
@@ -164,6 +186,10 @@ impl SearchStats {
                 w.u8(GROUPS_MARKER);
                 if self.member_holds {
                     w.u8(HOLDS_MARKER);
+                    if self.external_buckets > 0 {
+                        w.u8(EXTERNAL_MARKER);
+                        w.varint(u64::from(self.external_buckets));
+                    }
                 }
             }
         }
@@ -237,6 +263,16 @@ impl SearchStats {
         if member_holds && r.u8()? != HOLDS_MARKER {
             return Err(r.malformed("the member files' marker"));
         }
+        let mut external_buckets = 0;
+        if !r.at_end() {
+            if r.u8()? != EXTERNAL_MARKER {
+                return Err(r.malformed("the external id pieces' marker"));
+            }
+            external_buckets = u32::try_from(r.varint()?)
+                .ok()
+                .filter(|&b| b > 0)
+                .ok_or_else(|| r.malformed("the number of external id pieces"))?;
+        }
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
         }
@@ -248,6 +284,7 @@ impl SearchStats {
             common,
             groups,
             member_holds,
+            external_buckets,
         })
     }
 
@@ -637,7 +674,40 @@ mod tests {
             }],
             groups: false,
             member_holds: false,
+            external_buckets: 0,
         }
+    }
+
+    #[test]
+    fn version_6_counts_external_id_pieces_and_version_5_files_still_read() {
+        let v5 = SearchStats {
+            groups: true,
+            member_holds: true,
+            ..stats(Some(14))
+        };
+        let v6 = SearchStats {
+            external_buckets: 300,
+            ..v5.clone()
+        };
+        let bytes = v6.encode();
+        assert_eq!(SearchStats::decode(&bytes).unwrap(), v6);
+        assert_eq!(bytes.len(), v5.encode().len() + 3);
+        assert_eq!(SearchStats::decode(&v5.encode()).unwrap(), v5);
+        // Another marker, or no piece: damage, not data.
+        let mut bad = bytes.clone();
+        let at = v5.encode().len();
+        bad[at] = 7;
+        assert!(SearchStats::decode(&bad).is_err());
+        let mut none = v5.encode();
+        none.extend([6, 0]);
+        assert!(SearchStats::decode(&none).is_err());
+        // Every spelling of an id E2 takes shares its piece.
+        let key = |s: &str| crate::text::external_id_key(s);
+        assert_eq!(
+            external_bucket(&key("0000 0001 2345 6789"), 300),
+            external_bucket(&key("https://isni.org/isni/0000000123456789"), 300)
+        );
+        assert!(external_bucket(&key("grid.5335.0"), 300) < 300);
     }
 
     #[test]

@@ -43,6 +43,12 @@ pub struct SearchPieces {
     /// 6): every such record (written as `p-<hex>-<hex>.shard`). A quoted
     /// phrase of common words reads one of its pairs' pieces.
     pub phrases: Vec<(String, String, PieceSpec)>,
+    /// The external id pieces (version 6): for each bucket
+    /// ([`crate::shard::search::external_bucket`] among
+    /// [`SearchStats::external_buckets`]) that has any, the records
+    /// (ascending) with an external id in it, written as whole records
+    /// (`e-<bucket>.shard`).
+    pub externals: Vec<(u32, Vec<u32>)>,
     /// One *extension piece* per split prefix whose extensions fit the
     /// budget: every record holding a term that starts with the prefix
     /// other than the prefix itself (written as `x-<hex>.shard`, possibly
@@ -350,7 +356,9 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         common,
         groups: true,
         member_holds: true,
+        external_buckets: 0,
     };
+
     // Each member's more common terms (version 5): a query of several
     // common terms then counts from the member files of all but its two
     // most common, and their group files.
@@ -388,10 +396,50 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         pair_chunks,
         country_chunks,
         phrases,
+        externals: Vec::new(),
         extensions,
         stats,
     }
 }
+
+impl SearchPieces {
+    /// Adds the external id pieces (version 6) of `reg`, the registry the
+    /// pieces were cut from with its records section (the external ids
+    /// are in the records; a registry without them adds none).
+    pub fn with_external_ids(mut self, reg: &crate::Registry) -> SearchPieces {
+        let mut keyed: Vec<(String, u32)> = Vec::new();
+        for r in 0..reg.len() {
+            let _ = reg.for_each_external_id(r, |v| {
+                keyed.push((crate::text::external_id_key(v), r as u32));
+            });
+        }
+        if keyed.is_empty() {
+            return self;
+        }
+        // ~32 ids a piece: a query with a digit reads a few small pieces.
+        let buckets = (keyed.len() / EXTERNAL_PIECE_IDS).max(1) as u32;
+        let mut by_bucket: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for (key, r) in &keyed {
+            by_bucket
+                .entry(crate::shard::search::external_bucket(key, buckets))
+                .or_default()
+                .push(*r);
+        }
+        self.externals = by_bucket
+            .into_iter()
+            .map(|(b, mut records)| {
+                records.sort_unstable();
+                records.dedup();
+                (b, records)
+            })
+            .collect();
+        self.stats.external_buckets = buckets;
+        self
+    }
+}
+
+/// External ids an external id piece holds, on average.
+const EXTERNAL_PIECE_IDS: usize = 32;
 
 /// The phrase pieces ([`SearchPieces::phrases`]): for each pair of common
 /// terms (`common`) some name holds one right after the other (as E2

@@ -141,6 +141,10 @@ pub enum Need {
     /// with a name holding the first right before the second, when they
     /// fit a piece (a 404 otherwise).
     Phrase(String, String),
+    /// An external id piece, by bucket
+    /// ([`crate::shard::search::external_bucket`]; version 6): the whole
+    /// records with an external id there (a 404: none).
+    External(u32),
     /// A typeahead id piece, by key.
     Id(String),
     /// The extension piece of a split prefix: the records of every other
@@ -168,6 +172,7 @@ impl Need {
             Need::PairRank(a, b, n) => format!("k-{}-{}-{n}.shard", hex(a), hex(b)),
             Need::CountryRank(t, code, n) => format!("kc-{}-{}-{n}.shard", hex(t), hex(code)),
             Need::Phrase(a, b) => format!("p-{}-{}.shard", hex(a), hex(b)),
+            Need::External(bucket) => format!("e-{bucket:x}.shard"),
             Need::Id(key) => format!("i-{key}.shard"),
             Need::Extension(prefix) => format!("x-{}.shard", hex(prefix)),
         }
@@ -369,6 +374,7 @@ impl SearchClient {
             | Need::PairRank(..)
             | Need::CountryRank(..)
             | Need::Phrase(..)
+            | Need::External(_)
             | Need::Extension(_) => {
                 let registry = match bytes {
                     Some(b) => Registry::from_bytes(b)?,
@@ -550,8 +556,24 @@ impl SearchClient {
             Ok(p) => p,
             Err(e) => return SearchAnswer::Invalid(vec![e]),
         };
+        // A digit: the text may be an external id, which only the whole
+        // records hold: the external id pieces of every id E2 may look up
+        // (version 6; not for the search page's reading, whose typeahead
+        // lists an id's record first, nor for an excluded one).
+        let mut external: Vec<Need> = Vec::new();
         if query.bytes().any(|b| b.is_ascii_digit()) {
-            return SearchAnswer::Whole("a word with a digit may be an external id");
+            let excluded_digit = parsed.clauses.iter().any(|c| {
+                c.occur == Occur::MustNot
+                    && match &c.kind {
+                        ClauseKind::Term { text, .. } | ClauseKind::Phrase { text, .. } => {
+                            text.bytes().any(|b| b.is_ascii_digit())
+                        }
+                    }
+            });
+            if q.typed || stats.external_buckets == 0 || excluded_digit {
+                return SearchAnswer::Whole("a word with a digit may be an external id");
+            }
+            external = external_needs(query, &parsed, stats.external_buckets);
         }
         if parsed
             .clauses
@@ -597,6 +619,7 @@ impl SearchClient {
             needs.push(n);
         }
         needs.extend(self.outside_needs(stats, &clauses));
+        needs.extend(external.iter().filter(|n| !self.has(n)).cloned());
         // The phrase pieces of quoted phrases of common words, with the
         // first files (a 404 when the build wrote none).
         for (occur, exact_phrase, toks) in &clauses {
@@ -775,7 +798,17 @@ impl SearchClient {
             df: HashMap::new(),
             prefix_df,
         };
-        let mut engines: Vec<&Engine> = Vec::new();
+        // The external id pieces first: a record there is scored with its
+        // external ids, which the other pieces do not hold.
+        let mut engines: Vec<&Engine> = external
+            .iter()
+            .filter_map(|n| self.engines.get(n))
+            .collect();
+        // (Every piece holds ~32 ids: one that came empty is missing, and
+        // the records it would hold may match.)
+        if engines.iter().any(|e| e.registry().is_empty()) {
+            return SearchAnswer::Whole("an external id piece is missing");
+        }
         for (_, _, toks) in &clauses {
             for t in toks {
                 match self.source(stats, &t.text) {
@@ -1643,6 +1676,34 @@ fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&
         tokens(&[Occur::Must], false),
         tokens(&[Occur::MustNot], true),
     ])
+}
+
+/// The external id pieces a query with a digit reads: of every text E2
+/// looks up as an external id (each clause's, the whole query's as typed
+/// and unescaped), by [`crate::text::external_id_key`].
+fn external_needs(query: &str, parsed: &query::ParsedQuery, buckets: u32) -> Vec<Need> {
+    let unescaped = query::unescape(query);
+    let mut texts: Vec<&str> = vec![query.trim(), unescaped.trim()];
+    for c in &parsed.clauses {
+        match &c.kind {
+            ClauseKind::Term { text, .. } | ClauseKind::Phrase { text, .. } => {
+                texts.push(text.trim());
+            }
+        }
+    }
+    let mut out: Vec<Need> = texts
+        .into_iter()
+        .filter(|t| t.bytes().any(|b| b.is_ascii_digit()))
+        .map(|t| {
+            Need::External(crate::shard::search::external_bucket(
+                &text::external_id_key(t),
+                buckets,
+            ))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The phrase pieces that may hold every match of an exact phrase of
