@@ -50,7 +50,9 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   version-5 ones with the terms' own chunks alone); and *phrase pieces*
 ///   (`p-<hex>-<hex>.shard`: the records of a name holding one common term
 ///   right after another) answer quoted phrases of common words (a 404 in
-///   version 5: the whole registry answers them, as before).
+///   version 5: the whole registry answers them, as before), and *external
+///   id pieces* (`e-<bucket>.shard`, counted in the statistics after a third
+///   marker) queries with a digit.
 pub const PIECES_VERSION: u32 = 6;
 
 /// `manifest.json` of a data folder.

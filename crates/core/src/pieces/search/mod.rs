@@ -59,9 +59,14 @@
 //!
 //! # Quirks
 //!
-//! * Queries with a digit (a possible external id, which the pieces do not
-//!   index), prefix (`word*`) and fuzzy (`word~`) terms go to the whole
-//!   registry; so does a quoted phrase made only of common terms unless
+//! * Prefix (`word*`) and fuzzy (`word~`) terms go to the whole registry.
+//!   A query with a digit may be an external id, which only whole records
+//!   hold: it reads the *external id pieces* (version 6: whole records by a
+//!   hash of their ids' [`crate::text::external_id_key`]) of every text E2
+//!   looks up as one, except in the search page's reading (whose typeahead
+//!   lists an id's record first) and with an excluded one (`-grid.1.2`: the
+//!   other pieces cannot tell which of their records it drops): those go
+//!   to the whole registry. So does a quoted phrase made only of common terms unless
 //!   one of them has a leaf or one of its pairs of adjacent words a
 //!   *phrase piece* (version 6: every record with a name holding the pair,
 //!   written when they fit a piece; `"institute of"` has none in a large
