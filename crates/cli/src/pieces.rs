@@ -990,6 +990,7 @@ fn describe(need: &Need) -> String {
         Need::Stats => "stats".into(),
         Need::Directory(f) => format!("directory part {f:?}"),
         Need::Leaf(p) => format!("leaf {p:?}"),
+        Need::Head(p) => format!("head {p:?}"),
         Need::Term(t) => format!("term piece {t:?}"),
         Need::Members(t) => format!("member file {t:?}"),
         Need::Groups(t) => format!("group file {t:?}"),
@@ -1021,7 +1022,7 @@ fn need_kind(need: &Need) -> usize {
     match need {
         Need::Stats => 0,
         Need::Directory(_) => 1,
-        Need::Leaf(_) => 2,
+        Need::Leaf(_) | Need::Head(_) => 2,
         Need::Term(_) | Need::Phrase(..) => 3,
         Need::Members(_) => 4,
         Need::Rank(..) | Need::PairRank(..) | Need::CountryRank(..) => 5,

@@ -62,10 +62,13 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
             PieceKind::Id => {
                 out.insert(Need::Id(s.key.clone()), file_of(s));
             }
-            PieceKind::Head => parts
-                .entry(pieces::first_char(&s.key).to_string())
-                .or_default()
-                .push(s.key.clone()),
+            PieceKind::Head => {
+                out.insert(Need::Head(s.key.clone()), file_of(s));
+                parts
+                    .entry(pieces::first_char(&s.key).to_string())
+                    .or_default()
+                    .push(s.key.clone())
+            }
         }
     }
     for s in &sp.terms {
@@ -1031,6 +1034,64 @@ fn enc_query(id: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The search page's reading of one common word (`University` + Enter)
+/// lists the typeahead's matches first, in its order: when the word is a
+/// split prefix, its typeahead head holds the first of them (the order is
+/// record-local, so the head's first matches under any filter are the
+/// whole registry's), and a page within them is answered from it. Answers
+/// equal the whole registry's; a page past the head goes to it.
+#[test]
+fn one_common_word_typed_reads_its_typeahead_head() {
+    // (The demo's common words are split prefixes under a budget of a
+    // record or two.)
+    let small = PieceBudget {
+        raw_bytes: 250,
+        ..demo_budget()
+    };
+    for (d, budget, step) in [(demo(), small, 1)]
+        .into_iter()
+        .chain(full().map(|d| (d, PieceBudget::default(), 7)))
+    {
+        let (f, sp) = files(d, &budget);
+        let (mut answered, mut from_head, mut past) = (0, 0, 0);
+        for c in sp.stats.common.iter().step_by(step) {
+            for (page, filter) in [
+                (1, None),
+                (2, None),
+                (3, None),
+                (1, Some("types:education")),
+                (1, Some("country.country_code:US")),
+            ] {
+                for text in [c.term.clone(), c.term.to_uppercase()] {
+                    let q = ListQuery {
+                        page,
+                        filter: filter.map(str::to_string),
+                        ..first_page(&text, true)
+                    };
+                    let mut client =
+                        SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+                    let (a, asked) = ask_noting(&mut client, &f, &q);
+                    check(d, &q, &a);
+                    let head = asked.iter().any(|n| matches!(n, Need::Head(_)));
+                    match a {
+                        SearchAnswer::Page(_) => {
+                            answered += 1;
+                            from_head += usize::from(head);
+                        }
+                        SearchAnswer::Whole(_) => past += usize::from(head),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        println!(
+            "{} common terms: {answered} pages answered, {from_head} from a head; {past} past the head",
+            sp.stats.common.len()
+        );
+        assert!(from_head > 0, "no page from a head");
+    }
 }
 
 /// A query with common words asks for the rarest one's first rank chunk

@@ -57,6 +57,13 @@
 //! country's frontier bounds it as the term's own does, and rises with
 //! the country's records alone.
 //!
+//! The search page's reading (`mode=typed`) lists the typeahead's matches
+//! first, in its order: one leaf of a rare word holds them all; for one
+//! common word that is a split prefix (`University` + Enter), its typeahead
+//! head holds the first of them (the typeahead's order is record-local, so
+//! under any filter the head's first matches are the whole registry's), and
+//! a page within them is answered from it.
+//!
 //! # Quirks
 //!
 //! * Prefix (`word*`) and fuzzy (`word~`) terms go to the whole registry.
@@ -129,6 +136,9 @@ pub enum Need {
     Directory(String),
     /// A typeahead leaf, by prefix.
     Leaf(String),
+    /// A typeahead head, by prefix: the search page's reading of one
+    /// common word reads its first page there.
+    Head(String),
     /// The piece of a split term.
     Term(String),
     /// The member file of a common term.
@@ -167,6 +177,7 @@ impl Need {
             Need::Stats => "search.stats".to_string(),
             Need::Directory(first) => format!("d-{}.json", hex(first)),
             Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
+            Need::Head(prefix) => format!("{}.h.shard", hex(prefix)),
             Need::Term(term) => format!("t-{}.shard", hex(term)),
             Need::Members(term) => format!("c-{}.shard", hex(term)),
             Need::Groups(terms) => {
@@ -373,6 +384,7 @@ impl SearchClient {
                 Ok(())
             }
             Need::Leaf(_)
+            | Need::Head(_)
             | Need::Term(_)
             | Need::Id(_)
             | Need::Rank(..)
@@ -749,6 +761,7 @@ impl SearchClient {
             extension_piece = extension;
         }
         let mut first_piece: Option<&Engine> = None;
+        let mut first_from_head = false;
         if q.typed {
             let words = text::tokens(&typed::typed_words(&parsed));
             if words.len() > crate::search::MAX_QUERY_TERMS {
@@ -792,7 +805,33 @@ impl SearchClient {
             if none {
                 first_piece = None;
             } else if first_piece.is_none() {
-                return SearchAnswer::Whole("no word of the query lies in one piece");
+                // One common word, a split prefix: its typeahead head holds
+                // the first of the typeahead's matches, in its order (the
+                // order is record-local: the head's first matches under any
+                // filter are the whole registry's); the page must lie
+                // within them.
+                let [w] = words.as_slice() else {
+                    return SearchAnswer::Whole("no word of the query lies in one piece");
+                };
+                let single = matches!(
+                    parsed.clauses.as_slice(),
+                    [c] if c.occur == Occur::Should
+                        && matches!(c.kind, ClauseKind::Term { prefix: false, fuzzy: false, .. })
+                );
+                if !single
+                    || !required(&w)
+                    || self.dir.get(&w.text).map(|d| d.0) != Some(PieceKind::Head)
+                {
+                    return SearchAnswer::Whole("no word of the query lies in one piece");
+                }
+                let need = Need::Head(w.text.clone());
+                match self.engines.get(&need) {
+                    Some(e) => {
+                        first_piece = Some(e);
+                        first_from_head = true;
+                    }
+                    None => return SearchAnswer::Need(vec![need]),
+                }
             }
         }
 
@@ -1213,6 +1252,10 @@ impl SearchClient {
         };
         let from = (q.page.saturating_sub(1) * PAGE_SIZE).min(total);
         let to = (from + PAGE_SIZE).min(total);
+        if first_from_head && to > first.len() {
+            // The typeahead's other matches follow the head's, in its order.
+            return SearchAnswer::Whole("the page passes the typeahead's head of its word");
+        }
         if outside > 0 && to > first.len() {
             // The page must lie within the pieces' records and rank above
             // every record they do not hold: more units covered, or as many
