@@ -42,8 +42,14 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
   const file = (name) => {
     if (!files.has(name)) {
       // Directory parts are JSON arrays of prefixes, the rest piece-like files.
+      // Files the wasm asks for that the build may not have written (a
+      // phrase piece, a country's rank chunk, an external id piece) are
+      // asked only once their hash table lists them: no 404 in the console.
+      const maybe = /^(?:p|kc|e)-/.test(name);
       const p = folderP
-        .then((folder) => folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece))
+        .then(async (folder) =>
+          maybe && !(await folder.listed(name)) ? null : folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece),
+        )
         .then((b) => {
           bytes += b?.length ?? 0;
           return b ?? undefined; // not in this build
