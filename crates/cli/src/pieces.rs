@@ -721,48 +721,25 @@ fn bench_search_pieces(
         .map(|(n, (k, b))| format!("#{n}: {k} files, {:.1} MB", *b as f64 / 1e6))
         .collect();
     println!("  of which pairs' rank chunks: {}", line.join("; "));
-    let (mut by_country, mut by_country_bytes) = (0usize, 0usize);
-    for f in w.search.iter().filter(|f| {
-        f.name
-            .rsplit('/')
-            .next()
-            .is_some_and(|n| n.starts_with("kc-"))
-    }) {
-        by_country += 1;
-        by_country_bytes += f.bytes.len();
+    // The version-6 files, by kind (their names' prefix).
+    for (prefix, what) in [
+        ("kc-", "common terms' rank chunks by country"),
+        ("p-", "phrase pieces"),
+        ("e-", "external id pieces"),
+    ] {
+        let (mut n, mut bytes) = (0usize, 0usize);
+        for f in &w.search {
+            if f.name
+                .rsplit('/')
+                .next()
+                .is_some_and(|x| x.starts_with(prefix))
+            {
+                n += 1;
+                bytes += f.bytes.len();
+            }
+        }
+        println!("  of which {what}: {n} files, {:.1} MB", bytes as f64 / 1e6);
     }
-    println!(
-        "  of which common terms' rank chunks by country: {by_country} files, {:.1} MB",
-        by_country_bytes as f64 / 1e6
-    );
-    let (mut phrases, mut phrase_bytes) = (0usize, 0usize);
-    for f in w.search.iter().filter(|f| {
-        f.name
-            .rsplit('/')
-            .next()
-            .is_some_and(|n| n.starts_with("p-"))
-    }) {
-        phrases += 1;
-        phrase_bytes += f.bytes.len();
-    }
-    println!(
-        "  of which phrase pieces: {phrases} files, {:.1} MB",
-        phrase_bytes as f64 / 1e6
-    );
-    let (mut externals, mut external_bytes) = (0usize, 0usize);
-    for f in w.search.iter().filter(|f| {
-        f.name
-            .rsplit('/')
-            .next()
-            .is_some_and(|n| n.starts_with("e-"))
-    }) {
-        externals += 1;
-        external_bytes += f.bytes.len();
-    }
-    println!(
-        "  of which external id pieces: {externals} files, {:.1} MB",
-        external_bytes as f64 / 1e6
-    );
     let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
     println!(
         "pieces folder (hosting: typeahead pieces, directory parts, pack, record pieces and cards, hash tables, E2 files): {} files, {:.1} MB",
