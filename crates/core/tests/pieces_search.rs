@@ -164,6 +164,33 @@ fn ask_noting(c: &mut SearchClient, f: &Files, q: &ListQuery) -> (SearchAnswer, 
     panic!("{q:?}: still asking after 16 rounds");
 }
 
+/// The files of `f` without those `drop` matches (a build before them:
+/// 404s), and the answers to `q` of a cold client of each, both checked
+/// against the whole registry: (with, what it asked, without). `allowance`:
+/// the clients' rank chunk allowance, if not the default.
+fn with_and_without(
+    d: &Data,
+    f: &Files,
+    drop: fn(&Need) -> bool,
+    q: &ListQuery,
+    allowance: Option<u32>,
+) -> (SearchAnswer, Vec<Need>, SearchAnswer) {
+    let mut without = f.clone();
+    without.files.retain(|n, _| !drop(n));
+    let client = |f: &Files| {
+        let c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
+        match allowance {
+            Some(n) => c.with_rank_chunk_allowance(n),
+            None => c,
+        }
+    };
+    let (a, asked) = ask_noting(&mut client(f), f, q);
+    check(d, q, &a);
+    let (b, _) = ask_noting(&mut client(&without), &without, q);
+    check(d, q, &b);
+    (a, asked, b)
+}
+
 /// The first page of `text`, unfiltered (`typed`: the search page's reading).
 fn first_page(text: &str, typed: bool) -> ListQuery {
     ListQuery {
@@ -839,10 +866,6 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
         .collect();
     codes.sort_unstable();
     codes.dedup();
-    let mut without = f.clone();
-    without
-        .files
-        .retain(|n, _| !matches!(n, Need::CountryRank(..)));
     let (mut answered, mut only_with, mut used) = (0, 0, 0);
     for c in &sp.stats.common {
         for code in &codes {
@@ -856,17 +879,13 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
                         };
                         // An allowance the demo's chunks pass, as a
                         // large registry's do.
-                        let mut client = SearchClient::new(Directory::sharded(f.firsts.clone()))
-                            .with_id_pieces()
-                            .with_rank_chunk_allowance(6);
-                        let (a, asked) = ask_noting(&mut client, &f, &q);
-                        check(demo(), &q, &a);
-                        let mut client =
-                            SearchClient::new(Directory::sharded(without.firsts.clone()))
-                                .with_id_pieces()
-                                .with_rank_chunk_allowance(6);
-                        let (b, _) = ask_noting(&mut client, &without, &q);
-                        check(demo(), &q, &b);
+                        let (a, asked, b) = with_and_without(
+                            demo(),
+                            &f,
+                            |n| matches!(n, Need::CountryRank(..)),
+                            &q,
+                            Some(6),
+                        );
                         if let SearchAnswer::Page(_) = a {
                             answered += 1;
                             used += usize::from(
@@ -908,8 +927,6 @@ fn a_quoted_phrase_of_common_words_is_read_from_a_phrase_piece() {
         !sp.phrases.is_empty(),
         "the demo budget gives phrase pieces"
     );
-    let mut without = f.clone();
-    without.files.retain(|n, _| !matches!(n, Need::Phrase(..)));
     let (mut answered, mut only_with, mut required) = (0, 0, 0);
     for (a, b, _) in &sp.phrases {
         let others: Vec<&str> = sp.stats.common.iter().map(|c| c.term.as_str()).collect();
@@ -930,14 +947,8 @@ fn a_quoted_phrase_of_common_words_is_read_from_a_phrase_piece() {
                     filter: filter.map(str::to_string),
                     ..first_page(text, false)
                 };
-                let mut c =
-                    SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
-                let (x, _) = ask_noting(&mut c, &f, &q);
-                check(demo(), &q, &x);
-                let mut c =
-                    SearchClient::new(Directory::sharded(without.firsts.clone())).with_id_pieces();
-                let (y, _) = ask_noting(&mut c, &without, &q);
-                check(demo(), &q, &y);
+                let (x, _, y) =
+                    with_and_without(demo(), &f, |n| matches!(n, Need::Phrase(..)), &q, None);
                 if text.starts_with('+') {
                     required += usize::from(matches!(x, SearchAnswer::Whole(_)));
                 } else if let SearchAnswer::Page(_) = x {
@@ -966,8 +977,6 @@ fn a_query_with_a_digit_reads_the_external_id_pieces() {
     let d = demo();
     let (f, sp) = files(d, &demo_budget());
     assert!(sp.stats.external_buckets > 0 && !sp.externals.is_empty());
-    let mut without = f.clone();
-    without.files.retain(|n, _| !matches!(n, Need::External(_)));
     let reg = d.engine.registry();
     let mut texts: Vec<String> = Vec::new();
     for r in (0..reg.len()).step_by(5) {
@@ -997,13 +1006,7 @@ fn a_query_with_a_digit_reads_the_external_id_pieces() {
                 filter: filter.map(str::to_string),
                 ..first_page(text, typed)
             };
-            let mut c = SearchClient::new(Directory::sharded(f.firsts.clone())).with_id_pieces();
-            let (x, _) = ask_noting(&mut c, &f, &q);
-            check(d, &q, &x);
-            let mut c =
-                SearchClient::new(Directory::sharded(without.firsts.clone())).with_id_pieces();
-            let (y, _) = ask_noting(&mut c, &without, &q);
-            check(d, &q, &y);
+            let (x, _, y) = with_and_without(d, &f, |n| matches!(n, Need::External(_)), &q, None);
             match x {
                 SearchAnswer::Page(p) if !typed => {
                     answered += usize::from(!p.hits.is_empty());
