@@ -1219,14 +1219,7 @@ impl SearchClient {
             // loaded no longer spends it; a country's chunks do).
             loaded_chunks = unit_terms
                 .iter()
-                .filter(|t| {
-                    // Nor one whose chunks, read in its leaf's stead, are
-                    // all in (they hold what its leaf holds).
-                    self.loaded_common_leaf(t).is_none()
-                        && !(matches!(self.common_leaf(t), Ok(Some(_)))
-                            && self.chunk_count(stats, t) > 0
-                            && self.rank_chunks(t) as usize >= self.chunk_count(stats, t))
-                })
+                .filter(|t| self.loaded_common_leaf(t).is_none())
                 .map(|t| {
                     self.rank_chunks(t)
                         + country.map_or(0, |c| {
