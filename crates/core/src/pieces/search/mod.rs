@@ -23,10 +23,8 @@
 //!   statistics file gives its document frequency and shortest name. A
 //!   term no longer term extends whose leaf passes the budget
 //!   (`technology`: the typeahead cannot split it, so its leaf grows with
-//!   the registry) is a common term too: past the allowance of rank
-//!   chunks ([`MAX_RANK_CHUNKS`]) it goes on with its own (which hold no
-//!   more than its leaf), and its leaf serves only once they are all read,
-//!   for a quoted phrase, and as the search page's first piece.
+//!   the registry) is a common term too; its leaf serves only when its
+//!   rank chunks do not prove a page.
 //!
 //! Records held by a loaded piece (`U`) are scored and counted there.
 //! Records matching only through common terms and held by no loaded piece
@@ -118,10 +116,6 @@ use super::route::Directory;
 /// at 144,000: `registry bench-pieces` answered 95.5 % / 91.4 % of its
 /// requests with twelve, 94.4 % / 89.5 % with six).
 pub const MAX_RANK_CHUNKS: u32 = 12;
-
-/// Rank chunks read at once, past [`MAX_RANK_CHUNKS`], of a term too
-/// common to split, instead of its whole leaf.
-const LEAF_CHUNKS: u32 = 3;
 
 /// Rank chunks written for a pair of common terms (with its own group
 /// file): its group file describes one more, where the unwritten begin.
@@ -1247,19 +1241,7 @@ impl SearchClient {
                 open.iter()
                     .filter_map(|t| Some((t, self.common_leaf(t).ok()??)))
                     .max_by(|a, b| bound_of(a.0).total_cmp(&bound_of(b.0)))
-                    .map(|(t, n)| {
-                        // Its next rank chunks instead, past the allowance:
-                        // the leaf holds what its unloaded chunks hold, and
-                        // a page needs only the first of them (`technology`
-                        // at ×4: a 295 KB leaf, ~20 KB chunks).
-                        let k = self.rank_chunks(t);
-                        let more = (k as usize) < self.chunk_count(stats, t);
-                        let chunks: Vec<Need> = (k..k + LEAF_CHUNKS)
-                            .filter(|&n| (n as usize) < self.chunk_count(stats, t))
-                            .map(|n| Need::Rank(t.to_string(), n))
-                            .collect();
-                        if more { chunks } else { vec![n] }
-                    })
+                    .map(|(_, n)| vec![n])
             } else {
                 Some(parts)
             };
