@@ -117,6 +117,10 @@ use super::route::Directory;
 /// requests with twelve, 94.4 % / 89.5 % with six).
 pub const MAX_RANK_CHUNKS: u32 = 12;
 
+/// Phrase pieces one quoted phrase of common words may ask for (its
+/// pairs of adjacent words of the rarest words).
+const PHRASE_PAIRS: usize = 3;
+
 /// Rank chunks written for a pair of common terms (with its own group
 /// file): its group file describes one more, where the unwritten begin.
 pub const PAIR_RANK_CHUNKS: usize = 2;
@@ -646,7 +650,7 @@ impl SearchClient {
                     .all(|t| t.kind == TokenKind::Bigram || stats.common(&t.text).is_some())
             {
                 needs.extend(
-                    phrase_needs(*occur, toks)
+                    phrase_needs(stats, *occur, toks)
                         .into_iter()
                         .filter(|n| !self.has(n)),
                 );
@@ -691,7 +695,7 @@ impl SearchClient {
                 }
                 match leaf {
                     None => {
-                        let pairs = phrase_needs(*occur, toks);
+                        let pairs = phrase_needs(stats, *occur, toks);
                         let missing: Vec<Need> =
                             pairs.iter().filter(|n| !self.has(n)).cloned().collect();
                         if !missing.is_empty() {
@@ -1756,25 +1760,29 @@ fn external_needs(query: &str, parsed: &query::ParsedQuery, buckets: u32) -> Vec
 
 /// The phrase pieces that may hold every match of an exact phrase of
 /// common words (`toks`): one per pair of adjacent words, since a name
-/// holding the phrase holds each pair. None for a required phrase (`+"…"`:
-/// a record holding its words apart is no match, and the counts of records
-/// no piece holds cannot tell) or a phrase of one word.
-fn phrase_needs(occur: Occur, toks: &[text::Token]) -> Vec<Need> {
+/// holding the phrase holds each pair; at most [`PHRASE_PAIRS`], those of
+/// the rarest words first (the likeliest to fit a piece). None for a
+/// required phrase (`+"…"`: a record holding its words apart is no match,
+/// and the counts of records no piece holds cannot tell) or a phrase of
+/// one word.
+fn phrase_needs(stats: &SearchStats, occur: Occur, toks: &[text::Token]) -> Vec<Need> {
+    if occur == Occur::Must {
+        return Vec::new();
+    }
     let seq: Vec<&str> = toks
         .iter()
         .filter(|t| t.kind != TokenKind::Bigram)
         .map(|t| t.text.as_str())
         .collect();
-    if occur == Occur::Must {
-        return Vec::new();
-    }
-    let mut out: Vec<Need> = seq
-        .windows(2)
-        .map(|w| Need::Phrase(w[0].to_string(), w[1].to_string()))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+    let df = |t: &str| stats.common(t).map_or(0, |c| c.df);
+    let mut pairs: Vec<(&str, &str)> = seq.windows(2).map(|w| (w[0], w[1])).collect();
+    pairs.sort_by_key(|&(a, b)| (df(a).max(df(b)), a, b));
+    pairs.dedup();
+    pairs
+        .into_iter()
+        .take(PHRASE_PAIRS)
+        .map(|(a, b)| Need::Phrase(a.to_string(), b.to_string()))
+        .collect()
 }
 
 /// The query's common terms that score (E2's units: a word twice counts
