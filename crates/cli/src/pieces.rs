@@ -294,73 +294,56 @@ fn search_files(
     drop(whole);
     let dir = format!("pieces/{:016x}/", built.info.build_id);
     let mut out = Vec::new();
-    let piece = |spec: &pieces::PieceSpec| -> Result<Vec<u8>, String> {
-        let subset: Vec<Record> = spec
-            .records
+    let records_of = |records: &[u32]| -> Vec<Record> {
+        records
             .iter()
             .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
-            .collect();
-        pieces::piece_file(
-            spec,
-            &subset,
-            &built.info.release,
-            built.info.build_time,
-            &Zstd(level),
-        )
+            .collect()
     };
-    for spec in &sp.terms {
+    // Each piece-like file: a subset of the records, named by what asks for it.
+    let piece_files = sp
+        .terms
+        .iter()
+        .map(|s| (Need::Term(s.key.clone()), s))
+        .chain(
+            sp.extensions
+                .iter()
+                .map(|s| (Need::Extension(s.key.clone()), s)),
+        )
+        .chain(
+            sp.chunks
+                .iter()
+                .map(|(t, n, s)| (Need::Rank(t.clone(), *n), s)),
+        )
+        .chain(
+            sp.pair_chunks
+                .iter()
+                .map(|((a, b), n, s)| (Need::PairRank(a.clone(), b.clone(), *n), s)),
+        )
+        .chain(
+            sp.country_chunks
+                .iter()
+                .map(|(t, c, n, s)| (Need::CountryRank(t.clone(), c.clone(), *n), s)),
+        )
+        .chain(
+            sp.phrases
+                .iter()
+                .map(|(a, b, s)| (Need::Phrase(a.clone(), b.clone()), s)),
+        );
+    for (need, spec) in piece_files {
         out.push(OutFile {
-            name: format!("{dir}{}", Need::Term(spec.key.clone()).file_name()),
+            name: format!("{dir}{}", need.file_name()),
             sections: spec.sections(),
-            bytes: piece(spec)?,
-        });
-    }
-    for spec in &sp.extensions {
-        out.push(OutFile {
-            name: format!("{dir}{}", Need::Extension(spec.key.clone()).file_name()),
-            sections: spec.sections(),
-            bytes: piece(spec)?,
-        });
-    }
-    for (term, n, spec) in &sp.chunks {
-        out.push(OutFile {
-            name: format!("{dir}{}", Need::Rank(term.clone(), *n).file_name()),
-            sections: spec.sections(),
-            bytes: piece(spec)?,
-        });
-    }
-    for ((a, b), n, spec) in &sp.pair_chunks {
-        out.push(OutFile {
-            name: format!(
-                "{dir}{}",
-                Need::PairRank(a.clone(), b.clone(), *n).file_name()
-            ),
-            sections: spec.sections(),
-            bytes: piece(spec)?,
-        });
-    }
-    for (term, code, n, spec) in &sp.country_chunks {
-        out.push(OutFile {
-            name: format!(
-                "{dir}{}",
-                Need::CountryRank(term.clone(), code.clone(), *n).file_name()
-            ),
-            sections: spec.sections(),
-            bytes: piece(spec)?,
-        });
-    }
-    for (a, b, spec) in &sp.phrases {
-        out.push(OutFile {
-            name: format!("{dir}{}", Need::Phrase(a.clone(), b.clone()).file_name()),
-            sections: spec.sections(),
-            bytes: piece(spec)?,
+            bytes: pieces::piece_file(
+                spec,
+                &records_of(&spec.records),
+                &built.info.release,
+                built.info.build_time,
+                &Zstd(level),
+            )?,
         });
     }
     for (bucket, records) in &sp.externals {
-        let subset: Vec<Record> = records
-            .iter()
-            .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
-            .collect();
         out.push(OutFile {
             name: format!("{dir}{}", Need::External(*bucket).file_name()),
             sections: vec![
@@ -369,7 +352,7 @@ fn search_files(
                 SectionKind::Records,
             ],
             bytes: shard::pieces::record_piece_file(
-                &subset,
+                &records_of(records),
                 &built.info.release,
                 built.info.build_time,
                 &Zstd(level),

@@ -105,6 +105,14 @@ pub struct ChunkFirst {
     pub id: u32,
 }
 
+impl ChunkFirst {
+    /// Its place in E2's order among equal scores (prior descending, then
+    /// id): of two records, the one of the smaller key comes first.
+    pub fn order(&self) -> (std::cmp::Reverse<u8>, u32) {
+        (std::cmp::Reverse(self.prior), self.id)
+    }
+}
+
 /// What E2 over pieces reads of the whole registry (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SearchStats {

@@ -189,7 +189,7 @@ impl Case {
                     && self
                         .after
                         .iter()
-                        .any(|f| f.prior < prior || (f.prior == prior && f.id >= id))))
+                        .any(|f| ChunkFirst { prior, id }.order() <= f.order())))
     }
 }
 

@@ -173,10 +173,13 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         }
         let mut listed = Vec::new();
         for (c, shortest) in of_country {
-            let (mut firsts, mut chunk_firsts, cut) =
-                rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
-            firsts.truncate(super::COUNTRY_RANK_CHUNKS + 1);
-            chunk_firsts.truncate(super::COUNTRY_RANK_CHUNKS + 1);
+            let (mut firsts, mut chunk_firsts, cut) = first_rank_chunks(
+                engine,
+                &shortest,
+                &sizes,
+                budget.raw_bytes,
+                super::COUNTRY_RANK_CHUNKS,
+            );
             if firsts.len() == 1 {
                 // One chunk: written, and not described (its group file
                 // then says little more of the country than its number).
@@ -184,7 +187,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 chunk_firsts.clear();
             }
             let code = &ix.countries()[c as usize].code;
-            for (n, records) in cut.into_iter().take(super::COUNTRY_RANK_CHUNKS).enumerate() {
+            for (n, records) in cut.into_iter().enumerate() {
                 country_chunks.push((
                     spec.key.clone(),
                     code.clone(),
@@ -298,14 +301,17 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                         }
                     }
                 }
-                let (mut firsts, mut chunk_firsts, cut) =
-                    rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
                 // The first few are written (the best records of both
                 // terms, what a page of them needs), and where the next
                 // begins; the terms' own chunks serve beyond.
-                firsts.truncate(super::PAIR_RANK_CHUNKS + 1);
-                chunk_firsts.truncate(super::PAIR_RANK_CHUNKS + 1);
-                for (n, records) in cut.into_iter().take(super::PAIR_RANK_CHUNKS).enumerate() {
+                let (firsts, chunk_firsts, cut) = first_rank_chunks(
+                    engine,
+                    &shortest,
+                    &sizes,
+                    budget.raw_bytes,
+                    super::PAIR_RANK_CHUNKS,
+                );
+                for (n, records) in cut.into_iter().enumerate() {
                     pair_chunks.push((
                         (a.clone(), b.clone()),
                         n as u32,
@@ -534,6 +540,24 @@ fn rank_chunks(
         }
     }
     (firsts, chunk_firsts, out)
+}
+
+/// The first `written` of [`rank_chunks`], each chunk's first length and
+/// record described for one more: where the unwritten begin (all of them
+/// when there are no more).
+#[allow(clippy::type_complexity)]
+fn first_rank_chunks(
+    engine: &Engine,
+    shortest: &HashMap<u32, u32>,
+    sizes: &[usize],
+    budget: usize,
+    written: usize,
+) -> (Vec<u32>, Vec<ChunkFirst>, Vec<Vec<u32>>) {
+    let (mut firsts, mut chunk_firsts, mut cut) = rank_chunks(engine, shortest, sizes, budget);
+    firsts.truncate(written + 1);
+    chunk_firsts.truncate(written + 1);
+    cut.truncate(written);
+    (firsts, chunk_firsts, cut)
 }
 
 /// The records (ascending) holding a term that starts with `prefix` other

@@ -419,26 +419,21 @@ impl SearchClient {
         }
     }
 
+    /// The loaded chunks `chunk(0)`, `chunk(1)`, …, from the first.
+    fn loaded_run(&self, chunk: impl Fn(u32) -> Need) -> impl Iterator<Item = &Engine> {
+        (0..).map_while(move |n| self.engines.get(&chunk(n)))
+    }
+
     /// How many of common term `t`'s rank chunks are loaded (from the first).
     fn rank_chunks(&self, t: &str) -> u32 {
-        let mut n = 0;
-        while self.engines.contains_key(&Need::Rank(t.to_string(), n)) {
-            n += 1;
-        }
-        n
+        self.loaded_run(|n| Need::Rank(t.to_string(), n)).count() as u32
     }
 
     /// How many rank chunks of the pair of common terms `a` < `b` are
     /// loaded (from the first).
     fn pair_chunks(&self, a: &str, b: &str) -> u32 {
-        let mut n = 0;
-        while self
-            .engines
-            .contains_key(&Need::PairRank(a.to_string(), b.to_string(), n))
-        {
-            n += 1;
-        }
-        n
+        self.loaded_run(|n| Need::PairRank(a.to_string(), b.to_string(), n))
+            .count() as u32
     }
 
     /// How many rank chunks of the pair `a` < `b` the build wrote (0 when
@@ -644,11 +639,7 @@ impl SearchClient {
         // The phrase pieces of quoted phrases of common words, with the
         // first files (a 404 when the build wrote none).
         for (occur, exact_phrase, toks) in &clauses {
-            if *exact_phrase
-                && toks
-                    .iter()
-                    .all(|t| t.kind == TokenKind::Bigram || stats.common(&t.text).is_some())
-            {
+            if *exact_phrase && common_phrase(stats, toks) {
                 needs.extend(
                     phrase_needs(stats, *occur, toks)
                         .into_iter()
@@ -680,10 +671,9 @@ impl SearchClient {
         // pairs of adjacent words a phrase piece; either holds every match.
         let mut phrase_pieces: Vec<&Engine> = Vec::new();
         for (occur, exact_phrase, toks) in &clauses {
-            let seq = toks.iter().filter(|t| t.kind != TokenKind::Bigram);
-            if *exact_phrase && seq.clone().count() > 0 && seq.clone().all(|t| is_common(&t.text)) {
+            if *exact_phrase && common_phrase(stats, toks) {
                 let mut leaf = None;
-                for t in seq {
+                for t in toks.iter().filter(|t| t.kind != TokenKind::Bigram) {
                     match self.common_leaf(&t.text) {
                         Ok(Some(n)) => {
                             leaf = Some(n);
@@ -864,30 +854,19 @@ impl SearchClient {
                         let ix = e.index();
                         let df = ix.term_id(&t.text).map_or(0, |id| ix.postings(id).len());
                         global.df.insert(t.text.clone(), df);
-                        if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
-                            engines.push(e);
-                        }
+                        push_once(&mut engines, e);
                     }
                     Ok(Source::Common(c)) => {
                         global.df.insert(t.text.clone(), c.df as usize);
-                        if let Some(e) = self.loaded_common_leaf(&c.term)
-                            && !engines.iter().any(|x| std::ptr::eq(*x, e))
-                        {
-                            engines.push(e);
+                        if let Some(e) = self.loaded_common_leaf(&c.term) {
+                            push_once(&mut engines, e);
                         }
-                        for n in 0..self.rank_chunks(&c.term) {
-                            let e = &self.engines[&Need::Rank(c.term.clone(), n)];
-                            if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
-                                engines.push(e);
-                            }
+                        for e in self.loaded_run(|n| Need::Rank(c.term.clone(), n)) {
+                            push_once(&mut engines, e);
                         }
                         if let Some(code) = country.map(|c| &stats.countries[c as usize].code) {
-                            for n in 0..self.country_chunks(&c.term, code) {
-                                let need = Need::CountryRank(c.term.clone(), code.clone(), n);
-                                let e = &self.engines[&need];
-                                if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
-                                    engines.push(e);
-                                }
+                            for e in self.country_run(&c.term, code) {
+                                push_once(&mut engines, e);
                             }
                         }
                     }
@@ -906,11 +885,8 @@ impl SearchClient {
         common_terms.dedup();
         for (i, a) in common_terms.iter().enumerate() {
             for b in &common_terms[i + 1..] {
-                for n in 0..self.pair_chunks(a, b) {
-                    let e = &self.engines[&Need::PairRank(a.to_string(), b.to_string(), n)];
-                    if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
-                        engines.push(e);
-                    }
+                for e in self.loaded_run(|n| Need::PairRank(a.to_string(), b.to_string(), n)) {
+                    push_once(&mut engines, e);
                 }
             }
         }
@@ -919,9 +895,7 @@ impl SearchClient {
             .flatten()
             .chain(phrase_pieces)
         {
-            if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
-                engines.push(e);
-            }
+            push_once(&mut engines, e);
         }
         // Records held by the loaded pieces: scored and counted there. The
         // typed reading lists the typeahead's matches first, then the rest
@@ -1496,15 +1470,14 @@ impl SearchClient {
     /// one that came empty (a 404: none written, or a broken deploy) ends
     /// the count ([`SearchClient::country_missing`]).
     fn country_chunks(&self, t: &str, code: &str) -> u32 {
-        let mut n = 0;
-        while self
-            .engines
-            .get(&Need::CountryRank(t.to_string(), code.to_string(), n))
-            .is_some_and(|e| !e.registry().is_empty())
-        {
-            n += 1;
-        }
-        n
+        self.country_run(t, code).count() as u32
+    }
+
+    /// The loaded rank chunks of `t` over the country of code `code`
+    /// ([`SearchClient::country_chunks`]).
+    fn country_run(&self, t: &str, code: &str) -> impl Iterator<Item = &Engine> {
+        self.loaded_run(|n| Need::CountryRank(t.to_string(), code.to_string(), n))
+            .take_while(|e| !e.registry().is_empty())
     }
 
     /// Whether the next rank chunk of `t` over the country of code `code`
@@ -1562,10 +1535,9 @@ impl SearchClient {
                 first: d.chunk_firsts.get(k).copied(),
             }
         };
-        // The later of the two in E2's order among equal scores (prior
-        // descending, then id).
+        // The later of the two in E2's order among equal scores.
         let later = |a: &bound::Frontier, b: &bound::Frontier| match (a.first, b.first) {
-            (Some(x), Some(y)) => (y.prior, x.id) > (x.prior, y.id),
+            (Some(x), Some(y)) => x.order() > y.order(),
             (Some(_), None) => true,
             _ => false,
         };
@@ -1728,6 +1700,24 @@ fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&
         tokens(&[Occur::Must], false),
         tokens(&[Occur::MustNot], true),
     ])
+}
+
+/// Whether a phrase's words (`toks`, besides CJK bigrams) are all common
+/// terms, and some: no piece of a rare word holds its matches.
+fn common_phrase(stats: &SearchStats, toks: &[text::Token]) -> bool {
+    let mut seq = toks
+        .iter()
+        .filter(|t| t.kind != TokenKind::Bigram)
+        .peekable();
+    seq.peek().is_some() && seq.all(|t| stats.common(&t.text).is_some())
+}
+
+/// Adds `e` to `engines` unless it is there: a piece may hold the records
+/// of several query words.
+fn push_once<'e>(engines: &mut Vec<&'e Engine>, e: &'e Engine) {
+    if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
+        engines.push(e);
+    }
 }
 
 /// The external id pieces a query with a digit reads: of every text E2
