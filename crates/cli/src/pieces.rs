@@ -326,9 +326,19 @@ fn search_files(
                 .map(|(t, c, n, s)| (Need::CountryRank(t.clone(), c.clone(), *n), s)),
         )
         .chain(
+            sp.type_chunks
+                .iter()
+                .map(|(t, k, n, s)| (Need::TypeRank(t.clone(), k.clone(), *n), s)),
+        )
+        .chain(
             sp.phrases
                 .iter()
                 .map(|(a, b, s)| (Need::Phrase(a.clone(), b.clone()), s)),
+        )
+        .chain(
+            sp.phrase_chunks
+                .iter()
+                .map(|((a, b), n, s)| (Need::PhraseRank(a.clone(), b.clone(), *n), s)),
         );
     for (need, spec) in piece_files {
         out.push(OutFile {
@@ -366,9 +376,18 @@ fn search_files(
             bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
         });
     }
-    for g in &sp.groups {
+    let phrase_groups = sp.phrase_groups.iter().map(|g| {
+        let [a, b] = [&g.terms[0], &g.terms[1]].map(String::clone);
+        (Need::PhraseGroups(a, b), g)
+    });
+    for (need, g) in sp
+        .groups
+        .iter()
+        .map(|g| (Need::Groups(g.terms.clone()), g))
+        .chain(phrase_groups)
+    {
         out.push(OutFile {
-            name: format!("{dir}{}", Need::Groups(g.terms.clone()).file_name()),
+            name: format!("{dir}{}", need.file_name()),
             sections: vec![SectionKind::TermGroups],
             bytes: single_section(built, SectionKind::TermGroups, &g.encode(), level)?,
         });
@@ -707,6 +726,9 @@ fn bench_search_pieces(
     // The version-6 files, by kind (their names' prefix).
     for (prefix, what) in [
         ("kc-", "common terms' rank chunks by country"),
+        ("kt-", "common terms' rank chunks by type"),
+        ("pk-", "phrases' rank chunks"),
+        ("pg-", "phrases' group files"),
         ("p-", "phrase pieces"),
         ("e-", "external id pieces"),
     ] {
@@ -957,6 +979,9 @@ fn describe(need: &Need) -> String {
         Need::Rank(t, n) => format!("rank chunk {t:?} #{n}"),
         Need::PairRank(a, b, n) => format!("rank chunk {a:?}+{b:?} #{n}"),
         Need::CountryRank(t, c, n) => format!("rank chunk {t:?} in {c} #{n}"),
+        Need::TypeRank(t, k, n) => format!("rank chunk {t:?} of {k} #{n}"),
+        Need::PhraseRank(a, b, n) => format!("rank chunk \"{a} {b}\" #{n}"),
+        Need::PhraseGroups(a, b) => format!("group file \"{a} {b}\""),
         Need::Phrase(a, b) => format!("phrase piece \"{a} {b}\""),
         Need::External(b) => format!("external id piece {b}"),
         Need::Id(k) => format!("id piece {k:?}"),
@@ -985,9 +1010,13 @@ fn need_kind(need: &Need) -> usize {
         Need::Leaf(_) | Need::Head(_) => 2,
         Need::Term(_) | Need::Phrase(..) => 3,
         Need::Members(_) => 4,
-        Need::Rank(..) | Need::PairRank(..) | Need::CountryRank(..) => 5,
+        Need::Rank(..)
+        | Need::PairRank(..)
+        | Need::CountryRank(..)
+        | Need::TypeRank(..)
+        | Need::PhraseRank(..) => 5,
         Need::Id(_) | Need::External(_) => 6,
         Need::Extension(_) => 7,
-        Need::Groups(_) => 8,
+        Need::Groups(_) | Need::PhraseGroups(..) => 8,
     }
 }

@@ -52,8 +52,18 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   right after another) answer quoted phrases of common words (a 404 in
 ///   version 5: the whole registry answers them, as before), and *external
 ///   id pieces* (`e-<bucket>.shard`, counted in the statistics after a third
-///   marker) queries with a digit.
-pub const PIECES_VERSION: u32 = 6;
+///   marker) queries with a digit;
+/// * 7: a common term's group file ends, after its chunks by country, with
+///   its rank chunks over each type's records (`kt-<hex>-<hex>-<n>.shard`,
+///   the first two written): a page filtered by a type is ranked by them (a
+///   reader of version 6 rejects such group files; a reader of version 7
+///   reads version-6 ones with the terms' own and countries' chunks); and a
+///   pair of common words one right after the other whose records do not
+///   fit a phrase piece has *phrase rank chunks* (`pk-<hex>-<hex>-<n>.shard`,
+///   the first two) and a *phrase group file* (`pg-<hex>-<hex>.shard`),
+///   which answer that quoted pair alone (404s in version 6: the whole
+///   registry answers it, as before).
+pub const PIECES_VERSION: u32 = 7;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -99,6 +99,18 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
             file_of(spec),
         );
     }
+    for (t, kind, n, spec) in &sp.type_chunks {
+        out.insert(Need::TypeRank(t.clone(), kind.clone(), *n), file_of(spec));
+    }
+    for ((a, b), n, spec) in &sp.phrase_chunks {
+        out.insert(Need::PhraseRank(a.clone(), b.clone(), *n), file_of(spec));
+    }
+    for g in &sp.phrase_groups {
+        out.insert(
+            Need::PhraseGroups(g.terms[0].clone(), g.terms[1].clone()),
+            single_section_file(SectionKind::TermGroups, &g.encode()),
+        );
+    }
     for s in &sp.extensions {
         out.insert(Need::Extension(s.key.clone()), file_of(s));
     }
@@ -701,6 +713,57 @@ fn version_5_search_files_still_answer() {
     );
 }
 
+/// The E2 files of a pieces-version-6 build of the demo data
+/// (`compat/pieces-6-search/`, from `registry build
+/// data/demo/registry-demo.json -o <dir> --release compat-pieces-6
+/// --piece-bytes 600 --head 12` before version 7: group files without the
+/// common terms' rank chunks by type) still load and answer as the whole
+/// registry: a type filter by the terms' own chunks, a country filter by
+/// the countries' (the fixture holds the files these queries fetch; a file
+/// it lacks is a 404, as for the type chunks a version-7 client asks
+/// ahead).
+#[test]
+fn version_6_search_files_still_answer() {
+    let (decoded, read) = compat_search_files("pieces-6-search");
+    assert!(
+        decoded.external_buckets > 0,
+        "version 6: the statistics count the external id pieces"
+    );
+    let d = demo();
+    let firsts: Vec<String> = ["d", "f", "i", "n", "o", "r", "u"]
+        .map(String::from)
+        .to_vec();
+    let (mut by_type, mut by_country) = (0, 0);
+    for text in ["university", "university of research", "research institute"] {
+        for (page, filter) in [
+            (1, None),
+            (2, Some("country.country_code:US")),
+            (1, Some("types:education")),
+            (2, Some("types:education")),
+        ] {
+            for typed in [false, true] {
+                let q = ListQuery {
+                    page,
+                    filter: filter.map(str::to_string),
+                    ..first_page(text, typed)
+                };
+                let mut c = SearchClient::new(Directory::sharded(firsts.clone()));
+                let (a, asked) = ask_fixture(&mut c, &q, &read);
+                let answered = matches!(a, SearchAnswer::Page(_));
+                by_type += usize::from(answered && filter.is_some_and(|f| f.contains("types")));
+                by_country += usize::from(
+                    answered && asked.iter().any(|n| matches!(n, Need::CountryRank(..))),
+                );
+                check(d, &q, &a);
+            }
+        }
+    }
+    assert!(
+        by_type > 0 && by_country > 0,
+        "the version-6 files answer pages filtered by a type, and by a country from its chunks"
+    );
+}
+
 /// A query of three or more common terms reads the member files of all
 /// but its two most common (each record there says which of those two it
 /// holds) and the group files of those two: not the member files of the
@@ -849,48 +912,94 @@ fn a_pair_of_common_terms_is_ranked_by_its_own_chunks() {
 /// fails them: the test would fail without the country chunks).
 #[test]
 fn a_country_filter_is_ranked_by_the_countrys_chunks() {
-    // Chunks of a record or two: more than a client loads for one term.
-    let budget = PieceBudget {
-        raw_bytes: 200,
-        ..demo_budget()
-    };
-    let (f, sp) = files(demo(), &budget);
+    let (f, sp) = files(demo(), &tiny_chunks());
     assert!(
         !sp.country_chunks.is_empty(),
         "the demo budget gives countries rank chunks"
     );
-    let mut codes: Vec<&str> = sp
-        .country_chunks
-        .iter()
-        .map(|(_, c, _, _)| c.as_str())
+    let filters: Vec<String> = values_of(&sp.country_chunks)
+        .into_iter()
+        .map(|c| format!("country.country_code:{c}"))
         .collect();
-    codes.sort_unstable();
-    codes.dedup();
+    let is_country: fn(&Need) -> bool = |n| matches!(n, Need::CountryRank(..));
+    let (used, only_with) = pages_by_filter_chunks(&f, &sp, &filters, is_country);
+    assert!(
+        used > 0 && only_with > 0,
+        "no page from a country's rank chunks"
+    );
+}
+
+/// Likewise a page filtered by a type (`types:education`), by the common
+/// terms' rank chunks over that type's records (version 7), and one
+/// filtered by both a type and a country, by whichever of the two
+/// frontiers is further.
+#[test]
+fn a_type_filter_is_ranked_by_the_types_chunks() {
+    let (f, sp) = files(demo(), &tiny_chunks());
+    assert!(
+        !sp.type_chunks.is_empty(),
+        "the demo budget gives types rank chunks"
+    );
+    let types = values_of(&sp.type_chunks);
+    let codes = values_of(&sp.country_chunks);
+    let mut filters: Vec<String> = types.iter().map(|t| format!("types:{t}")).collect();
+    for t in &types {
+        for c in codes.iter().take(2) {
+            filters.push(format!("types:{t},country.country_code:{c}"));
+        }
+    }
+    let is_type: fn(&Need) -> bool = |n| matches!(n, Need::TypeRank(..));
+    let (used, only_with) = pages_by_filter_chunks(&f, &sp, &filters, is_type);
+    assert!(
+        used > 0 && only_with > 0,
+        "no page from a type's rank chunks"
+    );
+}
+
+/// Pieces of a record or two: chunks more than a client loads for one
+/// term, as a large registry's are.
+fn tiny_chunks() -> PieceBudget {
+    PieceBudget {
+        raw_bytes: 200,
+        ..demo_budget()
+    }
+}
+
+/// The distinct values (country codes, types) of rank chunks by value.
+fn values_of(chunks: &[(String, String, u32, PieceSpec)]) -> Vec<&str> {
+    let mut values: Vec<&str> = chunks.iter().map(|(_, v, _, _)| v.as_str()).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// Asks every common term, alone and with a rare word, pages 1–2, both
+/// readings, under each of `filters`, with and without the files `chunk`
+/// picks; each answer must equal the whole registry's. How many pages
+/// were answered with such a file, and how many only with one.
+fn pages_by_filter_chunks(
+    f: &Files,
+    sp: &SearchPieces,
+    filters: &[String],
+    chunk: fn(&Need) -> bool,
+) -> (usize, usize) {
     let (mut answered, mut only_with, mut used) = (0, 0, 0);
     for c in &sp.stats.common {
-        for code in &codes {
+        for filter in filters {
             for text in [c.term.clone(), format!("{} kilimani", c.term)] {
                 for page in 1..=2 {
                     for typed in [false, true] {
                         let q = ListQuery {
                             page,
-                            filter: Some(format!("country.country_code:{code}")),
+                            filter: Some(filter.clone()),
                             ..first_page(&text, typed)
                         };
                         // An allowance the demo's chunks pass, as a
                         // large registry's do.
-                        let (a, asked, b) = with_and_without(
-                            demo(),
-                            &f,
-                            |n| matches!(n, Need::CountryRank(..)),
-                            &q,
-                            Some(6),
-                        );
+                        let (a, asked, b) = with_and_without(demo(), f, chunk, &q, Some(6));
                         if let SearchAnswer::Page(_) = a {
                             answered += 1;
-                            used += usize::from(
-                                asked.iter().any(|n| matches!(n, Need::CountryRank(..))),
-                            );
+                            used += usize::from(asked.iter().any(&chunk));
                             only_with += usize::from(!matches!(b, SearchAnswer::Page(_)));
                         }
                     }
@@ -898,13 +1007,8 @@ fn a_country_filter_is_ranked_by_the_countrys_chunks() {
             }
         }
     }
-    println!(
-        "{answered} pages answered, {used} with a country's chunks, {only_with} only with them"
-    );
-    assert!(
-        used > 0 && only_with > 0,
-        "no page from a country's rank chunks"
-    );
+    println!("{answered} pages answered, {used} with such chunks, {only_with} only with them");
+    (used, only_with)
 }
 
 /// A quoted phrase of common words (`"institute of"`, no leaf of either
@@ -964,6 +1068,61 @@ fn a_quoted_phrase_of_common_words_is_read_from_a_phrase_piece() {
     );
     assert!(only_with > 0, "no page from a phrase piece");
     assert!(required > 0);
+}
+
+/// A quoted phrase of two common words alone whose records do not fit a
+/// phrase piece (`"university of"` in a large registry) is ranked by its
+/// phrase rank chunks and counted by its phrase group file (version 7):
+/// answers equal the whole registry's — filtered, paged, required, in v1
+/// — and some only with those files (the same client without them goes
+/// to the whole registry).
+#[test]
+fn a_quoted_phrase_of_common_words_alone_is_read_from_its_rank_chunks() {
+    let (mut answered, mut only_with, mut phrases) = (0, 0, 0);
+    // Chunks of one record to a few: pages proven after one chunk, two,
+    // or not at all.
+    for raw_bytes in [150, 300, 600] {
+        let budget = PieceBudget {
+            raw_bytes,
+            ..demo_budget()
+        };
+        let (f, sp) = files(demo(), &budget);
+        phrases += sp.phrase_groups.len();
+        for g in &sp.phrase_groups {
+            let (a, b) = (&g.terms[0], &g.terms[1]);
+            for text in [format!("\"{a} {b}\""), format!("+\"{a} {b}\"")] {
+                for filter in [
+                    None,
+                    Some("types:education"),
+                    Some("country.country_code:US"),
+                    Some("status:active,status:inactive"),
+                ] {
+                    for (page, version) in [(1, Version::V2), (2, Version::V2), (1, Version::V1)] {
+                        let q = ListQuery {
+                            filter: filter
+                                .filter(|_| version == Version::V2)
+                                .map(str::to_string),
+                            page,
+                            version,
+                            ..first_page(&text, false)
+                        };
+                        let drop: fn(&Need) -> bool =
+                            |n| matches!(n, Need::PhraseRank(..) | Need::PhraseGroups(..));
+                        let (x, _, y) = with_and_without(demo(), &f, drop, &q, None);
+                        if let SearchAnswer::Page(_) = x {
+                            answered += 1;
+                            only_with += usize::from(!matches!(y, SearchAnswer::Page(_)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{phrases} phrases with rank chunks; {answered} pages answered, {only_with} only with them"
+    );
+    assert!(phrases > 0, "the demo budgets give phrases rank chunks");
+    assert!(only_with > 0, "no page from a phrase's rank chunks");
 }
 
 /// A query with a digit may be an external id (GRID, ISNI, FundRef,

@@ -77,19 +77,25 @@ const HOLDS_MARKER: u8 = 5;
 /// chunks by country follow (pieces version 6).
 const COUNTRY_CHUNKS_MARKER: u8 = 6;
 
-/// A common term's rank chunks over the records of one country
-/// ([`TermGroups::countries`], pieces version 6): the same order as the
-/// term's own chunks, over its records with a location in the country, so
-/// that a page filtered by the country is proven by its first chunks.
+/// The byte after the countries' rank chunks (or the pairs) in a group
+/// file that says the term's rank chunks by type follow (pieces version 7).
+const TYPE_CHUNKS_MARKER: u8 = 7;
+
+/// A common term's rank chunks over the records of one facet value: a
+/// country ([`TermGroups::countries`], pieces version 6) or a type
+/// ([`TermGroups::types`], version 7). The same order as the term's own
+/// chunks, over its records with that value, so that a page filtered by it
+/// is proven by its first chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CountryChunks {
-    /// The country, as an index into [`SearchStats::countries`].
-    pub country: u16,
+pub struct FacetChunks {
+    /// The value: an index into [`SearchStats::countries`], or a type's
+    /// bit ([`crate::model::TYPES`]).
+    pub value: u16,
     /// Each chunk's shortest length, the first few written and the list
     /// ending with where the unwritten begin (as a pair's
-    /// [`TermGroups::chunks`]). Empty: the country's records fit one
-    /// chunk, written and not described (most countries: a client filtered
-    /// by one loads its chunk first, and needs no frontier once it has).
+    /// [`TermGroups::chunks`]). Empty: the value's records fit one chunk,
+    /// written and not described (most countries: a client filtered by one
+    /// loads its chunk first, and needs no frontier once it has).
     pub chunks: Vec<u32>,
     /// Each chunk's first record ([`TermGroups::chunk_firsts`]).
     pub chunk_firsts: Vec<ChunkFirst>,
@@ -489,7 +495,10 @@ pub struct TermGroups {
     /// A single term's rank chunks by country (pieces version 6), for the
     /// countries that have records of it, by ascending country; empty
     /// before (files end after the pairs).
-    pub countries: Vec<CountryChunks>,
+    pub countries: Vec<FacetChunks>,
+    /// A single term's rank chunks by type (pieces version 7), for the
+    /// types that have records of it, by ascending type bit; empty before.
+    pub types: Vec<FacetChunks>,
 }
 
 /// Rank chunk lengths and first records, as group files write them.
@@ -535,12 +544,17 @@ impl TermGroups {
             w.str(term);
             write_groups(&mut w, groups);
         }
-        if !self.countries.is_empty() {
-            w.u8(COUNTRY_CHUNKS_MARKER);
-            w.usize(self.countries.len());
-            for c in &self.countries {
-                w.varint(u64::from(c.country));
-                write_chunks(&mut w, &c.chunks, &c.chunk_firsts);
+        for (marker, list) in [
+            (COUNTRY_CHUNKS_MARKER, &self.countries),
+            (TYPE_CHUNKS_MARKER, &self.types),
+        ] {
+            if !list.is_empty() {
+                w.u8(marker);
+                w.usize(list.len());
+                for c in list {
+                    w.varint(u64::from(c.value));
+                    write_chunks(&mut w, &c.chunks, &c.chunk_firsts);
+                }
             }
         }
         w.buf
@@ -563,35 +577,40 @@ impl TermGroups {
             let term = r.str()?.to_string();
             pairs.push((term, read_groups(&mut r, countries)?));
         }
-        let mut by_country = Vec::new();
-        if !r.at_end() {
-            if r.u8()? != COUNTRY_CHUNKS_MARKER {
-                return Err(r.malformed("bytes after the groups"));
-            }
-            let k = r.count("countries' rank chunks")?;
-            by_country.reserve(k.min(r.remaining()));
+        // Then, each when any: by country (version 6), by type (7).
+        let mut by_value: [Vec<FacetChunks>; 2] = Default::default();
+        let mut next = 0;
+        while !r.at_end() {
+            let at = match r.u8()? {
+                COUNTRY_CHUNKS_MARKER if next == 0 => 0,
+                TYPE_CHUNKS_MARKER if next <= 1 => 1,
+                _ => return Err(r.malformed("bytes after the groups")),
+            };
+            next = at + 1;
+            let (what, limit) = [
+                ("countries' rank chunks", countries),
+                ("types' rank chunks", crate::model::TYPES.len()),
+            ][at];
+            let k = r.count(what)?;
+            let list = &mut by_value[at];
+            list.reserve(k.min(r.remaining()));
             for _ in 0..k {
-                let country = u16::try_from(r.varint()?)
+                let value = u16::try_from(r.varint()?)
                     .ok()
-                    .filter(|&c| usize::from(c) < countries)
-                    .ok_or_else(|| r.malformed("a country the statistics do not list"))?;
-                if by_country
-                    .last()
-                    .is_some_and(|p: &CountryChunks| p.country >= country)
-                {
-                    return Err(r.malformed("countries' rank chunks out of order"));
+                    .filter(|&c| usize::from(c) < limit)
+                    .ok_or_else(|| r.malformed("a facet value the build does not list"))?;
+                if list.last().is_some_and(|p: &FacetChunks| p.value >= value) {
+                    return Err(r.malformed("facet values' rank chunks out of order"));
                 }
                 let (chunks, chunk_firsts) = read_chunks(&mut r)?;
-                by_country.push(CountryChunks {
-                    country,
+                list.push(FacetChunks {
+                    value,
                     chunks,
                     chunk_firsts,
                 });
             }
-            if !r.at_end() {
-                return Err(r.malformed("bytes after the countries' rank chunks"));
-            }
         }
+        let [by_country, by_type] = by_value;
         Ok(TermGroups {
             terms,
             groups,
@@ -599,6 +618,7 @@ impl TermGroups {
             chunk_firsts,
             pairs,
             countries: by_country,
+            types: by_type,
         })
     }
 }
@@ -830,6 +850,7 @@ mod tests {
             ],
             pairs: vec![("zoo".into(), vec![(Group::default(), 2)])],
             countries: Vec::new(),
+            types: Vec::new(),
         };
         assert_eq!(TermGroups::decode(&g.encode(), 1).unwrap(), g);
         assert!(TermGroups::decode(&g.encode(), 0).is_err());
@@ -837,20 +858,20 @@ mod tests {
         // version 5 file (none) is the same bytes as before.
         let v6 = TermGroups {
             countries: vec![
-                CountryChunks {
-                    country: 0,
+                FacetChunks {
+                    value: 0,
                     chunks: vec![2, 3],
                     chunk_firsts: vec![ChunkFirst { prior: 5, id: 9 }; 2],
                 },
-                CountryChunks {
-                    country: 1,
+                FacetChunks {
+                    value: 1,
                     chunks: vec![1],
                     chunk_firsts: vec![ChunkFirst { prior: 1, id: 3 }],
                 },
                 // One chunk, not described.
-                CountryChunks {
-                    country: 2,
-                    ..CountryChunks::default()
+                FacetChunks {
+                    value: 2,
+                    ..FacetChunks::default()
                 },
             ],
             ..g.clone()
@@ -864,5 +885,48 @@ mod tests {
         let mut bad = bytes.clone();
         bad[g.encode().len()] = 9;
         assert!(TermGroups::decode(&bad, 3).is_err());
+        // Version 7: by type after by country, either without the other.
+        let by_type = vec![
+            FacetChunks {
+                value: 1,
+                chunks: vec![1, 2],
+                chunk_firsts: vec![ChunkFirst { prior: 4, id: 2 }; 2],
+            },
+            FacetChunks {
+                value: 8,
+                ..FacetChunks::default()
+            },
+        ];
+        let v7 = TermGroups {
+            types: by_type.clone(),
+            ..v6.clone()
+        };
+        let bytes = v7.encode();
+        assert_eq!(TermGroups::decode(&bytes, 3).unwrap(), v7);
+        assert!(bytes.starts_with(&v6.encode()));
+        let types_only = TermGroups {
+            types: by_type,
+            ..g.clone()
+        };
+        assert_eq!(
+            TermGroups::decode(&types_only.encode(), 3).unwrap(),
+            types_only
+        );
+        // A type beyond the table, by country after by type, or the
+        // countries twice: damage.
+        let beyond = TermGroups {
+            types: vec![FacetChunks {
+                value: crate::model::TYPES.len() as u16,
+                ..FacetChunks::default()
+            }],
+            ..g.clone()
+        };
+        assert!(TermGroups::decode(&beyond.encode(), 3).is_err());
+        let mut twice = v6.encode();
+        twice.extend_from_slice(&v6.encode()[g.encode().len()..]);
+        assert!(TermGroups::decode(&twice, 3).is_err());
+        let mut swapped = types_only.encode();
+        swapped.extend_from_slice(&v6.encode()[g.encode().len()..]);
+        assert!(TermGroups::decode(&swapped, 3).is_err());
     }
 }

@@ -8,7 +8,7 @@ use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
 use crate::shard::search::{
-    ChunkFirst, CommonTerm, CountryChunks, CountryEntry, Group, Member, SearchStats, TermGroups,
+    ChunkFirst, CommonTerm, CountryEntry, FacetChunks, Group, Member, SearchStats, TermGroups,
     TermMembers,
 };
 
@@ -38,11 +38,23 @@ pub struct SearchPieces {
     /// records (version 6), in order: (term, country code, chunk number,
     /// piece; written as `kc-<hex>-<hex>-<n>.shard`).
     pub country_chunks: Vec<(String, String, u32, PieceSpec)>,
+    /// The same over each type's records (version 7): (term, type, chunk
+    /// number, piece; written as `kt-<hex>-<hex>-<n>.shard`).
+    pub type_chunks: Vec<(String, String, u32, PieceSpec)>,
     /// One *phrase piece* per pair of common terms that a name holds one
     /// right after the other, when their records fit the budget (version
     /// 6): every such record (written as `p-<hex>-<hex>.shard`). A quoted
     /// phrase of common words reads one of its pairs' pieces.
     pub phrases: Vec<(String, String, PieceSpec)>,
+    /// For each such pair whose records do not fit a piece (version 7):
+    /// its first [`super::PHRASE_RANK_CHUNKS`] rank chunks, its records by
+    /// their shortest name holding the pair (the terms in the phrase's
+    /// order; chunk number; written as `pk-<hex>-<hex>-<n>.shard`) ...
+    pub phrase_chunks: Vec<((String, String), u32, PieceSpec)>,
+    /// ... and its group file: every such record counted by its columns,
+    /// with the chunks described (written as `pg-<hex>-<hex>.shard`). A
+    /// quoted phrase of those two words alone is ranked and counted by them.
+    pub phrase_groups: Vec<TermGroups>,
     /// The external id pieces (version 6): for each bucket
     /// ([`crate::shard::search::external_bucket`] among
     /// [`SearchStats::external_buckets`]) that has any, the records
@@ -88,19 +100,13 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut common = Vec::new();
     let mut common_records: Vec<(String, Vec<u32>)> = Vec::new();
     let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
-    let mut by_country: HashMap<String, Vec<CountryChunks>> = HashMap::new();
-    let mut country_chunks = Vec::new();
+    let mut by_facet: HashMap<String, [Vec<FacetChunks>; 2]> = HashMap::new();
+    let (mut country_chunks, mut type_chunks) = (Vec::new(), Vec::new());
     let mut extensions = Vec::new();
+    // The file names' values: a country's code, a type's name.
+    let country_codes: Vec<String> = ix.countries().iter().map(|c| c.code.clone()).collect();
+    let type_names: Vec<String> = crate::model::TYPES.iter().map(|t| t.to_string()).collect();
     let and = ix.term_id("and");
-    // A name's length as BM25 and the exact-name boost read it (words
-    // besides `and`): what rank chunks order records by.
-    let name_len = |e: u32| -> u32 {
-        ix.entry_terms(e)
-            .iter()
-            .filter(|&&x| Some(x) != and)
-            .count()
-            .max(1) as u32
-    };
     // Split prefixes, and the leaves over the budget: a term no longer
     // term extends, too common to split (`technology`, `sciences`). Its
     // leaf grows with the registry, so E2 reads such a term as common
@@ -145,7 +151,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         let mut shortest: HashMap<u32, u32> = HashMap::new();
         for &e in ix.postings(t) {
             let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
-            *slot = (*slot).min(name_len(e));
+            *slot = (*slot).min(name_len(ix, and, e));
         }
         let (firsts, chunk_firsts, cut) = rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
         for (n, records) in cut.into_iter().enumerate() {
@@ -161,52 +167,44 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             ));
         }
         own_chunks.insert(spec.key.clone(), (firsts, chunk_firsts));
-        // The same order over each country's records (version 6): a page
-        // filtered by a country needs its best records of the term, which
-        // the term's own chunks spread over all of them. The first few are
-        // written, and where the unwritten begin.
-        let mut of_country: std::collections::BTreeMap<u16, HashMap<u32, u32>> = Default::default();
-        for (&r, &len) in &shortest {
-            for &c in ix.record_countries(r) {
-                of_country.entry(c).or_default().insert(r, len);
+        // The same order over each country's records (version 6) and
+        // each type's (version 7): a page filtered by one needs its best
+        // records of the term, which the term's own chunks spread over all
+        // of them. The first few are written, and where the unwritten begin.
+        let countries = facet_chunks(engine, &shortest, &sizes, budget.raw_bytes, |r| {
+            ix.record_countries(r).to_vec()
+        });
+        let types = facet_chunks(engine, &shortest, &sizes, budget.raw_bytes, |r| {
+            let bits = ix.type_bits(r);
+            (0..crate::model::TYPES.len() as u16)
+                .filter(|&b| bits & (1 << b) != 0)
+                .collect()
+        });
+        for (list, out, names) in [
+            (&countries, &mut country_chunks, &country_codes),
+            (&types, &mut type_chunks, &type_names),
+        ] {
+            for (d, cut) in list {
+                let value = &names[d.value as usize];
+                for (n, records) in cut.iter().enumerate() {
+                    out.push((
+                        spec.key.clone(),
+                        value.clone(),
+                        n as u32,
+                        PieceSpec {
+                            key: format!("{} {value}", spec.key),
+                            kind: PieceKind::Leaf,
+                            records: records.clone(),
+                            exact_words: None,
+                        },
+                    ));
+                }
             }
         }
-        let mut listed = Vec::new();
-        for (c, shortest) in of_country {
-            let (mut firsts, mut chunk_firsts, cut) = first_rank_chunks(
-                engine,
-                &shortest,
-                &sizes,
-                budget.raw_bytes,
-                super::COUNTRY_RANK_CHUNKS,
-            );
-            if firsts.len() == 1 {
-                // One chunk: written, and not described (its group file
-                // then says little more of the country than its number).
-                firsts.clear();
-                chunk_firsts.clear();
-            }
-            let code = &ix.countries()[c as usize].code;
-            for (n, records) in cut.into_iter().enumerate() {
-                country_chunks.push((
-                    spec.key.clone(),
-                    code.clone(),
-                    n as u32,
-                    PieceSpec {
-                        key: format!("{} {code}", spec.key),
-                        kind: PieceKind::Leaf,
-                        records,
-                        exact_words: None,
-                    },
-                ));
-            }
-            listed.push(CountryChunks {
-                country: c,
-                chunks: firsts,
-                chunk_firsts,
-            });
-        }
-        by_country.insert(spec.key.clone(), listed);
+        let described = |list: Vec<(FacetChunks, Vec<Vec<u32>>)>| {
+            list.into_iter().map(|(d, _)| d).collect::<Vec<_>>()
+        };
+        by_facet.insert(spec.key.clone(), [described(countries), described(types)]);
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
@@ -234,7 +232,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     }
     common.sort_by(|a, b| a.term.cmp(&b.term));
     common_records.sort_by(|a, b| a.0.cmp(&b.0));
-    let phrases = phrase_pieces(engine, &common_records, &sizes, budget.raw_bytes);
+    let (phrases, oversized_phrases) =
+        phrase_pieces(engine, &common_records, &sizes, budget.raw_bytes);
     let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
         let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
         for &r in records {
@@ -248,6 +247,38 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         }
         counts.into_iter().collect()
     };
+    let mut phrase_chunks = Vec::new();
+    let mut phrase_groups = Vec::new();
+    for ((a, b), shortest) in oversized_phrases {
+        let (chunks, chunk_firsts, cut) = first_rank_chunks(
+            engine,
+            &shortest,
+            &sizes,
+            budget.raw_bytes,
+            super::PHRASE_RANK_CHUNKS,
+        );
+        for (n, records) in cut.into_iter().enumerate() {
+            phrase_chunks.push((
+                (a.clone(), b.clone()),
+                n as u32,
+                PieceSpec {
+                    key: format!("{a} {b}"),
+                    kind: PieceKind::Leaf,
+                    records,
+                    exact_words: None,
+                },
+            ));
+        }
+        let mut records: Vec<u32> = shortest.keys().copied().collect();
+        records.sort_unstable();
+        phrase_groups.push(TermGroups {
+            terms: vec![a, b],
+            groups: group_of(&records),
+            chunks,
+            chunk_firsts,
+            ..TermGroups::default()
+        });
+    }
     // One file per term; a pair of many groups has its own, a smaller one
     // is written in the file of its term of fewer records (hundreds of
     // common terms make tens of thousands of pairs: too many files).
@@ -255,13 +286,15 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         .iter()
         .map(|(a, ra)| {
             let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
+            let [countries, types] = by_facet.remove(a).unwrap_or_default();
             TermGroups {
                 terms: vec![a.clone()],
                 groups: group_of(ra),
                 chunks,
                 chunk_firsts,
                 pairs: Vec::new(),
-                countries: by_country.remove(a).unwrap_or_default(),
+                countries,
+                types,
             }
         })
         .collect();
@@ -297,7 +330,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                             && terms.iter().any(|&x| Some(x) == tb)
                         {
                             let slot = shortest.entry(r).or_insert(u32::MAX);
-                            *slot = (*slot).min(name_len(e));
+                            *slot = (*slot).min(name_len(ix, and, e));
                         }
                     }
                 }
@@ -401,7 +434,10 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         chunks,
         pair_chunks,
         country_chunks,
+        type_chunks,
         phrases,
+        phrase_chunks,
+        phrase_groups,
         externals: Vec::new(),
         extensions,
         stats,
@@ -450,54 +486,72 @@ const EXTERNAL_PIECE_IDS: usize = 32;
 /// The phrase pieces ([`SearchPieces::phrases`]): for each pair of common
 /// terms (`common`) some name holds one right after the other (as E2
 /// matches a quoted phrase: adjacent words besides CJK bigrams), its
-/// records, when they fit `budget` raw bytes.
+/// records, when they fit `budget` raw bytes; and the pairs whose records
+/// do not, in order, with each record's shortest name holding the pair
+/// (what ranks them: [`SearchPieces::phrase_chunks`]).
+#[allow(clippy::type_complexity)]
 fn phrase_pieces(
     engine: &Engine,
     common: &[(String, Vec<u32>)],
     sizes: &[usize],
     budget: usize,
-) -> Vec<(String, String, PieceSpec)> {
+) -> (
+    Vec<(String, String, PieceSpec)>,
+    Vec<((String, String), HashMap<u32, u32>)>,
+) {
     let ix = engine.index();
+    let and = ix.term_id("and");
     let ids: HashMap<u32, usize> = common
         .iter()
         .enumerate()
         .filter_map(|(i, (t, _))| Some((ix.term_id(t)?, i)))
         .collect();
-    let mut pairs: HashMap<(usize, usize), Vec<u32>> = HashMap::new();
+    // Each pair's records, with their shortest name holding it.
+    let mut pairs: HashMap<(usize, usize), HashMap<u32, u32>> = HashMap::new();
     for e in 0..ix.entries() as u32 {
         for w in ix.entry_terms(e).windows(2) {
             if let (Some(&a), Some(&b)) = (ids.get(&w[0]), ids.get(&w[1])) {
-                let records = pairs.entry((a, b)).or_default();
-                let r = ix.entry_record(e);
-                if records.last() != Some(&r) {
-                    records.push(r);
-                }
+                let len = name_len(ix, and, e);
+                let slot = pairs
+                    .entry((a, b))
+                    .or_default()
+                    .entry(ix.entry_record(e))
+                    .or_insert(u32::MAX);
+                *slot = (*slot).min(len);
             }
         }
     }
-    let mut out: Vec<(String, String, PieceSpec)> = pairs
-        .into_iter()
-        .filter_map(|((a, b), mut records)| {
+    let (mut fit, mut over) = (Vec::new(), Vec::new());
+    for ((a, b), shortest) in pairs {
+        let (a, b) = (common[a].0.clone(), common[b].0.clone());
+        let bytes: usize = shortest.keys().map(|&r| sizes[r as usize]).sum();
+        if bytes <= budget {
+            let mut records: Vec<u32> = shortest.into_keys().collect();
             records.sort_unstable();
-            records.dedup();
-            let bytes: usize = records.iter().map(|&r| sizes[r as usize]).sum();
-            (bytes <= budget).then(|| {
-                let (a, b) = (&common[a].0, &common[b].0);
-                (
-                    a.clone(),
-                    b.clone(),
-                    PieceSpec {
-                        key: format!("{a} {b}"),
-                        kind: PieceKind::Leaf,
-                        records,
-                        exact_words: None,
-                    },
-                )
-            })
-        })
-        .collect();
-    out.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
-    out
+            let spec = PieceSpec {
+                key: format!("{a} {b}"),
+                kind: PieceKind::Leaf,
+                records,
+                exact_words: None,
+            };
+            fit.push((a, b, spec));
+        } else {
+            over.push(((a, b), shortest));
+        }
+    }
+    fit.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+    over.sort_by(|x, y| x.0.cmp(&y.0));
+    (fit, over)
+}
+
+/// A name's length as BM25 and the exact-name boost read it (its words
+/// besides `and`, whose term is `and`): what rank chunks order records by.
+fn name_len(ix: &crate::index::Index, and: Option<u32>, e: u32) -> u32 {
+    ix.entry_terms(e)
+        .iter()
+        .filter(|&&x| Some(x) != and)
+        .count()
+        .max(1) as u32
 }
 
 /// Records (`shortest`: each one's shortest name holding the terms) cut
@@ -558,6 +612,43 @@ fn first_rank_chunks(
     chunk_firsts.truncate(written + 1);
     cut.truncate(written);
     (firsts, chunk_firsts, cut)
+}
+
+/// A common term's first [`super::FACET_RANK_CHUNKS`] rank chunks over
+/// each value of a facet (`values`: a record's), by ascending value: its
+/// description and its written chunks. A value whose records fit one chunk
+/// is written and not described (its group file then says little more of
+/// it than its number).
+fn facet_chunks(
+    engine: &Engine,
+    shortest: &HashMap<u32, u32>,
+    sizes: &[usize],
+    budget: usize,
+    values: impl Fn(u32) -> Vec<u16>,
+) -> Vec<(FacetChunks, Vec<Vec<u32>>)> {
+    let mut of_value: std::collections::BTreeMap<u16, HashMap<u32, u32>> = Default::default();
+    for (&r, &len) in shortest {
+        for v in values(r) {
+            of_value.entry(v).or_default().insert(r, len);
+        }
+    }
+    of_value
+        .into_iter()
+        .map(|(value, shortest)| {
+            let (mut chunks, mut chunk_firsts, cut) =
+                first_rank_chunks(engine, &shortest, sizes, budget, super::FACET_RANK_CHUNKS);
+            if chunks.len() == 1 {
+                chunks.clear();
+                chunk_firsts.clear();
+            }
+            let d = FacetChunks {
+                value,
+                chunks,
+                chunk_firsts,
+            };
+            (d, cut)
+        })
+        .collect()
 }
 
 /// The records (ascending) holding a term that starts with `prefix` other

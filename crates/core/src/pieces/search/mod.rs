@@ -52,10 +52,13 @@
 //! are read once no name of a single term can outrank the page. A page
 //! filtered by one country reads, for each common term, its rank chunks
 //! over that country's records (version 6: the first
-//! [`COUNTRY_RANK_CHUNKS`], described in the term's group file): every
+//! [`FACET_RANK_CHUNKS`], described in the term's group file): every
 //! unloaded record passing the filter has a location there, so the
 //! country's frontier bounds it as the term's own does, and rises with
-//! the country's records alone.
+//! the country's records alone. A page filtered by one type reads the
+//! terms' rank chunks over that type's records likewise (version 7), and
+//! one filtered by both bounds a record by the furthest of the three
+//! frontiers.
 //!
 //! The search page's reading (`mode=typed`) lists the typeahead's matches
 //! first, in its order: one leaf of a rare word holds them all; for one
@@ -77,8 +80,14 @@
 //!   one of them has a leaf or one of its pairs of adjacent words a
 //!   *phrase piece* (version 6: every record with a name holding the pair,
 //!   written when they fit a piece; `"institute of"` has none in a large
-//!   registry), and a required one (`+"…"`) unless a leaf: a record holding
-//!   its words apart is no match, which the group counts cannot tell.
+//!   registry), or it is two words and the whole query (version 7: the
+//!   pair's *phrase rank chunks* and *phrase group file* rank and count
+//!   it, [`PHRASE_RANK_CHUNKS`] of them, enough for most first pages but
+//!   not a page deep in a filter), and a required one (`+"…"`) unless a
+//!   leaf or it is the whole query: a record holding its words apart is no
+//!   match, which the group counts cannot tell. The search page's reading
+//!   of a quoted phrase of common words lists the typeahead's matches of
+//!   its words first, which no piece orders: the whole registry.
 //! * A page whose last record the bound cannot place goes to the whole
 //!   registry, though its order may well be the same; more likely for deep
 //!   pages, filters that leave few records with rare words, and queries of
@@ -101,9 +110,7 @@ use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
 use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
-use crate::shard::search::{
-    ChunkFirst, CountryChunks, Group, SearchStats, TermGroups, TermMembers,
-};
+use crate::shard::search::{ChunkFirst, FacetChunks, Group, SearchStats, TermGroups, TermMembers};
 use crate::shard::{SectionKind, ShardError, read_file};
 use crate::text::{self, TokenKind};
 use crate::{RecordId, Registry};
@@ -126,9 +133,25 @@ const PHRASE_PAIRS: usize = 3;
 pub const PAIR_RANK_CHUNKS: usize = 2;
 
 /// Rank chunks written for a common term over one country's records
-/// (version 6): its group file describes one more, where the unwritten
-/// begin.
-pub const COUNTRY_RANK_CHUNKS: usize = 2;
+/// (version 6) or one type's (version 7): its group file describes one
+/// more, where the unwritten begin.
+pub const FACET_RANK_CHUNKS: usize = 2;
+
+/// Rank chunks written for a pair of common terms held one right after
+/// the other whose records do not fit a phrase piece (version 7): its
+/// group file describes one more, where the unwritten begin.
+pub const PHRASE_RANK_CHUNKS: usize = 2;
+
+/// The records of one filter value over which common terms have rank
+/// chunks of their own: the one country, or the one type, every record a
+/// filter lets through has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slice {
+    /// An index into [`SearchStats::countries`].
+    Country(u16),
+    /// A type's bit ([`crate::model::TYPES`]).
+    Type(u16),
+}
 
 /// A file the answer needs; the host fetches it and hands it to
 /// [`SearchClient::add`].
@@ -156,6 +179,17 @@ pub enum Need {
     /// Rank chunk `n` of a common term over the records of a country (its
     /// code; version 6).
     CountryRank(String, String, u32),
+    /// Rank chunk `n` of a common term over the records of a type (its
+    /// name, `education`; version 7).
+    TypeRank(String, String, u32),
+    /// Rank chunk `n` of the records with a name holding one common term
+    /// right before another (version 7; written when they do not fit a
+    /// phrase piece).
+    PhraseRank(String, String, u32),
+    /// The group file of those records (version 7): their counts by
+    /// columns and their rank chunks (a 404: a phrase piece holds them,
+    /// or an older build).
+    PhraseGroups(String, String),
     /// The *phrase piece* of two common terms (version 6): every record
     /// with a name holding the first right before the second, when they
     /// fit a piece (a 404 otherwise).
@@ -191,6 +225,9 @@ impl Need {
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::PairRank(a, b, n) => format!("k-{}-{}-{n}.shard", hex(a), hex(b)),
             Need::CountryRank(t, code, n) => format!("kc-{}-{}-{n}.shard", hex(t), hex(code)),
+            Need::TypeRank(t, kind, n) => format!("kt-{}-{}-{n}.shard", hex(t), hex(kind)),
+            Need::PhraseRank(a, b, n) => format!("pk-{}-{}-{n}.shard", hex(a), hex(b)),
+            Need::PhraseGroups(a, b) => format!("pg-{}-{}.shard", hex(a), hex(b)),
             Need::Phrase(a, b) => format!("p-{}-{}.shard", hex(a), hex(b)),
             Need::External(bucket) => format!("e-{bucket:x}.shard"),
             Need::Id(key) => format!("i-{key}.shard"),
@@ -267,6 +304,8 @@ pub struct SearchClient {
     engines: HashMap<Need, Engine>,
     members: HashMap<String, TermMembers>,
     groups: HashMap<Vec<String>, TermGroups>,
+    /// Phrase group files, by their two terms in the phrase's order.
+    phrase_groups: HashMap<(String, String), TermGroups>,
     /// Split prefixes whose extension piece was not written (too big).
     no_extension: HashSet<String>,
     /// Rank chunks one answer may load ([`MAX_RANK_CHUNKS`] unless set).
@@ -383,6 +422,17 @@ impl SearchClient {
                 self.groups.insert(terms.clone(), g);
                 Ok(())
             }
+            Need::PhraseGroups(a, b) => {
+                let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
+                let g = match bytes {
+                    Some(b) => {
+                        TermGroups::decode(&section(b, SectionKind::TermGroups)?, countries)?
+                    }
+                    None => TermGroups::default(),
+                };
+                self.phrase_groups.insert((a.clone(), b.clone()), g);
+                Ok(())
+            }
             Need::Extension(prefix) if bytes.is_none() => {
                 self.no_extension.insert(prefix.clone());
                 Ok(())
@@ -394,6 +444,8 @@ impl SearchClient {
             | Need::Rank(..)
             | Need::PairRank(..)
             | Need::CountryRank(..)
+            | Need::TypeRank(..)
+            | Need::PhraseRank(..)
             | Need::Phrase(..)
             | Need::External(_)
             | Need::Extension(_) => {
@@ -414,6 +466,7 @@ impl SearchClient {
             Need::Directory(first) => self.dir.missing_part(first).is_none(),
             Need::Members(t) => self.members.contains_key(t),
             Need::Groups(t) => self.groups.contains_key(t),
+            Need::PhraseGroups(a, b) => self.phrase_groups.contains_key(&(a.clone(), b.clone())),
             Need::Extension(p) if self.no_extension.contains(p) => true,
             _ => self.engines.contains_key(need),
         }
@@ -647,9 +700,22 @@ impl SearchClient {
                 );
             }
         }
-        // The one country every record the filters let through has a
-        // location in: its rank chunks of a common term (version 6) rank
-        // the filtered page.
+        // A lone phrase of two common words: its group file and first
+        // rank chunk too (the build wrote them or its phrase piece).
+        let lone = lone_phrase(stats, &clauses).filter(|_| !q.typed);
+        if let Some((a, b)) = lone {
+            needs.extend(
+                [
+                    Need::PhraseGroups(a.to_string(), b.to_string()),
+                    Need::PhraseRank(a.to_string(), b.to_string(), 0),
+                ]
+                .into_iter()
+                .filter(|n| !self.has(n)),
+            );
+        }
+        // The one country, and the one type, every record the filters let
+        // through has: common terms' rank chunks over their records
+        // (versions 6, 7) rank the filtered page.
         let country = filters
             .country_codes
             .as_deref()
@@ -659,8 +725,17 @@ impl SearchClient {
                 _ => None,
             })
             .filter(|&c| usize::from(c) < stats.countries.len());
+        let kind = filters
+            .types
+            .filter(|b| b.count_ones() == 1)
+            .map(|b| b.trailing_zeros() as u16);
+        let slices: Vec<Slice> = country
+            .map(Slice::Country)
+            .into_iter()
+            .chain(kind.map(Slice::Type))
+            .collect();
         if !needs.is_empty() {
-            needs.extend(self.first_chunk_ahead(stats, &clauses, country));
+            needs.extend(self.first_chunk_ahead(stats, &clauses, &slices));
             needs.sort();
             needs.dedup();
             return SearchAnswer::Need(needs);
@@ -698,7 +773,14 @@ impl SearchClient {
                         {
                             Some(e) => phrase_pieces.push(e),
                             None => {
-                                return SearchAnswer::Whole("a quoted phrase of common words only");
+                                return match lone {
+                                    Some((a, b)) => {
+                                        self.answer_phrase(q, stats, countries, &filters, a, b)
+                                    }
+                                    None => {
+                                        SearchAnswer::Whole("a quoted phrase of common words only")
+                                    }
+                                };
                             }
                         }
                     }
@@ -864,8 +946,8 @@ impl SearchClient {
                         for e in self.loaded_run(|n| Need::Rank(c.term.clone(), n)) {
                             push_once(&mut engines, e);
                         }
-                        if let Some(code) = country.map(|c| &stats.countries[c as usize].code) {
-                            for e in self.country_run(&c.term, code) {
+                        for &slice in &slices {
+                            for e in self.slice_run(stats, &c.term, slice) {
                                 push_once(&mut engines, e);
                             }
                         }
@@ -1019,20 +1101,12 @@ impl SearchClient {
             // Counts `n` records of columns `g` holding exactly the query's
             // common terms `has` says, when they match.
             let mut count = |has: &dyn Fn(&str) -> bool, g: &Group, n: i64| {
-                if n == 0
-                    || !outside_match(has)
-                    || filters.visible_statuses(false) & (1 << g.status) == 0
-                    || !filters.matches_columns(g.types, g.continents, &g.countries)
-                {
+                if n == 0 || !outside_match(has) || !group_passes(&filters, g) {
                     return;
                 }
                 covers[cover_terms.iter().filter(|t| has(t)).count()] += n;
                 outside += n;
-                let codes = g
-                    .countries
-                    .iter()
-                    .map(|&c| stats.countries[c as usize].code.as_str());
-                outside_facets.add(g.status, g.types, g.continents, codes, q.version, n);
+                add_group(&mut outside_facets, stats, g, q.version, n);
             };
             for (set, counts) in &groups {
                 for (g, &n) in counts {
@@ -1098,7 +1172,7 @@ impl SearchClient {
             // IDF at the shortest name of its first unloaded rank chunk.
             let units: usize = clauses.iter().map(|(_, _, t)| t.len()).sum();
             let unit_terms = common_units(stats, &clauses);
-            let frontier = |t: &str| self.frontier_in(stats, t, country).map(|f| f.len);
+            let frontier = |t: &str| self.frontier_in(stats, t, &slices).map(|f| f.len);
             let bound_of = |t: &str| {
                 let c = stats.common(t).expect("a common term");
                 frontier(t).map_or(0.0, |len| {
@@ -1148,7 +1222,7 @@ impl SearchClient {
                 }
                 let frontiers: Vec<Option<bound::Frontier>> = terms
                     .iter()
-                    .map(|t| self.frontier_in(stats, t, country))
+                    .map(|t| self.frontier_in(stats, t, &slices))
                     .collect();
                 let mut pairs = Vec::new();
                 for (i, a) in terms.iter().enumerate() {
@@ -1186,17 +1260,18 @@ impl SearchClient {
                 .iter()
                 .filter(|t| frontier(t).is_some())
                 .max_by(|a, b| bound_of(a).total_cmp(&bound_of(b)))
-                .map(|t| self.next_rank_chunk(stats, t, country));
+                .map(|t| self.next_rank_chunk(stats, t, &slices));
             // The allowance [`MAX_RANK_CHUNKS`] (a term whose leaf is
-            // loaded no longer spends it; a country's chunks do).
+            // loaded no longer spends it; a country's or a type's do).
             loaded_chunks = unit_terms
                 .iter()
                 .filter(|t| self.loaded_common_leaf(t).is_none())
                 .map(|t| {
                     self.rank_chunks(t)
-                        + country.map_or(0, |c| {
-                            self.country_chunks(t, &stats.countries[c as usize].code)
-                        })
+                        + slices
+                            .iter()
+                            .map(|&s| self.slice_chunks(stats, t, s))
+                            .sum::<u32>()
                 })
                 .sum::<u32>();
             // (A pair's chunks, at most [`PAIR_RANK_CHUNKS`] of the one
@@ -1277,12 +1352,12 @@ impl SearchClient {
                         {
                             needs.push(Need::Rank(t.clone(), k + 1));
                         }
-                        if let Need::CountryRank(t, code, k) = &n
-                            && *k >= 1
+                        if let Some((t, slice, k)) = self.slice_of(stats, &n, &slices)
+                            && k >= 1
                             && loaded_chunks + 1 < allowance
-                            && country.is_some_and(|c| self.country_written(t, c) > *k as usize + 1)
+                            && self.slice_written(t, slice) > k as usize + 1
                         {
-                            needs.push(Need::CountryRank(t.clone(), code.clone(), k + 1));
+                            needs.push(self.slice_need(stats, t, slice, k + 1));
                         }
                         if let Need::PairRank(a, b, k) = &n
                             && *k >= 1
@@ -1352,13 +1427,12 @@ impl SearchClient {
         &self,
         stats: &SearchStats,
         clauses: &[Clause],
-        country: Option<u16>,
+        slices: &[Slice],
     ) -> Option<Need> {
         outside_sets(stats, clauses)?;
         let terms = common_units(stats, clauses);
-        let code = country.map(|c| &stats.countries[c as usize].code);
         if terms.iter().any(|t| {
-            self.rank_chunks(t) > 0 || code.is_some_and(|code| self.country_chunks(t, code) > 0)
+            self.rank_chunks(t) > 0 || slices.iter().any(|&s| self.slice_chunks(stats, t, s) > 0)
         }) {
             return None;
         }
@@ -1366,10 +1440,10 @@ impl SearchClient {
             .into_iter()
             .filter_map(|t| stats.common(t))
             .min_by_key(|c| (c.df, c.term.as_str()))?;
-        // With a country filter, the country's first chunk (a 404 when the
-        // build has none: no record of the term there, or version 5).
-        let need = match code {
-            Some(code) => Need::CountryRank(rarest.term.clone(), code.clone(), 0),
+        // With a country or a type filter, its first chunk (a 404 when the
+        // build has none: no record of the term there, or an older build).
+        let need = match slices.first() {
+            Some(&s) => self.slice_need(stats, &rarest.term, s, 0),
             None => Need::Rank(rarest.term.clone(), 0),
         };
         (!self.has(&need)).then_some(need)
@@ -1448,116 +1522,153 @@ impl SearchClient {
         })
     }
 
-    /// Common term `t`'s rank chunks over country `c` (version 6): `None`
-    /// when its group file is not loaded or describes none by country
-    /// (version 5); `Some(None)` when no record of `t` has a location in
-    /// `c`.
-    fn country_described(&self, t: &str, c: u16) -> Option<Option<&CountryChunks>> {
+    /// Common term `t`'s rank chunks over `slice` (versions 6, 7): `None`
+    /// when its group file is not loaded or describes none over such
+    /// slices (an older build); `Some(None)` when no record of `t` is in
+    /// `slice`.
+    fn slice_described(&self, t: &str, slice: Slice) -> Option<Option<&FacetChunks>> {
         let g = self.groups.get(std::slice::from_ref(&t.to_string()))?;
-        if g.countries.is_empty() {
+        let (list, value) = match slice {
+            Slice::Country(c) => (&g.countries, c),
+            Slice::Type(b) => (&g.types, b),
+        };
+        if list.is_empty() {
             return None;
         }
         Some(
-            g.countries
-                .binary_search_by_key(&c, |x| x.country)
+            list.binary_search_by_key(&value, |x| x.value)
                 .ok()
-                .map(|i| &g.countries[i]),
+                .map(|i| &list[i]),
         )
     }
 
-    /// How many of common term `t`'s rank chunks over the country of code
-    /// `code` are loaded (from the first). A written chunk holds records:
-    /// one that came empty (a 404: none written, or a broken deploy) ends
-    /// the count ([`SearchClient::country_missing`]).
-    fn country_chunks(&self, t: &str, code: &str) -> u32 {
-        self.country_run(t, code).count() as u32
+    /// The file of rank chunk `n` of common term `t` over `slice`.
+    fn slice_need(&self, stats: &SearchStats, t: &str, slice: Slice, n: u32) -> Need {
+        match slice {
+            Slice::Country(c) => {
+                Need::CountryRank(t.to_string(), stats.countries[c as usize].code.clone(), n)
+            }
+            Slice::Type(b) => Need::TypeRank(
+                t.to_string(),
+                crate::model::TYPES[b as usize].to_string(),
+                n,
+            ),
+        }
     }
 
-    /// The loaded rank chunks of `t` over the country of code `code`
-    /// ([`SearchClient::country_chunks`]).
-    fn country_run(&self, t: &str, code: &str) -> impl Iterator<Item = &Engine> {
-        self.loaded_run(|n| Need::CountryRank(t.to_string(), code.to_string(), n))
+    /// The term, slice and number of `need` when it is a rank chunk over
+    /// one of `slices`.
+    fn slice_of<'n>(
+        &self,
+        stats: &SearchStats,
+        need: &'n Need,
+        slices: &[Slice],
+    ) -> Option<(&'n str, Slice, u32)> {
+        let (Need::CountryRank(t, _, k) | Need::TypeRank(t, _, k)) = need else {
+            return None;
+        };
+        let slice = slices
+            .iter()
+            .copied()
+            .find(|&s| self.slice_need(stats, t, s, *k) == *need)?;
+        Some((t.as_str(), slice, *k))
+    }
+
+    /// How many of common term `t`'s rank chunks over `slice` are loaded
+    /// (from the first). A written chunk holds records: one that came
+    /// empty (a 404: none written, or a broken deploy) ends the count
+    /// ([`SearchClient::slice_missing`]).
+    fn slice_chunks(&self, stats: &SearchStats, t: &str, slice: Slice) -> u32 {
+        self.slice_run(stats, t, slice).count() as u32
+    }
+
+    /// The loaded rank chunks of `t` over `slice`
+    /// ([`SearchClient::slice_chunks`]).
+    fn slice_run<'a>(
+        &'a self,
+        stats: &'a SearchStats,
+        t: &'a str,
+        slice: Slice,
+    ) -> impl Iterator<Item = &'a Engine> {
+        self.loaded_run(move |n| self.slice_need(stats, t, slice, n))
             .take_while(|e| !e.registry().is_empty())
     }
 
-    /// Whether the next rank chunk of `t` over the country of code `code`
-    /// came empty: the country's chunks are then not read (the term's own
-    /// serve, as in version 5).
-    fn country_missing(&self, t: &str, code: &str) -> bool {
-        let n = self.country_chunks(t, code);
+    /// Whether the next rank chunk of `t` over `slice` came empty: the
+    /// slice's chunks are then not read (the term's own serve, as in
+    /// version 5).
+    fn slice_missing(&self, stats: &SearchStats, t: &str, slice: Slice) -> bool {
+        let n = self.slice_chunks(stats, t, slice);
         self.engines
-            .contains_key(&Need::CountryRank(t.to_string(), code.to_string(), n))
+            .contains_key(&self.slice_need(stats, t, slice, n))
     }
 
-    /// How many rank chunks of common term `t` over country `c` the build
+    /// How many rank chunks of common term `t` over `slice` the build
     /// wrote.
-    fn country_written(&self, t: &str, c: u16) -> usize {
-        match self.country_described(t, c) {
+    fn slice_written(&self, t: &str, slice: Slice) -> usize {
+        match self.slice_described(t, slice) {
             Some(Some(d)) if d.chunks.is_empty() => 1,
-            Some(Some(d)) => d.chunks.len().min(COUNTRY_RANK_CHUNKS),
+            Some(Some(d)) => d.chunks.len().min(FACET_RANK_CHUNKS),
             _ => 0,
         }
     }
 
-    /// Where common term `t`'s unloaded records with a location in country
-    /// `c` begin: its own frontier ([`SearchClient::frontier`]) or its
-    /// frontier over the country's records, whichever is further (both
-    /// hold for every such record); `None` when all of them are loaded.
+    /// Where common term `t`'s unloaded records in every one of `slices`
+    /// begin: its own frontier ([`SearchClient::frontier`]) or its
+    /// frontier over a slice's records, whichever is furthest (each holds
+    /// for every such record); `None` when all of them are loaded.
     fn frontier_in(
         &self,
         stats: &SearchStats,
         t: &str,
-        country: Option<u16>,
+        slices: &[Slice],
     ) -> Option<bound::Frontier> {
-        let own = self.frontier(stats, t)?;
-        let Some(c) = country else {
-            return Some(own);
-        };
-        let d = match self.country_described(t, c) {
-            None => return Some(own),
-            Some(None) => return None, // no record of `t` there
-            Some(Some(d)) => d,
-        };
-        let code = &stats.countries[c as usize].code;
-        let k = self.country_chunks(t, code) as usize;
-        if k < self.country_written(t, c) && self.country_missing(t, code) {
-            return Some(own);
-        }
-        let by_country = if d.chunks.is_empty() {
-            // One chunk, not described: nothing left once it is loaded.
-            (k == 0).then_some(bound::Frontier {
-                len: 1,
-                first: None,
-            })?
-        } else {
-            bound::Frontier {
-                len: *d.chunks.get(k)?,
-                first: d.chunk_firsts.get(k).copied(),
+        let mut at = self.frontier(stats, t)?;
+        for &slice in slices {
+            let d = match self.slice_described(t, slice) {
+                None => continue,
+                Some(None) => return None, // no record of `t` there
+                Some(Some(d)) => d,
+            };
+            let k = self.slice_chunks(stats, t, slice) as usize;
+            if k < self.slice_written(t, slice) && self.slice_missing(stats, t, slice) {
+                continue;
             }
-        };
-        // The later of the two in E2's order among equal scores.
-        let later = |a: &bound::Frontier, b: &bound::Frontier| match (a.first, b.first) {
-            (Some(x), Some(y)) => x.order() > y.order(),
-            (Some(_), None) => true,
-            _ => false,
-        };
-        Some(
-            if by_country.len > own.len || (by_country.len == own.len && later(&by_country, &own)) {
-                by_country
+            let by_slice = if d.chunks.is_empty() {
+                // One chunk, not described: nothing left once it is loaded.
+                if k > 0 {
+                    return None;
+                }
+                bound::Frontier {
+                    len: 1,
+                    first: None,
+                }
             } else {
-                own
-            },
-        )
+                bound::Frontier {
+                    len: *d.chunks.get(k)?,
+                    first: d.chunk_firsts.get(k).copied(),
+                }
+            };
+            // The later of the two in E2's order among equal scores.
+            let later = |a: &bound::Frontier, b: &bound::Frontier| match (a.first, b.first) {
+                (Some(x), Some(y)) => x.order() > y.order(),
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if by_slice.len > at.len || (by_slice.len == at.len && later(&by_slice, &at)) {
+                at = by_slice;
+            }
+        }
+        Some(at)
     }
 
-    /// The next rank chunk of common term `t` to load: over the filter's
-    /// country while the build wrote more of those, else its own.
-    fn next_rank_chunk(&self, stats: &SearchStats, t: &str, country: Option<u16>) -> Need {
-        if let Some(c) = country {
-            let code = &stats.countries[c as usize].code;
-            let k = self.country_chunks(t, code);
-            if (k as usize) < self.country_written(t, c) && !self.country_missing(t, code) {
-                return Need::CountryRank(t.to_string(), code.clone(), k);
+    /// The next rank chunk of common term `t` to load: over the first of
+    /// `slices` the build wrote more of, else its own.
+    fn next_rank_chunk(&self, stats: &SearchStats, t: &str, slices: &[Slice]) -> Need {
+        for &slice in slices {
+            let k = self.slice_chunks(stats, t, slice);
+            if (k as usize) < self.slice_written(t, slice) && !self.slice_missing(stats, t, slice) {
+                return self.slice_need(stats, t, slice, k);
             }
         }
         Need::Rank(t.to_string(), self.rank_chunks(t))
@@ -1610,6 +1721,135 @@ impl SearchClient {
             .map(|i| (hits.scores[i], e, hits.records[i]))
             .collect();
         self.page(q, countries, page, total, facets)
+    }
+
+    /// A quoted phrase of two common words alone (`"university of"`) whose
+    /// records do not fit a phrase piece (version 7): every match holds the
+    /// pair, so its group file counts them all by columns (the count and
+    /// the facets), and its rank chunks order them by their shortest name
+    /// holding it; E2 scores such a name by the two words' IDFs at that
+    /// length, so a page is proven once its last record scores above what
+    /// the first unloaded chunk's shortest name may (or as much, sorting
+    /// before that chunk's first record).
+    fn answer_phrase(
+        &self,
+        q: &ListQuery,
+        stats: &SearchStats,
+        countries: &Index,
+        filters: &Filters,
+        a: &str,
+        b: &str,
+    ) -> SearchAnswer {
+        let whole = SearchAnswer::Whole("a quoted phrase of common words only");
+        let Some(g) = self.phrase_groups.get(&(a.to_string(), b.to_string())) else {
+            return SearchAnswer::Need(vec![Need::PhraseGroups(a.to_string(), b.to_string())]);
+        };
+        let (Some(ca), Some(cb)) = (stats.common(a), stats.common(b)) else {
+            return whole;
+        };
+        if g.groups.is_empty() || g.chunks.is_empty() {
+            return whole; // none written (an older build)
+        }
+        let mut facets = FacetCounts::default();
+        let mut total = 0usize;
+        for (grp, n) in &g.groups {
+            if group_passes(filters, grp) {
+                total += *n as usize;
+                add_group(&mut facets, stats, grp, q.version, i64::from(*n));
+            }
+        }
+        let global = GlobalStats {
+            entries: stats.entries as usize,
+            avg_len: stats.avg_len,
+            df: HashMap::from([
+                (a.to_string(), ca.df as usize),
+                (b.to_string(), cb.df as usize),
+            ]),
+            prefix_df: HashMap::new(),
+        };
+        let run = |n| Need::PhraseRank(a.to_string(), b.to_string(), n);
+        let loaded: Vec<&Engine> = self
+            .loaded_run(run)
+            .take_while(|e| !e.registry().is_empty())
+            .collect();
+        let mut rows: Vec<(f32, u8, u32, &Engine, u32)> = Vec::new();
+        for &e in &loaded {
+            let local = filters.relocate(countries, e.index());
+            let hits = match e.search_with(&q.query, &local, Some(&global)) {
+                Ok(h) => h,
+                Err(msg) => return SearchAnswer::Invalid(vec![msg]),
+            };
+            let reg = e.registry();
+            for (&r, &score) in hits.records.iter().zip(&hits.scores) {
+                rows.push((
+                    score,
+                    reg.priors()[r as usize],
+                    reg.id(r as usize).number(),
+                    e,
+                    r,
+                ));
+            }
+        }
+        rows.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
+        let k = loaded.len();
+        let from = (q.page.saturating_sub(1) * PAGE_SIZE).min(total);
+        let to = (from + PAGE_SIZE).min(total);
+        let written = g.chunks.len().min(PHRASE_RANK_CHUNKS);
+        let proven = match g.chunks.get(k) {
+            // Every chunk loaded: the rows are every match.
+            None if k == g.chunks.len() => {
+                if rows.len() != total {
+                    return SearchAnswer::Whole("the group files disagree");
+                }
+                true
+            }
+            None => false, // a chunk came empty (a broken deploy)
+            Some(&len) if to > 0 => rows.get(to - 1).is_some_and(|&(score, prior, id, ..)| {
+                // As E2 adds it: the IDFs' sum times the length norm, plus
+                // 1e-6 (a name of exactly the two words also scores the
+                // exact-name boost); at the frontier's length, and longer.
+                let idf_sum: f32 = [ca.df, cb.df]
+                    .iter()
+                    .map(|&df| crate::search::idf(global.entries, df as usize))
+                    .sum();
+                // (The boost's words are those besides `and`.)
+                let words = [a, b].iter().filter(|t| **t != "and").count() as u32;
+                let at_len = |l: u32| {
+                    let s = idf_sum * crate::search::bm25_norm(l as usize, global.avg_len) + 1e-6;
+                    if l == words {
+                        s + crate::search::EXACT_NAME_BOOST
+                    } else {
+                        s
+                    }
+                };
+                // (Lengths only grow past the frontier, and the boost's
+                // is at most 2: past it when the frontier is 1.)
+                let (at, beyond) = (at_len(len), at_len(len + 1));
+                beyond < score
+                    && (at < score
+                        || (at <= score
+                            && g.chunk_firsts
+                                .get(k)
+                                .is_some_and(|f| ChunkFirst { prior, id }.order() <= f.order())))
+            }),
+            Some(_) => true, // an empty page
+        };
+        if !proven {
+            return if k < written && !self.has(&run(k as u32)) {
+                let mut needs = vec![run(k as u32)];
+                if k >= 1 && k + 1 < written {
+                    needs.push(run(k as u32 + 1));
+                }
+                SearchAnswer::Need(needs)
+            } else {
+                SearchAnswer::Whole("a quoted phrase of common words ranks records no piece holds")
+            };
+        }
+        let hits = rows[from..to]
+            .iter()
+            .map(|&(s, _, _, e, r)| (s, e, r))
+            .collect();
+        self.page(q, countries, hits, total, facets)
     }
 
     fn page(
@@ -1710,6 +1950,41 @@ fn common_phrase(stats: &SearchStats, toks: &[text::Token]) -> bool {
         .filter(|t| t.kind != TokenKind::Bigram)
         .peekable();
     seq.peek().is_some() && seq.all(|t| stats.common(&t.text).is_some())
+}
+
+/// The two words of the query when it is one quoted phrase of two common
+/// words and nothing else (read from its phrase piece, or else its phrase
+/// rank chunks and group file: [`SearchClient::answer_phrase`]).
+fn lone_phrase<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<(&'c str, &'c str)> {
+    let [(occur, true, toks)] = clauses else {
+        return None;
+    };
+    match toks.as_slice() {
+        [x, y]
+            if *occur != Occur::MustNot
+                && x.kind == TokenKind::Word
+                && y.kind == TokenKind::Word
+                && common_phrase(stats, toks) =>
+        {
+            Some((x.text.as_str(), y.text.as_str()))
+        }
+        _ => None,
+    }
+}
+
+/// Whether records of columns `g` pass `filters` (status and columns).
+fn group_passes(filters: &Filters, g: &Group) -> bool {
+    filters.visible_statuses(false) & (1 << g.status) != 0
+        && filters.matches_columns(g.types, g.continents, &g.countries)
+}
+
+/// Adds `n` records of columns `g` to `facets`.
+fn add_group(facets: &mut FacetCounts, stats: &SearchStats, g: &Group, version: Version, n: i64) {
+    let codes = g
+        .countries
+        .iter()
+        .map(|&c| stats.countries[c as usize].code.as_str());
+    facets.add(g.status, g.types, g.continents, codes, version, n);
 }
 
 /// Adds `e` to `engines` unless it is there: a piece may hold the records
