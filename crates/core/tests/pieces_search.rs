@@ -1125,6 +1125,40 @@ fn a_quoted_phrase_of_common_words_alone_is_read_from_its_rank_chunks() {
     assert!(only_with > 0, "no page from a phrase's rank chunks");
 }
 
+/// A quoted single common word (`"institute"`) is matched and scored by
+/// E2 as the bare word, and read from the pieces as one: answered whenever
+/// the bare word is, equal to the whole registry's answer.
+#[test]
+fn a_quoted_single_word_is_read_as_the_word() {
+    let d = demo();
+    let (f, sp) = files(d, &demo_budget());
+    let (mut both, mut pages) = (0, 0);
+    for c in &sp.stats.common {
+        for filter in [None, Some("types:education"), Some("country.country_code:US")] {
+            for page in 1..=2 {
+                let ask = |text: String| {
+                    let q = ListQuery {
+                        filter: filter.map(str::to_string),
+                        page,
+                        ..first_page(&text, false)
+                    };
+                    let mut client = SearchClient::new(Directory::sharded(f.firsts.clone()));
+                    let (a, _) = ask_noting(&mut client, &f, &q);
+                    check(d, &q, &a);
+                    matches!(a, SearchAnswer::Page(_))
+                };
+                let bare = ask(c.term.clone());
+                let quoted = ask(format!("\"{}\"", c.term));
+                assert_eq!(bare, quoted, "{:?} and its quoted form", c.term);
+                pages += 1;
+                both += usize::from(quoted);
+            }
+        }
+    }
+    println!("{both} of {pages} pages answered, quoted and bare");
+    assert!(both > 0);
+}
+
 /// A query with a digit may be an external id (GRID, ISNI, FundRef,
 /// Wikidata), which only whole records hold: it reads the external id
 /// pieces of every text E2 looks up (version 6), and answers as the whole

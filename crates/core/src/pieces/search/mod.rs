@@ -665,7 +665,12 @@ impl SearchClient {
                 ClauseKind::Term { text, .. } => (text, false),
                 ClauseKind::Phrase { text, sloppy } => (text, !sloppy),
             };
-            clauses.push((c.occur, exact_phrase, text::tokens(text)));
+            let toks = text::tokens(text);
+            // A quoted single word (`"institute"`) E2 matches and scores as
+            // the bare word: read as one (not in the search page's reading,
+            // which types a bare word as a prefix and counts it otherwise).
+            let one_word = matches!(toks.as_slice(), [t] if t.kind == TokenKind::Word);
+            clauses.push((c.occur, exact_phrase && !(one_word && !q.typed), toks));
         }
         // The search page's reading: its last bare word also by prefix.
         let typed_last = if q.typed {
