@@ -29,6 +29,9 @@ const REQUESTS = [
   { query: "of", allStatus: true },
   { query: "institute -technology" },
   { query: "\"university of\"" },
+  { query: "\"university of\"", filter: "types:education" },
+  { query: "\"institute\"", page: 2 },
+  { query: "university research", filter: "types:education", page: 2 },
   { query: "kilimani university", filter: "country.country_code:KE" },
   { query: "polar", version: 1 },
   { query: "0bsd6jb11" },
@@ -76,6 +79,9 @@ test("pages from pieces equal the whole registry's, and cost a few small files",
     assert.deepEqual(pieces.meta, whole.body.meta, JSON.stringify(r));
   }
   assert.ok(answered >= REQUESTS.length - 2, `${answered} of ${REQUESTS.length} answered from pieces`);
+  // (Pieces version 7: a type's rank chunks, a quoted pair's rank chunks and group file.)
+  assert.ok(fetched.some((f) => /^kt-/.test(f)), `a type's rank chunks were fetched: ${fetched}`);
+  assert.ok(fetched.some((f) => /^pk-/.test(f)) && fetched.some((f) => /^pg-/.test(f)), `a phrase's rank chunks and group file were fetched: ${fetched}`);
   assert.ok(fetched.includes("search.stats"), "the statistics file was fetched");
   // (Counted from its group file, or from its member file for three common words or more.)
   assert.ok(fetched.some((f) => /^[cg]-/.test(f)), `a common term's groups or members were fetched: ${fetched}`);

@@ -54,13 +54,14 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   id pieces* (`e-<bucket>.shard`, counted in the statistics after a third
 ///   marker) queries with a digit;
 /// * 7: a common term's group file ends, after its chunks by country, with
-///   its rank chunks over each type's records (`kt-<hex>-<hex>-<n>.shard`,
-///   the first two written): a page filtered by a type is ranked by them (a
+///   its rank chunks over each type's records (`kt-<hex>-<hex>-<n>.shard`;
+///   of these and of the countries' the first six written): a page
+///   filtered by a type is ranked by them (a
 ///   reader of version 6 rejects such group files; a reader of version 7
 ///   reads version-6 ones with the terms' own and countries' chunks); and a
 ///   pair of common words one right after the other whose records do not
 ///   fit a phrase piece has *phrase rank chunks* (`pk-<hex>-<hex>-<n>.shard`,
-///   the first two) and a *phrase group file* (`pg-<hex>-<hex>.shard`),
+///   the first four) and a *phrase group file* (`pg-<hex>-<hex>.shard`),
 ///   which answer that quoted pair alone (404s in version 6: the whole
 ///   registry answers it, as before).
 pub const PIECES_VERSION: u32 = 7;

@@ -1134,7 +1134,11 @@ fn a_quoted_single_word_is_read_as_the_word() {
     let (f, sp) = files(d, &demo_budget());
     let (mut both, mut pages) = (0, 0);
     for c in &sp.stats.common {
-        for filter in [None, Some("types:education"), Some("country.country_code:US")] {
+        for filter in [
+            None,
+            Some("types:education"),
+            Some("country.country_code:US"),
+        ] {
             for page in 1..=2 {
                 let ask = |text: String| {
                     let q = ListQuery {

@@ -133,14 +133,18 @@ const PHRASE_PAIRS: usize = 3;
 pub const PAIR_RANK_CHUNKS: usize = 2;
 
 /// Rank chunks written for a common term over one country's records
-/// (version 6) or one type's (version 7): its group file describes one
-/// more, where the unwritten begin.
-pub const FACET_RANK_CHUNKS: usize = 2;
+/// (version 6: two) or one type's (version 7: six, and six of each
+/// country's): its group file describes one more, where the unwritten
+/// begin. (A version-6 group file read with this count says one chunk
+/// more than was written: that chunk is not listed in the hash tables,
+/// so the host answers it as missing without a request, and the
+/// country's frontier then yields to the term's own.)
+pub const FACET_RANK_CHUNKS: usize = 6;
 
 /// Rank chunks written for a pair of common terms held one right after
 /// the other whose records do not fit a phrase piece (version 7): its
 /// group file describes one more, where the unwritten begin.
-pub const PHRASE_RANK_CHUNKS: usize = 2;
+pub const PHRASE_RANK_CHUNKS: usize = 4;
 
 /// The records of one filter value over which common terms have rank
 /// chunks of their own: the one country, or the one type, every record a
