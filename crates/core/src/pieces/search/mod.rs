@@ -674,7 +674,7 @@ impl SearchClient {
             // the bare word: read as one (not in the search page's reading,
             // which types a bare word as a prefix and counts it otherwise).
             let one_word = matches!(toks.as_slice(), [t] if t.kind == TokenKind::Word);
-            clauses.push((c.occur, exact_phrase && !(one_word && !q.typed), toks));
+            clauses.push((c.occur, exact_phrase && (q.typed || !one_word), toks));
         }
         // The search page's reading: its last bare word also by prefix.
         let typed_last = if q.typed {
