@@ -154,17 +154,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             *slot = (*slot).min(name_len(ix, and, e));
         }
         let (firsts, chunk_firsts, cut) = rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
-        for (n, records) in cut.into_iter().enumerate() {
-            chunks.push((
-                spec.key.clone(),
-                n as u32,
-                PieceSpec {
-                    key: spec.key.clone(),
-                    kind: PieceKind::Leaf,
-                    records,
-                    exact_words: None,
-                },
-            ));
+        for (n, piece) in chunk_pieces(&spec.key, cut) {
+            chunks.push((spec.key.clone(), n, piece));
         }
         own_chunks.insert(spec.key.clone(), (firsts, chunk_firsts));
         // The same order over each country's records (version 6) and
@@ -186,18 +177,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         ] {
             for (d, cut) in list {
                 let value = &names[d.value as usize];
-                for (n, records) in cut.iter().enumerate() {
-                    out.push((
-                        spec.key.clone(),
-                        value.clone(),
-                        n as u32,
-                        PieceSpec {
-                            key: format!("{} {value}", spec.key),
-                            kind: PieceKind::Leaf,
-                            records: records.clone(),
-                            exact_words: None,
-                        },
-                    ));
+                for (n, piece) in chunk_pieces(&format!("{} {value}", spec.key), cut.clone()) {
+                    out.push((spec.key.clone(), value.clone(), n, piece));
                 }
             }
         }
@@ -257,17 +238,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             budget.raw_bytes,
             super::PHRASE_RANK_CHUNKS,
         );
-        for (n, records) in cut.into_iter().enumerate() {
-            phrase_chunks.push((
-                (a.clone(), b.clone()),
-                n as u32,
-                PieceSpec {
-                    key: format!("{a} {b}"),
-                    kind: PieceKind::Leaf,
-                    records,
-                    exact_words: None,
-                },
-            ));
+        for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
+            phrase_chunks.push(((a.clone(), b.clone()), n, piece));
         }
         let mut records: Vec<u32> = shortest.keys().copied().collect();
         records.sort_unstable();
@@ -344,17 +316,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                     budget.raw_bytes,
                     super::PAIR_RANK_CHUNKS,
                 );
-                for (n, records) in cut.into_iter().enumerate() {
-                    pair_chunks.push((
-                        (a.clone(), b.clone()),
-                        n as u32,
-                        PieceSpec {
-                            key: format!("{a} {b}"),
-                            kind: PieceKind::Leaf,
-                            records,
-                            exact_words: None,
-                        },
-                    ));
+                for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
+                    pair_chunks.push(((a.clone(), b.clone()), n, piece));
                 }
                 groups.push(TermGroups {
                     terms: vec![a.clone(), b.clone()],
@@ -594,6 +557,20 @@ fn rank_chunks(
         }
     }
     (firsts, chunk_firsts, out)
+}
+
+/// Rank chunks (`cut`: each one's records) as pieces keyed `key`, with
+/// their numbers.
+fn chunk_pieces(key: &str, cut: Vec<Vec<u32>>) -> impl Iterator<Item = (u32, PieceSpec)> + '_ {
+    cut.into_iter().enumerate().map(move |(n, records)| {
+        let piece = PieceSpec {
+            key: key.to_string(),
+            kind: PieceKind::Leaf,
+            records,
+            exact_words: None,
+        };
+        (n as u32, piece)
+    })
 }
 
 /// The first `written` of [`rank_chunks`], each chunk's first length and
