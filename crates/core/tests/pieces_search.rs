@@ -1294,6 +1294,63 @@ fn one_common_word_typed_reads_its_typeahead_head() {
     }
 }
 
+/// The search page's reading of one common word filtered by a country or
+/// a type whose records of the word fit one rank chunk (`University` +
+/// Enter, then a click on Kenya): that chunk holds every match the filter
+/// lets through, so pages past the word's typeahead head are answered from
+/// it, equal to the whole registry's; without the facet values' chunks
+/// (404s) the same pages go to the whole registry.
+#[test]
+fn one_common_word_typed_and_filtered_reads_its_facet_chunk() {
+    // Heads of a few records: filtered pages pass them, as a large
+    // registry's pass its heads of 40.
+    let small = PieceBudget {
+        raw_bytes: 250,
+        head_records: 3,
+        ..demo_budget()
+    };
+    for (d, budget, step) in [(demo(), small, 1)]
+        .into_iter()
+        .chain(full().map(|d| (d, PieceBudget::default(), 9)))
+    {
+        let (f, sp) = files(d, &budget);
+        let reg = d.engine.registry();
+        let mut codes: Vec<String> = (0..reg.len())
+            .step_by(reg.len() / 60 + 1)
+            .filter_map(|r| reg.summary(r).country_code)
+            .collect();
+        codes.sort();
+        codes.dedup();
+        let mut filters: Vec<String> = codes
+            .iter()
+            .take(12)
+            .map(|c| format!("country.country_code:{c}"))
+            .collect();
+        filters.extend(["types:education", "types:facility", "types:funder"].map(String::from));
+        let (mut answered, mut only_with) = (0, 0);
+        for c in sp.stats.common.iter().step_by(step) {
+            for filter in &filters {
+                for page in 1..=3 {
+                    let q = ListQuery {
+                        page,
+                        filter: Some(filter.clone()),
+                        ..first_page(&c.term, true)
+                    };
+                    let facet: fn(&Need) -> bool =
+                        |n| matches!(n, Need::CountryRank(..) | Need::TypeRank(..));
+                    let (a, _, b) = with_and_without(d, &f, facet, &q, None);
+                    if let SearchAnswer::Page(_) = a {
+                        answered += 1;
+                        only_with += usize::from(!matches!(b, SearchAnswer::Page(_)));
+                    }
+                }
+            }
+        }
+        println!("{answered} filtered pages answered, {only_with} only with a facet value's chunk");
+        assert!(only_with > 0, "no filtered page from a facet value's chunk");
+    }
+}
+
 /// A query with common words asks for the rarest one's first rank chunk
 /// in the round that asks for their group files (a round trip less on a
 /// link), and only when records holding the common words alone can match.

@@ -65,7 +65,10 @@
 //! common word that is a split prefix (`University` + Enter), its typeahead
 //! head holds the first of them (the typeahead's order is record-local, so
 //! under any filter the head's first matches are the whole registry's), and
-//! a page within them is answered from it.
+//! a page within them is answered from it; filtered by a country or a type
+//! whose records of the word fit one rank chunk (versions 6, 7), that chunk
+//! holds every match the filter lets through (unless the word's extension
+//! piece has one too), so any page of it is answered from the chunk.
 //!
 //! # Quirks
 //!
@@ -909,13 +912,36 @@ impl SearchClient {
                 {
                     return SearchAnswer::Whole("no word of the query lies in one piece");
                 }
-                let need = Need::Head(w.text.clone());
-                match self.engines.get(&need) {
-                    Some(e) => {
-                        first_piece = Some(e);
-                        first_from_head = true;
+                // A filter by a country or a type whose records of the word
+                // fit one rank chunk (versions 6, 7): that chunk holds every
+                // record of the word the filter lets through, so, when no
+                // record of the extension piece passes it (whatever its
+                // status: the typeahead lists some inactive ones), every
+                // match there is, in the typeahead's order from it alone.
+                let extension_passes = extension_piece.is_some_and(|x| {
+                    let local = filters.relocate(countries, x.index());
+                    (0..x.registry().len() as u32).any(|r| local.matches(x.index(), r, true))
+                });
+                let whole_slice = slices.iter().copied().find(|&s| {
+                    matches!(self.slice_described(&w.text, s), Some(Some(d)) if d.chunks.is_empty())
+                });
+                if let Some(slice) = whole_slice.filter(|_| !extension_passes) {
+                    let need = self.slice_need(stats, &w.text, slice, 0);
+                    match self.engines.get(&need) {
+                        Some(e) if !e.registry().is_empty() => first_piece = Some(e),
+                        Some(_) => {} // not written (a broken deploy): the head
+                        None => return SearchAnswer::Need(vec![need]),
                     }
-                    None => return SearchAnswer::Need(vec![need]),
+                }
+                if first_piece.is_none() {
+                    let need = Need::Head(w.text.clone());
+                    match self.engines.get(&need) {
+                        Some(e) => {
+                            first_piece = Some(e);
+                            first_from_head = true;
+                        }
+                        None => return SearchAnswer::Need(vec![need]),
+                    }
                 }
             }
         }
