@@ -101,21 +101,15 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
         // no record has a word under the prefix, as for the wasm).
         await file(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
       }),
-      // A pair of common words' group file (named in byte order, which hex
-      // keeps). The first rank chunk of the rarest common word, which the
-      // wasm's first answer asks for (pieces::search first_chunk_ahead)
-      // unless a required word or a quoted phrase may leave it out: with
-      // one, its own; with more, the rarest is only in the statistics, so
-      // the longest word is taken for it (`university` before `of`: the
-      // chunk the wasm asked for in ~90 % of `registry bench-pieces`'
-      // requests of two common words; a wrong guess costs ~20 KB, and the
-      // wasm still asks for the right one).
+      // A pair of common words (named in byte order, which hex keeps). One
+      // common word: its first rank chunk, which the wasm's first answer
+      // asks for (pieces::search first_chunk_ahead) unless a required
+      // word or a quoted phrase may leave it out; with two, the rarer one's,
+      // which only the statistics tell.
       Promise.all(isCommon).then((flags) => {
-        const common = words.filter((_, k) => flags[k]);
-        const pair = common.length === 2 ? fetchListed(`g-${common.map(hex).sort().join("-")}.shard`) : null;
-        const longest = common.reduce((a, w) => ([...w].length > [...a].length ? w : a), common[0]);
-        const chunk = longest !== undefined && !/["+]/.test(query) ? fetchListed(`k-${hex(longest)}-0.shard`) : null;
-        return Promise.all([pair, chunk]);
+        const common = words.filter((_, k) => flags[k]).map(hex);
+        if (common.length === 2) return fetchListed(`g-${common.sort().join("-")}.shard`);
+        if (common.length === 1 && !/["+]/.test(query)) return fetchListed(`k-${common[0]}-0.shard`);
       }),
     ]);
   }
