@@ -475,6 +475,23 @@ test("results show each hit's registry id; the record page names external id kin
   }
 });
 
+test("a selected country the facet's own answer does not list (not among the most frequent) shows its name and its count", async () => {
+  const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  // A country of one active record: outside the ten the unfiltered answer lists.
+  const all = (await api(page, "/v2/organizations")).body.meta.countries.map((c) => c.id);
+  const kenya = await api(page, "/v2/organizations?filter=country.country_code:ke");
+  assert.ok(!all.includes("ke") && kenya.body.number_of_results > 0, `${all}`);
+  const [{ title, count }] = kenya.body.meta.countries.filter((c) => c.id === "ke");
+  await page.goto(t.url("?filter=country:ke"));
+  await appReady(page);
+  const entry = page.locator("[data-facet=country] li", { has: page.locator("input[value=ke]") });
+  await entry.waitFor();
+  assert.match(await entry.innerText(), new RegExp(`${title}\\s*${count}`));
+  assert.match(await page.locator(".chips").innerText(), new RegExp(`Country: ${title}`));
+});
+
 test("edges: a page past the last says how many pages there are; punctuation alone is not 'nothing found'", async () => {
   const { page } = t;
   const all = await (async () => {

@@ -319,13 +319,18 @@ fn facet_groups(s: &State, main: &Value, own: Vec<Option<Value>>) -> Vec<Group> 
     let mut groups = Vec::new();
     for ((key, _, meta_key), own) in FACETS.iter().zip(own) {
         let mut list = entries(own.as_ref().unwrap_or(main), meta_key);
-        // Selected values stay listed even when they count 0.
+        // Selected values stay listed. One the facet's own answer does not
+        // list (it lists the most frequent: Kenya is not among them for
+        // `university`) counts in the main answer, which the selection
+        // filters: the same records, under the same title; else 0.
+        let selected = entries(main, meta_key);
         for (k, v) in &s.filter {
             if k == key && !list.iter().any(|e| e.id.eq_ignore_ascii_case(v)) {
+                let found = selected.iter().find(|e| e.id.eq_ignore_ascii_case(v));
                 list.push(Entry {
                     id: v.clone(),
-                    title: v.to_uppercase(),
-                    count: 0,
+                    title: found.map_or_else(|| v.to_uppercase(), |e| e.title.clone()),
+                    count: found.map_or(0, |e| e.count),
                 });
             }
         }
