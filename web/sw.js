@@ -79,17 +79,34 @@ async function dropOldData(keep) {
 
 let staged = null; // a downloaded release waiting for the page's go-ahead
 
-/** Looks for a new release; downloads it in the background and tells the pages (one check at a time). */
+/**
+ * Looks for a new release; downloads it in the background and tells the pages
+ * (one check at a time). A check asked while one runs gets one more after it,
+ * shared by every request meanwhile: the running one may have read the
+ * manifest before the deploy the request is about.
+ */
 let checking = null;
+let again = null;
 function checkForUpdate() {
-  checking ??= check().finally(() => (checking = null));
-  return checking;
+  if (!checking) {
+    checking = check().finally(() => (checking = null));
+    return checking;
+  }
+  again ??= checking
+    .catch(() => {})
+    .then(() => {
+      again = null;
+      return checkForUpdate();
+    });
+  return again;
 }
 
 async function check() {
   const manifest = await fetchManifest(DATA);
   const cur = await current();
   if (cur && cur.build_id === manifest.build_id) return { updateAvailable: false, release: cur.release };
+  // Downloaded already by an earlier check, waiting for the page's go-ahead.
+  if (staged?.build_id === manifest.build_id) return { updateAvailable: true, release: staged.release };
   const next = await download(manifest);
   if (!cur) {
     await setCurrent(next);
