@@ -301,46 +301,7 @@ fn search_files(
             .collect()
     };
     // Each piece-like file: a subset of the records, named by what asks for it.
-    let piece_files = sp
-        .terms
-        .iter()
-        .map(|s| (Need::Term(s.key.clone()), s))
-        .chain(
-            sp.extensions
-                .iter()
-                .map(|s| (Need::Extension(s.key.clone()), s)),
-        )
-        .chain(
-            sp.chunks
-                .iter()
-                .map(|(t, n, s)| (Need::Rank(t.clone(), *n), s)),
-        )
-        .chain(
-            sp.pair_chunks
-                .iter()
-                .map(|((a, b), n, s)| (Need::PairRank(a.clone(), b.clone(), *n), s)),
-        )
-        .chain(
-            sp.country_chunks
-                .iter()
-                .map(|(t, c, n, s)| (Need::CountryRank(t.clone(), c.clone(), *n), s)),
-        )
-        .chain(
-            sp.type_chunks
-                .iter()
-                .map(|(t, k, n, s)| (Need::TypeRank(t.clone(), k.clone(), *n), s)),
-        )
-        .chain(
-            sp.phrases
-                .iter()
-                .map(|(a, b, s)| (Need::Phrase(a.clone(), b.clone()), s)),
-        )
-        .chain(
-            sp.phrase_chunks
-                .iter()
-                .map(|((a, b), n, s)| (Need::PhraseRank(a.clone(), b.clone(), *n), s)),
-        );
-    for (need, spec) in piece_files {
+    for (need, spec) in sp.piece_files() {
         out.push(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: spec.sections(),
@@ -376,16 +337,7 @@ fn search_files(
             bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
         });
     }
-    let phrase_groups = sp.phrase_groups.iter().map(|g| {
-        let [a, b] = [&g.terms[0], &g.terms[1]].map(String::clone);
-        (Need::PhraseGroups(a, b), g)
-    });
-    for (need, g) in sp
-        .groups
-        .iter()
-        .map(|g| (Need::Groups(g.terms.clone()), g))
-        .chain(phrase_groups)
-    {
+    for (need, g) in sp.group_files() {
         out.push(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: vec![SectionKind::TermGroups],

@@ -71,17 +71,8 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
             }
         }
     }
-    for s in &sp.terms {
-        out.insert(Need::Term(s.key.clone()), file_of(s));
-    }
-    for (term, n, spec) in &sp.chunks {
-        out.insert(Need::Rank(term.clone(), *n), file_of(spec));
-    }
-    for ((a, b), n, spec) in &sp.pair_chunks {
-        out.insert(Need::PairRank(a.clone(), b.clone(), *n), file_of(spec));
-    }
-    for (a, b, spec) in &sp.phrases {
-        out.insert(Need::Phrase(a.clone(), b.clone()), file_of(spec));
+    for (need, spec) in sp.piece_files() {
+        out.insert(need, file_of(spec));
     }
     for (bucket, records) in &sp.externals {
         let recs: Vec<Record> = records
@@ -93,36 +84,15 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
             shard::pieces::record_piece_file(&recs, "pieces", 0, &shard::Stored).unwrap(),
         );
     }
-    for (t, code, n, spec) in &sp.country_chunks {
-        out.insert(
-            Need::CountryRank(t.clone(), code.clone(), *n),
-            file_of(spec),
-        );
-    }
-    for (t, kind, n, spec) in &sp.type_chunks {
-        out.insert(Need::TypeRank(t.clone(), kind.clone(), *n), file_of(spec));
-    }
-    for ((a, b), n, spec) in &sp.phrase_chunks {
-        out.insert(Need::PhraseRank(a.clone(), b.clone(), *n), file_of(spec));
-    }
-    for g in &sp.phrase_groups {
-        out.insert(
-            Need::PhraseGroups(g.terms[0].clone(), g.terms[1].clone()),
-            single_section_file(SectionKind::TermGroups, &g.encode()),
-        );
-    }
-    for s in &sp.extensions {
-        out.insert(Need::Extension(s.key.clone()), file_of(s));
-    }
     for m in &sp.members {
         out.insert(
             Need::Members(m.term.clone()),
             single_section_file(SectionKind::TermMembers, &m.encode()),
         );
     }
-    for g in &sp.groups {
+    for (need, g) in sp.group_files() {
         out.insert(
-            Need::Groups(g.terms.clone()),
+            need,
             single_section_file(SectionKind::TermGroups, &g.encode()),
         );
     }

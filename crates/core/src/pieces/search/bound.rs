@@ -160,6 +160,41 @@ impl OutsideBound {
         Some(OutsideBound { cases })
     }
 
+    /// The bound of a quoted phrase of two common words alone (`words`:
+    /// each with the document frequency E2 reads for it, in the phrase's
+    /// order) over the records of its unloaded phrase rank chunks, which
+    /// begin at `frontier`: E2 scores a name holding the phrase by the
+    /// words' IDFs summed, times the length norm, plus `1e-6` (one unit),
+    /// and a name of exactly its words besides `and` gets the exact-name
+    /// boost. One case (nothing but the phrase's own chunks to raise).
+    pub fn phrase(
+        words: [(&str, usize); 2],
+        frontier: &Frontier,
+        entries: usize,
+        avg_len: f32,
+    ) -> OutsideBound {
+        let idf_sum: f32 = words.iter().map(|&(_, df)| idf(entries, df)).sum();
+        let exact = words.iter().filter(|(w, _)| *w != "and").count() as u32;
+        let score = |len: u32| {
+            let s = idf_sum * bm25_norm(len as usize, avg_len) + 1e-6;
+            if len == exact {
+                s + EXACT_NAME_BOOST
+            } else {
+                s
+            }
+        };
+        // (Lengths only grow past the frontier, and the boost's length is at
+        // most 2: longer than a frontier of 1 only by one.)
+        let case = Case {
+            at: score(frontier.len),
+            beyond: score(frontier.len + 1),
+            after: frontier.first.into_iter().collect(),
+            longest: Chunked::Term(0),
+            set: 1,
+        };
+        OutsideBound { cases: vec![case] }
+    }
+
     /// Whether a record of score `score`, prior `prior` and id `id` sorts
     /// before every record no loaded piece holds.
     pub fn proves(&self, score: f32, prior: u8, id: u32) -> bool {

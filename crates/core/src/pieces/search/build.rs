@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::Need;
 use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
@@ -171,21 +172,23 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                 .filter(|&b| bits & (1 << b) != 0)
                 .collect()
         });
-        for (list, out, names) in [
-            (&countries, &mut country_chunks, &country_codes),
-            (&types, &mut type_chunks, &type_names),
-        ] {
+        let mut described: [Vec<FacetChunks>; 2] = Default::default();
+        for ((list, out, names), described) in [
+            (countries, &mut country_chunks, &country_codes),
+            (types, &mut type_chunks, &type_names),
+        ]
+        .into_iter()
+        .zip(&mut described)
+        {
             for (d, cut) in list {
                 let value = &names[d.value as usize];
-                for (n, piece) in chunk_pieces(&format!("{} {value}", spec.key), cut.clone()) {
+                for (n, piece) in chunk_pieces(&format!("{} {value}", spec.key), cut) {
                     out.push((spec.key.clone(), value.clone(), n, piece));
                 }
+                described.push(d);
             }
         }
-        let described = |list: Vec<(FacetChunks, Vec<Vec<u32>>)>| {
-            list.into_iter().map(|(d, _)| d).collect::<Vec<_>>()
-        };
-        by_facet.insert(spec.key.clone(), [described(countries), described(types)]);
+        by_facet.insert(spec.key.clone(), described);
         common.push(CommonTerm {
             term: spec.key.clone(),
             df: ix.postings(t).len() as u64,
@@ -408,6 +411,62 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
 }
 
 impl SearchPieces {
+    /// Every piece-like file (a subset of the records, written as a typeahead
+    /// piece is) with the [`Need`] that names it: term, extension and
+    /// phrase pieces, and every kind of rank chunk.
+    pub fn piece_files(&self) -> impl Iterator<Item = (Need, &PieceSpec)> {
+        let terms = self.terms.iter().map(|s| (Need::Term(s.key.clone()), s));
+        let extensions = self
+            .extensions
+            .iter()
+            .map(|s| (Need::Extension(s.key.clone()), s));
+        let chunks = self
+            .chunks
+            .iter()
+            .map(|(t, n, s)| (Need::Rank(t.clone(), *n), s));
+        let pairs = self
+            .pair_chunks
+            .iter()
+            .map(|((a, b), n, s)| (Need::PairRank(a.clone(), b.clone(), *n), s));
+        let countries = self
+            .country_chunks
+            .iter()
+            .map(|(t, c, n, s)| (Need::CountryRank(t.clone(), c.clone(), *n), s));
+        let types = self
+            .type_chunks
+            .iter()
+            .map(|(t, k, n, s)| (Need::TypeRank(t.clone(), k.clone(), *n), s));
+        let phrases = self
+            .phrases
+            .iter()
+            .map(|(a, b, s)| (Need::Phrase(a.clone(), b.clone()), s));
+        let phrase_chunks = self
+            .phrase_chunks
+            .iter()
+            .map(|((a, b), n, s)| (Need::PhraseRank(a.clone(), b.clone(), *n), s));
+        terms
+            .chain(extensions)
+            .chain(chunks)
+            .chain(pairs)
+            .chain(countries)
+            .chain(types)
+            .chain(phrases)
+            .chain(phrase_chunks)
+    }
+
+    /// Every group file with the [`Need`] that names it: a term's or a
+    /// pair's, and a phrase's.
+    pub fn group_files(&self) -> impl Iterator<Item = (Need, &TermGroups)> {
+        let phrases = self.phrase_groups.iter().map(|g| {
+            let [a, b] = [&g.terms[0], &g.terms[1]].map(String::clone);
+            (Need::PhraseGroups(a, b), g)
+        });
+        self.groups
+            .iter()
+            .map(|g| (Need::Groups(g.terms.clone()), g))
+            .chain(phrases)
+    }
+
     /// Adds the external id pieces (version 6) of `reg`, the registry the
     /// pieces were cut from with its records section (the external ids
     /// are in the records; a registry without them adds none).
@@ -508,7 +567,8 @@ fn phrase_pieces(
 }
 
 /// A name's length as BM25 and the exact-name boost read it (its words
-/// besides `and`, whose term is `and`): what rank chunks order records by.
+/// besides `and`, whose term id is `and`): what rank chunks order records
+/// by.
 fn name_len(ix: &crate::index::Index, and: Option<u32>, e: u32) -> u32 {
     ix.entry_terms(e)
         .iter()

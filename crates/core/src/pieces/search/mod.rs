@@ -160,6 +160,22 @@ enum Slice {
     Type(u16),
 }
 
+impl Slice {
+    /// The file of rank chunk `n` of common term `t` over this slice.
+    fn rank_chunk(self, stats: &SearchStats, t: &str, n: u32) -> Need {
+        match self {
+            Slice::Country(c) => {
+                Need::CountryRank(t.to_string(), stats.countries[c as usize].code.clone(), n)
+            }
+            Slice::Type(b) => Need::TypeRank(
+                t.to_string(),
+                crate::model::TYPES[b as usize].to_string(),
+                n,
+            ),
+        }
+    }
+}
+
 /// A file the answer needs; the host fetches it and hands it to
 /// [`SearchClient::add`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -416,27 +432,15 @@ impl SearchClient {
                 Ok(())
             }
             Need::Groups(terms) => {
-                let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
-                let g = match bytes {
-                    Some(b) => {
-                        TermGroups::decode(&section(b, SectionKind::TermGroups)?, countries)?
-                    }
-                    None => TermGroups {
-                        terms: terms.clone(),
-                        ..TermGroups::default()
-                    },
-                };
+                let g = self.decode_groups(bytes)?.unwrap_or_else(|| TermGroups {
+                    terms: terms.clone(),
+                    ..TermGroups::default()
+                });
                 self.groups.insert(terms.clone(), g);
                 Ok(())
             }
             Need::PhraseGroups(a, b) => {
-                let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
-                let g = match bytes {
-                    Some(b) => {
-                        TermGroups::decode(&section(b, SectionKind::TermGroups)?, countries)?
-                    }
-                    None => TermGroups::default(),
-                };
+                let g = self.decode_groups(bytes)?.unwrap_or_default();
                 self.phrase_groups.insert((a.clone(), b.clone()), g);
                 Ok(())
             }
@@ -464,6 +468,15 @@ impl SearchClient {
                 Ok(())
             }
         }
+    }
+
+    /// A group file's bytes, decoded against the statistics' countries
+    /// (`None`: it does not exist).
+    fn decode_groups(&self, bytes: Option<&[u8]>) -> Result<Option<TermGroups>, ShardError> {
+        let countries = self.stats.as_ref().map_or(0, |s| s.0.countries.len());
+        bytes
+            .map(|b| TermGroups::decode(&section(b, SectionKind::TermGroups)?, countries))
+            .transpose()
     }
 
     /// Whether `need` is loaded.
@@ -926,7 +939,7 @@ impl SearchClient {
                     matches!(self.slice_described(&w.text, s), Some(Some(d)) if d.chunks.is_empty())
                 });
                 if let Some(slice) = whole_slice.filter(|_| !extension_passes) {
-                    let need = self.slice_need(stats, &w.text, slice, 0);
+                    let need = slice.rank_chunk(stats, &w.text, 0);
                     match self.engines.get(&need) {
                         Some(e) if !e.registry().is_empty() => first_piece = Some(e),
                         Some(_) => {} // not written (a broken deploy): the head
@@ -1376,31 +1389,24 @@ impl SearchClient {
                 let allowance = self.chunk_allowance.unwrap_or(MAX_RANK_CHUNKS);
                 return match next_chunk {
                     Some(n) if loaded_chunks < allowance && !fewer_units => {
-                        // Read ahead: a page that needed a second chunk of a
-                        // term usually needs the one after too, and a round
-                        // trip costs more than a chunk (~20 KB).
-                        let mut needs = vec![n.clone()];
-                        if let Need::Rank(t, k) = &n
-                            && *k >= 1
-                            && loaded_chunks + 1 < allowance
-                            && self.chunk_count(stats, t) > *k as usize + 1
-                        {
-                            needs.push(Need::Rank(t.clone(), k + 1));
-                        }
-                        if let Some((t, slice, k)) = self.slice_of(stats, &n, &slices)
-                            && k >= 1
-                            && loaded_chunks + 1 < allowance
-                            && self.slice_written(t, slice) > k as usize + 1
-                        {
-                            needs.push(self.slice_need(stats, t, slice, k + 1));
-                        }
-                        if let Need::PairRank(a, b, k) = &n
-                            && *k >= 1
-                            && loaded_chunks + 1 < allowance
-                            && self.pair_written(a, b) > *k as usize + 1
-                        {
-                            needs.push(Need::PairRank(a.clone(), b.clone(), k + 1));
-                        }
+                        // Read ahead ([`read_ahead`]), within the allowance.
+                        let ahead = match &n {
+                            Need::Rank(t, k) => read_ahead(*k, self.chunk_count(stats, t), || {
+                                Need::Rank(t.clone(), k + 1)
+                            }),
+                            Need::PairRank(a, b, k) => {
+                                read_ahead(*k, self.pair_written(a, b), || {
+                                    Need::PairRank(a.clone(), b.clone(), k + 1)
+                                })
+                            }
+                            _ => self.slice_of(stats, &n, &slices).and_then(|(t, slice, k)| {
+                                read_ahead(k, self.slice_written(t, slice), || {
+                                    slice.rank_chunk(stats, t, k + 1)
+                                })
+                            }),
+                        };
+                        let mut needs = vec![n];
+                        needs.extend(ahead.filter(|_| loaded_chunks + 1 < allowance));
                         SearchAnswer::Need(needs)
                     }
                     _ => match next_leaf {
@@ -1478,7 +1484,7 @@ impl SearchClient {
         // With a country or a type filter, its first chunk (a 404 when the
         // build has none: no record of the term there, or an older build).
         let need = match slices.first() {
-            Some(&s) => self.slice_need(stats, &rarest.term, s, 0),
+            Some(&s) => s.rank_chunk(stats, &rarest.term, 0),
             None => Need::Rank(rarest.term.clone(), 0),
         };
         (!self.has(&need)).then_some(need)
@@ -1577,20 +1583,6 @@ impl SearchClient {
         )
     }
 
-    /// The file of rank chunk `n` of common term `t` over `slice`.
-    fn slice_need(&self, stats: &SearchStats, t: &str, slice: Slice, n: u32) -> Need {
-        match slice {
-            Slice::Country(c) => {
-                Need::CountryRank(t.to_string(), stats.countries[c as usize].code.clone(), n)
-            }
-            Slice::Type(b) => Need::TypeRank(
-                t.to_string(),
-                crate::model::TYPES[b as usize].to_string(),
-                n,
-            ),
-        }
-    }
-
     /// The term, slice and number of `need` when it is a rank chunk over
     /// one of `slices`.
     fn slice_of<'n>(
@@ -1605,7 +1597,7 @@ impl SearchClient {
         let slice = slices
             .iter()
             .copied()
-            .find(|&s| self.slice_need(stats, t, s, *k) == *need)?;
+            .find(|&s| s.rank_chunk(stats, t, *k) == *need)?;
         Some((t.as_str(), slice, *k))
     }
 
@@ -1625,7 +1617,7 @@ impl SearchClient {
         t: &'a str,
         slice: Slice,
     ) -> impl Iterator<Item = &'a Engine> {
-        self.loaded_run(move |n| self.slice_need(stats, t, slice, n))
+        self.loaded_run(move |n| slice.rank_chunk(stats, t, n))
             .take_while(|e| !e.registry().is_empty())
     }
 
@@ -1634,8 +1626,7 @@ impl SearchClient {
     /// version 5).
     fn slice_missing(&self, stats: &SearchStats, t: &str, slice: Slice) -> bool {
         let n = self.slice_chunks(stats, t, slice);
-        self.engines
-            .contains_key(&self.slice_need(stats, t, slice, n))
+        self.engines.contains_key(&slice.rank_chunk(stats, t, n))
     }
 
     /// How many rank chunks of common term `t` over `slice` the build
@@ -1703,7 +1694,7 @@ impl SearchClient {
         for &slice in slices {
             let k = self.slice_chunks(stats, t, slice);
             if (k as usize) < self.slice_written(t, slice) && !self.slice_missing(stats, t, slice) {
-                return self.slice_need(stats, t, slice, k);
+                return slice.rank_chunk(stats, t, k);
             }
         }
         Need::Rank(t.to_string(), self.rank_chunks(t))
@@ -1840,41 +1831,24 @@ impl SearchClient {
             }
             None => false, // a chunk came empty (a broken deploy)
             Some(&len) if to > 0 => rows.get(to - 1).is_some_and(|&(score, prior, id, ..)| {
-                // As E2 adds it: the IDFs' sum times the length norm, plus
-                // 1e-6 (a name of exactly the two words also scores the
-                // exact-name boost); at the frontier's length, and longer.
-                let idf_sum: f32 = [ca.df, cb.df]
-                    .iter()
-                    .map(|&df| crate::search::idf(global.entries, df as usize))
-                    .sum();
-                // (The boost's words are those besides `and`.)
-                let words = [a, b].iter().filter(|t| **t != "and").count() as u32;
-                let at_len = |l: u32| {
-                    let s = idf_sum * crate::search::bm25_norm(l as usize, global.avg_len) + 1e-6;
-                    if l == words {
-                        s + crate::search::EXACT_NAME_BOOST
-                    } else {
-                        s
-                    }
+                let frontier = bound::Frontier {
+                    len,
+                    first: g.chunk_firsts.get(k).copied(),
                 };
-                // (Lengths only grow past the frontier, and the boost's
-                // is at most 2: past it when the frontier is 1.)
-                let (at, beyond) = (at_len(len), at_len(len + 1));
-                beyond < score
-                    && (at < score
-                        || (at <= score
-                            && g.chunk_firsts
-                                .get(k)
-                                .is_some_and(|f| ChunkFirst { prior, id }.order() <= f.order())))
+                bound::OutsideBound::phrase(
+                    [(a, ca.df as usize), (b, cb.df as usize)],
+                    &frontier,
+                    global.entries,
+                    global.avg_len,
+                )
+                .proves(score, prior, id)
             }),
             Some(_) => true, // an empty page
         };
         if !proven {
             return if k < written && !self.has(&run(k as u32)) {
                 let mut needs = vec![run(k as u32)];
-                if k >= 1 && k + 1 < written {
-                    needs.push(run(k as u32 + 1));
-                }
+                needs.extend(read_ahead(k as u32, written, || run(k as u32 + 1)));
                 SearchAnswer::Need(needs)
             } else {
                 SearchAnswer::Whole("a quoted phrase of common words ranks records no piece holds")
@@ -2020,6 +1994,14 @@ fn add_group(facets: &mut FacetCounts, stats: &SearchStats, g: &Group, version: 
         .iter()
         .map(|&c| stats.countries[c as usize].code.as_str());
     facets.add(g.status, g.types, g.continents, codes, version, n);
+}
+
+/// The rank chunk after chunk `k` of a run of `written` (`next`), asked
+/// with it when `k` is past the first: a page that needed a second chunk
+/// usually needs the one after too, and a round trip costs more than a
+/// chunk (~20 KB).
+fn read_ahead(k: u32, written: usize, next: impl FnOnce() -> Need) -> Option<Need> {
+    (k >= 1 && written > k as usize + 1).then(next)
 }
 
 /// Adds `e` to `engines` unless it is there: a piece may hold the records
