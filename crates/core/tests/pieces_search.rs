@@ -1431,7 +1431,7 @@ fn a_term_too_common_to_split_is_read_by_its_rank_chunks() {
             // An allowance the demo's chunks pass, as a large registry's do.
             let mut c = SearchClient::new(Directory::sharded(f.firsts.clone()))
                 .with_id_pieces()
-                .with_rank_chunk_allowance(6);
+                .with_rank_chunk_allowance(3);
             let mut fetched = 0;
             let a = ask(&mut c, &f, &q, &mut fetched);
             check(d, &q, &a);

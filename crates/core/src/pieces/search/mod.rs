@@ -1385,6 +1385,15 @@ impl SearchClient {
                         b.to_string(),
                         self.pair_chunks(a, b),
                     ));
+                } else if let Some(b) = &fine
+                    && let Some(bound::Chunked::Term(i)) = b.to_raise(score, prior, id)
+                    && self.frontier_in(stats, common_terms[i], &slices).is_some()
+                {
+                    // The term whose frontier sets the length of the case
+                    // that leaves the most room: raising another term's
+                    // (the highest IDF × length norm, above) leaves that
+                    // case where it is.
+                    next_chunk = Some(self.next_rank_chunk(stats, common_terms[i], &slices));
                 }
                 let allowance = self.chunk_allowance.unwrap_or(MAX_RANK_CHUNKS);
                 return match next_chunk {
