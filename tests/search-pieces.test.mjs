@@ -32,6 +32,7 @@ const REQUESTS = [
   { query: "\"university of\"", filter: "types:education" },
   { query: "\"institute\"", page: 2 },
   { query: "university research", filter: "types:education", page: 2 },
+  { query: "for institute university of the" },
   { query: "kilimani university", filter: "country.country_code:KE" },
   { query: "polar", version: 1 },
   { query: "0bsd6jb11" },

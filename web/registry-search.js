@@ -44,9 +44,10 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
       // Directory parts are JSON arrays of prefixes, the rest piece-like files.
       // Files the wasm asks for that the build may not have written (a
       // phrase piece or a phrase's rank chunks and group file, a country's or a
-      // type's rank chunk, an external id piece) are
+      // type's rank chunk, an external id piece, a triple's group file and rank
+      // chunk) are
       // asked only once their hash table lists them: no 404 in the console.
-      const maybe = /^(?:p|pk|pg|kc|kt|e)-/.test(name);
+      const maybe = /^(?:p|pk|pg|kc|kt|e)-|^(?:g(?:-[0-9a-f]+){3}|k(?:-[0-9a-f]+){3}-\d+)\.shard$/.test(name);
       const p = folderP
         .then(async (folder) =>
           maybe && !(await folder.listed(name)) ? null : folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece),
@@ -114,8 +115,8 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     ]);
   }
 
-  /** A rank chunk's file name: what it ranks (a term, a pair of terms, a
-   * term over a country or a type, a phrase: `k-<hex>`, `k-<hex>-<hex>`,
+  /** A rank chunk's file name: what it ranks (a term, a pair or a triple of
+   * terms, a term over a country or a type, a phrase: `k-<hex>`, `k-<hex>-<hex>`,
    * `kc-<hex>-<hex>`, `kt-<hex>-<hex>`, `pk-<hex>-<hex>`) and its number. */
   const RANK = /^((?:k[ct]?|pk)-[0-9a-f-]+)-(\d+)\.shard$/;
   // One answer at a time: `add` and `answer` share the wasm client.

@@ -675,6 +675,25 @@ fn bench_search_pieces(
         .map(|(n, (k, b))| format!("#{n}: {k} files, {:.1} MB", *b as f64 / 1e6))
         .collect();
     println!("  of which pairs' rank chunks: {}", line.join("; "));
+    // Triples' rank chunks (`k-<hex>-<hex>-<hex>-<n>.shard`) and group
+    // files (`g-<hex>-<hex>-<hex>.shard`).
+    let (mut triple_files, mut triple_bytes) = (0usize, 0usize);
+    for f in &w.search {
+        let name = f.name.rsplit('/').next().unwrap_or(&f.name);
+        let parts = |p: &str| {
+            name.strip_prefix(p)
+                .and_then(|n| n.strip_suffix(".shard"))
+                .map_or(0, |n| n.split('-').count())
+        };
+        if parts("k-") == 4 || parts("g-") == 3 {
+            triple_files += 1;
+            triple_bytes += f.bytes.len();
+        }
+    }
+    println!(
+        "  of which triples' rank chunks and group files: {triple_files} files, {:.1} MB",
+        triple_bytes as f64 / 1e6
+    );
     // The version-6 files, by kind (their names' prefix).
     for (prefix, what) in [
         ("kc-", "common terms' rank chunks by country"),
@@ -930,6 +949,7 @@ fn describe(need: &Need) -> String {
         Need::Groups(t) => format!("group file {t:?}"),
         Need::Rank(t, n) => format!("rank chunk {t:?} #{n}"),
         Need::PairRank(a, b, n) => format!("rank chunk {a:?}+{b:?} #{n}"),
+        Need::SetRank(t, n) => format!("rank chunk {} #{n}", t.join("+")),
         Need::CountryRank(t, c, n) => format!("rank chunk {t:?} in {c} #{n}"),
         Need::TypeRank(t, k, n) => format!("rank chunk {t:?} of {k} #{n}"),
         Need::PhraseRank(a, b, n) => format!("rank chunk \"{a} {b}\" #{n}"),
@@ -964,6 +984,7 @@ fn need_kind(need: &Need) -> usize {
         Need::Members(_) => 4,
         Need::Rank(..)
         | Need::PairRank(..)
+        | Need::SetRank(..)
         | Need::CountryRank(..)
         | Need::TypeRank(..)
         | Need::PhraseRank(..) => 5,

@@ -63,7 +63,13 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   fit a phrase piece has *phrase rank chunks* (`pk-<hex>-<hex>-<n>.shard`,
 ///   the first four) and a *phrase group file* (`pg-<hex>-<hex>.shard`),
 ///   which answer that quoted pair alone (404s in version 6: the whole
-///   registry answers it, as before).
+///   registry answers it, as before). Builds since 2026-11-26 also write,
+///   for a triple of common terms held in one name by records of more
+///   than a tenth of the piece budget, a group file
+///   (`g-<hex>-<hex>-<hex>.shard`: its rank chunks described) and its first
+///   rank chunk (`k-<hex>-<hex>-<hex>-<n>.shard`): files no earlier reader
+///   asks for, so the version stays 7 (a reader of 7 that asks for them in
+///   an earlier build gets 404s and ranks as before).
 pub const PIECES_VERSION: u32 = 7;
 
 /// `manifest.json` of a data folder.

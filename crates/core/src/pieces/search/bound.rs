@@ -14,10 +14,10 @@
 //! that term's unloaded chunks and, among equal scores, sorts at or after
 //! the chunk's first record (the chunks order equal lengths by prior
 //! descending, then id: [`crate::shard::search::CommonTerm::chunk_firsts`]).
-//! A pair of common terms with rank chunks of its own (records by their
-//! shortest name holding both) bounds a name holding both the same way:
-//! its length is at least the pair's frontier, and once every chunk of the
-//! pair is loaded no unloaded record has such a name.
+//! A pair or a triple of common terms with rank chunks of its own (records
+//! by their shortest name holding all of it) bounds a name holding all of
+//! it the same way: its length is at least the set's frontier, and once
+//! every chunk of the set is loaded no unloaded record has such a name.
 
 use crate::search::{EXACT_NAME_BOOST, bm25_norm, idf};
 use crate::shard::search::ChunkFirst;
@@ -42,8 +42,8 @@ pub(super) struct Frontier {
 pub(super) enum Chunked {
     /// A term's own rank chunks.
     Term(usize),
-    /// A pair's rank chunks.
-    Pair(usize, usize),
+    /// A pair's or a triple's rank chunks (its terms' bits).
+    Set(u32),
 }
 
 /// One set of common terms a record no piece holds may have in one name.
@@ -82,7 +82,7 @@ impl OutsideBound {
     pub fn new(
         units: &[(Option<usize>, usize)],
         terms: &[Option<Frontier>],
-        pairs: &[(usize, usize, Option<Frontier>)],
+        pairs: &[(u32, Option<Frontier>)],
         boost: Option<(u32, u32)>,
         entries: usize,
         avg_len: f32,
@@ -113,10 +113,10 @@ impl OutsideBound {
                 continue;
             };
             let mut all_loaded = false;
-            for (a, b, f) in pairs {
-                if set & (1 << a) != 0 && set & (1 << b) != 0 {
+            for (mask, f) in pairs {
+                if set & mask == *mask {
                     match f {
-                        Some(f) => members.push((Chunked::Pair(*a, *b), f)),
+                        Some(f) => members.push((Chunked::Set(*mask), f)),
                         None => all_loaded = true,
                     }
                 }
@@ -127,7 +127,7 @@ impl OutsideBound {
             // The longest frontier, a pair's first among equals.
             let Some(&(longest, longest_f)) = members
                 .iter()
-                .max_by_key(|(c, f)| (f.len, matches!(c, Chunked::Pair(..))))
+                .max_by_key(|(c, f)| (f.len, matches!(c, Chunked::Set(..))))
             else {
                 continue;
             };
@@ -201,6 +201,18 @@ impl OutsideBound {
         self.cases.iter().all(|c| c.proves(score, prior, id))
     }
 
+    /// The set of terms of the failing case that leaves the most room for
+    /// such a record, when no case of one term fails.
+    pub fn worst_set(&self, score: f32, prior: u8, id: u32) -> Option<u32> {
+        let failing = || self.cases.iter().filter(|c| !c.proves(score, prior, id));
+        if failing().any(|c| c.set.count_ones() == 1) {
+            return None;
+        }
+        failing()
+            .max_by(|a, b| a.at.total_cmp(&b.at))
+            .map(|c| c.set)
+    }
+
     /// Whose chunks to load next for such a record: while a name of one
     /// term alone may outrank it, that term's (which raise every case of
     /// the term); else the frontier that sets the length of the case that
@@ -242,8 +254,7 @@ mod tests {
     /// Two common terms `a` (index 0, rarer) and `b` (index 1), one unit each.
     fn bound(a: u32, b: u32, pair: Option<Option<Frontier>>) -> OutsideBound {
         let units = [(Some(0), 50), (Some(1), 200)];
-        let pairs: Vec<(usize, usize, Option<Frontier>)> =
-            pair.into_iter().map(|f| (0, 1, f)).collect();
+        let pairs: Vec<(u32, Option<Frontier>)> = pair.into_iter().map(|f| (0b11, f)).collect();
         OutsideBound::new(&units, &[at(a), at(b)], &pairs, None, ENTRIES, AVG).unwrap()
     }
 
@@ -282,7 +293,7 @@ mod tests {
         let b = bound(4, 4, Some(at(4)));
         let s = score(4, &[0]) * 1.01;
         assert!(s < score(4, &[0, 1]));
-        assert_eq!(b.to_raise(s, 0, 0), Some(Chunked::Pair(0, 1)));
+        assert_eq!(b.to_raise(s, 0, 0), Some(Chunked::Set(0b11)));
     }
 
     #[test]

@@ -18,6 +18,12 @@ use crate::shard::search::{
 /// more than a rank chunk holds).
 const PAIR_FILE_GROUPS: usize = 16;
 
+/// A triple of common terms held in one name has a rank chunk and a
+/// group file of its own when its records pass this share of the piece
+/// budget (a tenth: at 48 KiB, ~30–40 records). Smaller triples are many
+/// (at 144,000 records, ~60,000 of at least 8) and help few pages.
+const TRIPLE_BUDGET_SHARE: usize = 10;
+
 /// The E2 files of a build, before they are written.
 #[derive(Clone, Debug, Default)]
 pub struct SearchPieces {
@@ -35,6 +41,14 @@ pub struct SearchPieces {
     /// records with a name holding both; written as
     /// `k-<hex>-<hex>-<n>.shard`).
     pub pair_chunks: Vec<((String, String), u32, PieceSpec)>,
+    /// The rank chunks of each triple of common terms held in one name by
+    /// records of more than a tenth of the budget, in order: (the terms,
+    /// sorted; chunk number; piece of the records with a name holding all
+    /// three, by the shortest such name; written as
+    /// `k-<hex>-<hex>-<hex>-<n>.shard`), described in the triple's group
+    /// file (`g-<hex>-<hex>-<hex>.shard`, chunks only: the counts of three
+    /// or more common terms come from member files).
+    pub triple_chunks: Vec<(Vec<String>, u32, PieceSpec)>,
     /// The first rank chunks of each common term over each country's
     /// records (version 6), in order: (term, country code, chunk number,
     /// piece; written as `kc-<hex>-<hex>-<n>.shard`).
@@ -343,6 +357,71 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         }
     }
     groups.extend(singles);
+    // Triples of common terms held in one name (version 8): a query of
+    // three or more common terms ranks names holding three of them, which
+    // neither a term's own chunks (names of one, first) nor a pair's reach
+    // without reading deep into records of fewer.
+    let common_of: HashMap<u32, usize> = common_records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (t, _))| Some((ix.term_id(t)?, i)))
+        .collect();
+    let mut triples: HashMap<[usize; 3], HashMap<u32, u32>> = HashMap::new();
+    for r in 0..reg.len() as u32 {
+        for e in ix.record_entries(r) {
+            let mut held: Vec<usize> = ix
+                .entry_terms(e)
+                .iter()
+                .filter_map(|x| common_of.get(x).copied())
+                .collect();
+            held.sort_unstable();
+            held.dedup();
+            if held.len() < 3 {
+                continue;
+            }
+            let len = name_len(ix, and, e);
+            for i in 0..held.len() {
+                for j in i + 1..held.len() {
+                    for k in j + 1..held.len() {
+                        let slot = triples
+                            .entry([held[i], held[j], held[k]])
+                            .or_default()
+                            .entry(r)
+                            .or_insert(u32::MAX);
+                        *slot = (*slot).min(len);
+                    }
+                }
+            }
+        }
+    }
+    let mut triples: Vec<([usize; 3], HashMap<u32, u32>)> = triples
+        .into_iter()
+        .filter(|(_, shortest)| {
+            shortest.keys().map(|&r| sizes[r as usize]).sum::<usize>()
+                > budget.raw_bytes / TRIPLE_BUDGET_SHARE
+        })
+        .collect();
+    triples.sort_unstable_by_key(|(t, _)| *t);
+    let mut triple_chunks = Vec::new();
+    for (set, shortest) in triples {
+        let terms: Vec<String> = set.iter().map(|&i| common_records[i].0.clone()).collect();
+        let (firsts, chunk_firsts, cut) = first_rank_chunks(
+            engine,
+            &shortest,
+            &sizes,
+            budget.raw_bytes,
+            super::TRIPLE_RANK_CHUNKS,
+        );
+        for (n, piece) in chunk_pieces(&terms.join(" "), cut) {
+            triple_chunks.push((terms.clone(), n, piece));
+        }
+        groups.push(TermGroups {
+            terms,
+            chunks: firsts,
+            chunk_firsts,
+            ..TermGroups::default()
+        });
+    }
     let spellings = ix.country_spellings();
     let stats = SearchStats {
         records: reg.len() as u64,
@@ -399,6 +478,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         members,
         chunks,
         pair_chunks,
+        triple_chunks,
         country_chunks,
         type_chunks,
         phrases,
@@ -428,6 +508,10 @@ impl SearchPieces {
             .pair_chunks
             .iter()
             .map(|((a, b), n, s)| (Need::PairRank(a.clone(), b.clone(), *n), s));
+        let triples = self
+            .triple_chunks
+            .iter()
+            .map(|(t, n, s)| (Need::SetRank(t.clone(), *n), s));
         let countries = self
             .country_chunks
             .iter()
@@ -448,6 +532,7 @@ impl SearchPieces {
             .chain(extensions)
             .chain(chunks)
             .chain(pairs)
+            .chain(triples)
             .chain(countries)
             .chain(types)
             .chain(phrases)

@@ -49,7 +49,17 @@
 //! [`PAIR_RANK_CHUNKS`]): a name holding both is at least as long as the
 //! pair's frontier, which rises far faster for a query of both than the
 //! terms' own (whose first chunks hold names of one of them alone). They
-//! are read once no name of a single term can outrank the page. A page
+//! are read once no name of a single term can outrank the page. So are,
+//! for a query of three or more common terms, the *triple rank chunks* of
+//! three of them held in one name (written, with a group file describing
+//! them, when their records pass a tenth of the piece budget; the first
+//! [`TRIPLE_RANK_CHUNKS`]): once no case of one term fails and the case
+//! leaving the most room holds three or more, a triple of its rarest terms
+//! (group file and first chunk in one round; at most [`MAX_TRIPLES`] an
+//! answer) bounds every name holding all three by its frontier, where the
+//! terms' own chunks (names of one first) and a pair's rise only with the
+//! records of fewer. A build before them answers 404s: the bound goes on
+//! without. A page
 //! filtered by one country reads, for each common term, its rank chunks
 //! over that country's records (version 6: the first
 //! [`FACET_RANK_CHUNKS`], described in the term's group file): every
@@ -135,6 +145,17 @@ const PHRASE_PAIRS: usize = 3;
 /// file): its group file describes one more, where the unwritten begin.
 pub const PAIR_RANK_CHUNKS: usize = 2;
 
+/// Rank chunks written for a triple of common terms held in one name: its
+/// group file describes one more, where the unwritten begin. (One: at
+/// 144,000 records, of 432 triples' chunks `registry bench-pieces` read,
+/// 4 were a second.)
+pub const TRIPLE_RANK_CHUNKS: usize = 1;
+
+/// Triples of common terms one answer may ask for (each a group file and
+/// its first rank chunk, in one round): a query of several common words
+/// has many, and each is a round trip.
+const MAX_TRIPLES: usize = 3;
+
 /// Rank chunks written for a common term over one country's records
 /// (version 6: two) or one type's (version 7: six, and six of each
 /// country's): its group file describes one more, where the unwritten
@@ -199,6 +220,9 @@ pub enum Need {
     Rank(String, u32),
     /// Rank chunk `n` of a pair of common terms (sorted; version 5).
     PairRank(String, String, u32),
+    /// Rank chunk `n` of a triple of common terms held in one name (sorted;
+    /// a 404: the build wrote none, the triple's records are few or none).
+    SetRank(Vec<String>, u32),
     /// Rank chunk `n` of a common term over the records of a country (its
     /// code; version 6).
     CountryRank(String, String, u32),
@@ -247,6 +271,10 @@ impl Need {
             }
             Need::Rank(term, n) => format!("k-{}-{n}.shard", hex(term)),
             Need::PairRank(a, b, n) => format!("k-{}-{}-{n}.shard", hex(a), hex(b)),
+            Need::SetRank(terms, n) => {
+                let terms: Vec<String> = terms.iter().map(|t| hex(t)).collect();
+                format!("k-{}-{n}.shard", terms.join("-"))
+            }
             Need::CountryRank(t, code, n) => format!("kc-{}-{}-{n}.shard", hex(t), hex(code)),
             Need::TypeRank(t, kind, n) => format!("kt-{}-{}-{n}.shard", hex(t), hex(kind)),
             Need::PhraseRank(a, b, n) => format!("pk-{}-{}-{n}.shard", hex(a), hex(b)),
@@ -454,6 +482,7 @@ impl SearchClient {
             | Need::Id(_)
             | Need::Rank(..)
             | Need::PairRank(..)
+            | Need::SetRank(..)
             | Need::CountryRank(..)
             | Need::TypeRank(..)
             | Need::PhraseRank(..)
@@ -536,6 +565,38 @@ impl SearchClient {
             len,
             first: g.chunk_firsts.get(k).copied(),
         }))
+    }
+
+    /// How many rank chunks of the triple `terms` (sorted) are loaded.
+    fn triple_chunks(&self, terms: &[String]) -> u32 {
+        self.loaded_run(|n| Need::SetRank(terms.to_vec(), n))
+            .count() as u32
+    }
+
+    /// Where the unloaded rank chunks of the triple `terms` (sorted) begin,
+    /// as [`SearchClient::pair_frontier`] says of a pair.
+    fn triple_frontier(&self, terms: &[String]) -> Option<Option<bound::Frontier>> {
+        let g = self.groups.get(terms)?;
+        if g.chunks.is_empty() {
+            return None;
+        }
+        let k = self.triple_chunks(terms) as usize;
+        if k == 0 {
+            // Its first chunk is asked with its group file: not yet in.
+            return None;
+        }
+        Some(g.chunks.get(k).map(|&len| bound::Frontier {
+            len,
+            first: g.chunk_firsts.get(k).copied(),
+        }))
+    }
+
+    /// Whether the next rank chunk of the triple `terms` was written.
+    fn triple_has_next(&self, terms: &[String]) -> bool {
+        let k = self.triple_chunks(terms) as usize;
+        self.groups
+            .get(terms)
+            .is_some_and(|g| k > 0 && k < g.chunks.len().min(TRIPLE_RANK_CHUNKS))
     }
 
     /// The leaf of common term `t` when it has one (a term too common to
@@ -1020,6 +1081,12 @@ impl SearchClient {
                 }
             }
         }
+        let triples = triples_of(&common_terms);
+        for t in &triples {
+            for e in self.loaded_run(|n| Need::SetRank(t.clone(), n)) {
+                push_once(&mut engines, e);
+            }
+        }
         for e in [first_piece, extension_piece]
             .into_iter()
             .flatten()
@@ -1276,8 +1343,17 @@ impl SearchClient {
                 for (i, a) in terms.iter().enumerate() {
                     for (j, b) in terms.iter().enumerate().skip(i + 1) {
                         if let Some(f) = self.pair_frontier(a, b) {
-                            pairs.push((i, j, f));
+                            pairs.push(((1u32 << i) | (1 << j), f));
                         }
+                    }
+                }
+                for t in &triples {
+                    if let Some(f) = self.triple_frontier(t) {
+                        let mask = t
+                            .iter()
+                            .filter_map(|x| terms.iter().position(|y| y == x))
+                            .fold(0u32, |m, i| m | (1 << i));
+                        pairs.push((mask, f));
                     }
                 }
                 let exact_set = exact
@@ -1375,16 +1451,70 @@ impl SearchClient {
                 // (A page the loaded records do not fill: below them all.)
                 let (score, prior, id) =
                     last.map_or((f32::NEG_INFINITY, 0, u32::MAX), |l| (l.1, l.2, l.3));
+                let set_terms = |mask: u32| -> Vec<String> {
+                    (0..common_terms.len())
+                        .filter(|&i| mask & (1 << i) != 0)
+                        .map(|i| common_terms[i].to_string())
+                        .collect()
+                };
+                // A case of three or more terms that no single term's
+                // leaves room for: a triple of its rarest terms.
+                let triple_ask = fine.as_ref().and_then(|b| {
+                    let set = b.worst_set(score, prior, id)?;
+                    if set.count_ones() < 3 {
+                        return None;
+                    }
+                    let asked = triples
+                        .iter()
+                        .filter(|t| self.groups.contains_key(*t))
+                        .count();
+                    if asked >= MAX_TRIPLES {
+                        return None;
+                    }
+                    let mut members: Vec<&str> = (0..common_terms.len())
+                        .filter(|&i| set & (1 << i) != 0)
+                        .map(|i| common_terms[i])
+                        .collect();
+                    members.sort_by_key(|t| (stats.common(t).map_or(0, |c| c.df), *t));
+                    for x in 0..members.len() {
+                        for y in x + 1..members.len() {
+                            for z in y + 1..members.len() {
+                                let mut t = vec![
+                                    members[x].to_string(),
+                                    members[y].to_string(),
+                                    members[z].to_string(),
+                                ];
+                                t.sort();
+                                if !self.groups.contains_key(&t) {
+                                    return Some(t);
+                                }
+                            }
+                        }
+                    }
+                    None
+                });
+                if let Some(t) = triple_ask {
+                    return SearchAnswer::Need(vec![Need::Groups(t.clone()), Need::SetRank(t, 0)]);
+                }
                 if let Some(b) = &fine
-                    && let Some(bound::Chunked::Pair(i, j)) = b.to_raise(score, prior, id)
-                    && self.pair_has_next(common_terms[i], common_terms[j])
+                    && let Some(bound::Chunked::Set(mask)) = b.to_raise(score, prior, id)
+                    && mask.count_ones() == 2
+                    && let [a, b] = set_terms(mask).as_slice()
+                    && self.pair_has_next(a, b)
                 {
-                    let (a, b) = (common_terms[i], common_terms[j]);
                     next_chunk = Some(Need::PairRank(
                         a.to_string(),
                         b.to_string(),
                         self.pair_chunks(a, b),
                     ));
+                } else if let Some(b) = &fine
+                    && let Some(bound::Chunked::Set(mask)) = b.to_raise(score, prior, id)
+                    && mask.count_ones() == 3
+                    && self.triple_has_next(&set_terms(mask))
+                {
+                    let t = set_terms(mask);
+                    let n = self.triple_chunks(&t);
+                    next_chunk = Some(Need::SetRank(t, n));
                 } else if let Some(b) = &fine
                     && let Some(bound::Chunked::Term(i)) = b.to_raise(score, prior, id)
                     && self.frontier_in(stats, common_terms[i], &slices).is_some()
@@ -2015,6 +2145,23 @@ fn read_ahead(k: u32, written: usize, next: impl FnOnce() -> Need) -> Option<Nee
 
 /// Adds `e` to `engines` unless it is there: a piece may hold the records
 /// of several query words.
+/// Every triple (sorted) of `terms` (sorted).
+fn triples_of(terms: &[&str]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for i in 0..terms.len() {
+        for j in i + 1..terms.len() {
+            for k in j + 1..terms.len() {
+                out.push(vec![
+                    terms[i].to_string(),
+                    terms[j].to_string(),
+                    terms[k].to_string(),
+                ]);
+            }
+        }
+    }
+    out
+}
+
 fn push_once<'e>(engines: &mut Vec<&'e Engine>, e: &'e Engine) {
     if !engines.iter().any(|x| std::ptr::eq(*x, e)) {
         engines.push(e);
