@@ -992,14 +992,18 @@ impl SearchClient {
                 // record of the extension piece passes it (whatever its
                 // status: the typeahead lists some inactive ones), every
                 // match there is, in the typeahead's order from it alone.
-                let extension_passes = extension_piece.is_some_and(|x| {
-                    let local = filters.relocate(countries, x.index());
-                    (0..x.registry().len() as u32).any(|r| local.matches(x.index(), r, true))
-                });
+                // (The extension piece is scanned only when such a chunk
+                // may serve.)
+                let extension_passes = || {
+                    extension_piece.is_some_and(|x| {
+                        let local = filters.relocate(countries, x.index());
+                        (0..x.registry().len() as u32).any(|r| local.matches(x.index(), r, true))
+                    })
+                };
                 let whole_slice = slices.iter().copied().find(|&s| {
                     matches!(self.slice_described(&w.text, s), Some(Some(d)) if d.chunks.is_empty())
                 });
-                if let Some(slice) = whole_slice.filter(|_| !extension_passes) {
+                if let Some(slice) = whole_slice.filter(|_| !extension_passes()) {
                     let need = slice.rank_chunk(stats, &w.text, 0);
                     match self.engines.get(&need) {
                         Some(e) if !e.registry().is_empty() => first_piece = Some(e),
