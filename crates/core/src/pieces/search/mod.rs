@@ -1462,10 +1462,8 @@ impl SearchClient {
                         .collect()
                 };
                 // A case of three or more terms that no single term's
-                // leaves room for: a triple of its rarest terms (not for a
-                // record that covers fewer query units than one the pieces
-                // do not hold: no chunk places it).
-                let triple_ask = fine.as_ref().filter(|_| !fewer_units).and_then(|b| {
+                // leaves room for: a triple of its rarest terms.
+                let triple_ask = fine.as_ref().and_then(|b| {
                     let set = b.worst_set(score, prior, id)?;
                     if set.count_ones() < 3 {
                         return None;
