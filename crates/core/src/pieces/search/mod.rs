@@ -1449,7 +1449,6 @@ impl SearchClient {
                             || fine.as_ref().is_some_and(|b| b.proves(score, prior, id))))
             });
             if !proven {
-                let fewer_units = last.is_some_and(|l| l.0 < outside_cover);
                 // A pair's chunks when a name holding both sets the length
                 // of the case that leaves the most room.
                 // (A page the loaded records do not fill: below them all.)
@@ -1531,7 +1530,11 @@ impl SearchClient {
                 }
                 let allowance = self.chunk_allowance.unwrap_or(MAX_RANK_CHUNKS);
                 return match next_chunk {
-                    Some(n) if loaded_chunks < allowance && !fewer_units => {
+                    // (Also when the page's last record covers fewer query
+                    // units than one no piece holds, in the search page's
+                    // reading: the records a chunk loads leave fewer
+                    // unloaded, so the page may be placed after all.)
+                    Some(n) if loaded_chunks < allowance => {
                         // Read ahead ([`read_ahead`]), within the allowance.
                         let ahead = match &n {
                             Need::Rank(t, k) => read_ahead(*k, self.chunk_count(stats, t), || {
