@@ -254,7 +254,12 @@ const COMMANDS: &[Command] = &[
         --head <n>              Records in the head of a split prefix (default 40)
         --level <1-22>          zstd level (default 19)
         --targets <n>           Names typed (default 1000)
-        --requests <file>       Write each answered E2 request (query, bytes, files) as JSON lines
+        --requests <file>       Write each E2 request (query, bytes, files; or why the whole
+                              registry answers it) as JSON lines
+        --queries <file>        Replay the E2 requests of such a file (query, filter, page)
+                              instead of sampling the data's names: the same query set at
+                              two registry sizes (e.g. a 35,990-record run's file against
+                              `registry synth --factor 4`)
 "#,
     },
     Command {

@@ -408,7 +408,14 @@ fn record_pieces(
 pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["--budget", "--head", "--level", "--targets", "--requests"],
+        &[
+            "--budget",
+            "--head",
+            "--level",
+            "--targets",
+            "--requests",
+            "--queries",
+        ],
         &[],
     )?;
     let [dump] = a.exactly(&["<dump>"])? else {
@@ -580,7 +587,52 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     // What a request the pieces cannot answer downloads instead: the whole
     // registry's data files (summary, names, records).
     let whole_bytes = built.file(&SectionKind::ALL).len();
-    bench_search_pieces(&w, &engine, &firsts, targets, requests, whole_bytes)
+    let replay = a.opt("--queries").map(|p| read_queries(Path::new(p))).transpose()?;
+    bench_search_pieces(&w, &engine, &firsts, targets, replay, requests, whole_bytes)
+}
+
+/// The E2 requests of a `--requests` file (its API readings, in file
+/// order; the search page's reading is replayed for each too): the query
+/// set of another run, replayed so that two registry sizes are measured
+/// over the same queries.
+fn read_queries(path: &Path) -> Result<Vec<registry_core::pieces::search::ListQuery>, String> {
+    use registry_core::pieces::search::ListQuery;
+    use registry_core::search::Version;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let at = |what: &str| format!("{}:{}: {what}", path.display(), n + 1);
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(&e.to_string()))?;
+        if v["typed"] == serde_json::Value::Bool(true) {
+            continue;
+        }
+        let query = v["query"]
+            .as_str()
+            .ok_or_else(|| at("no \"query\" string"))?
+            .to_string();
+        let filter = match &v["filter"] {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(f) => Some(f.clone()),
+            _ => return Err(at("\"filter\" is neither a string nor null")),
+        };
+        let page = v["page"]
+            .as_u64()
+            .and_then(|p| u32::try_from(p).ok())
+            .filter(|&p| p >= 1)
+            .ok_or_else(|| at("\"page\" is not a page number"))?;
+        out.push(ListQuery {
+            query,
+            filter,
+            all_status: false,
+            page: page as usize,
+            version: Version::V2,
+            typed: false,
+        });
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no requests", path.display()));
+    }
+    Ok(out)
 }
 
 /// E2 over pieces: for a query set from the data (display names, their
@@ -593,6 +645,7 @@ fn bench_search_pieces(
     engine: &Engine,
     firsts: &[String],
     targets: usize,
+    replay: Option<Vec<registry_core::pieces::search::ListQuery>>,
     requests_out: Option<&Path>,
     whole_bytes: usize,
 ) -> Result<(), String> {
@@ -609,8 +662,13 @@ fn bench_search_pieces(
         .collect();
     let reg = engine.registry();
     let step = (reg.len() / targets.max(1)).max(1);
-    let mut queries: Vec<ListQuery> = Vec::new();
-    for (n, i) in (0..reg.len()).step_by(step).enumerate() {
+    let replayed = replay.is_some();
+    let mut queries: Vec<ListQuery> = replay.unwrap_or_default();
+    for (n, i) in (0..reg.len())
+        .step_by(step)
+        .enumerate()
+        .filter(|_| !replayed)
+    {
         let name = reg.display_name(i);
         let mut words: Vec<&str> = name.split_whitespace().collect();
         words.sort_by_key(|w| std::cmp::Reverse(w.len()));

@@ -734,6 +734,55 @@ fn version_6_search_files_still_answer() {
     );
 }
 
+/// The E2 files of a pieces-version-7 build of the demo data
+/// (`compat/pieces-7-search/`, from `registry build
+/// data/demo/registry-demo.json -o <dir> --release compat-pieces-7
+/// --piece-bytes 600 --head 12` before version 8: every common term listed
+/// in the statistics file, none in statistics parts) still load and answer
+/// as the whole registry: several common terms (their triples' chunks), a
+/// quoted pair of them, filters by a type and a country, both readings
+/// (the fixture holds the files these queries fetch; a file it lacks is a
+/// 404, as for the statistics parts a version-8 client asks with the
+/// statistics file).
+#[test]
+fn version_7_search_files_still_answer() {
+    let (decoded, read) = compat_search_files("pieces-7-search");
+    assert!(
+        !decoded.common.is_empty() && decoded.external_buckets > 0,
+        "version 7: the statistics list the common terms"
+    );
+    let d = demo();
+    // The build's `split_first` (its manifest).
+    let firsts: Vec<String> = "abcdefhiklmnoprstu".chars().map(String::from).collect();
+    let mut answered = 0;
+    for text in [
+        "university",
+        "university of research",
+        "for institute university of the",
+        "\"university of\"",
+        "northfield research institute",
+    ] {
+        for (page, filter) in [
+            (1, None),
+            (2, Some("country.country_code:US")),
+            (1, Some("types:education")),
+        ] {
+            for typed in [false, true] {
+                let q = ListQuery {
+                    page,
+                    filter: filter.map(str::to_string),
+                    ..first_page(text, typed)
+                };
+                let mut c = SearchClient::new(Directory::sharded(firsts.clone()));
+                let (a, _) = ask_fixture(&mut c, &q, &read);
+                answered += usize::from(matches!(a, SearchAnswer::Page(_)));
+                check(d, &q, &a);
+            }
+        }
+    }
+    assert!(answered >= 20, "the version-7 files answer most pages ({answered} of 30)");
+}
+
 /// A query of three or more common terms reads the member files of all
 /// but its two most common (each record there says which of those two it
 /// holds) and the group files of those two: not the member files of the
