@@ -286,7 +286,7 @@ export class RecordPieces {
 }
 
 /** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
-export const PIECES_VERSION = 7;
+export const PIECES_VERSION = 8;
 
 /** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
 function piecesUnusable(m) {

@@ -45,9 +45,10 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
       // Files the wasm asks for that the build may not have written (a
       // phrase piece or a phrase's rank chunks and group file, a country's or a
       // type's rank chunk, an external id piece, a triple's group file and rank
-      // chunk) are
-      // asked only once their hash table lists them: no 404 in the console.
-      const maybe = /^(?:p|pk|pg|kc|kt|e)-|^(?:g(?:-[0-9a-f]+){3}|k(?:-[0-9a-f]+){3}-\d+)\.shard$/.test(name);
+      // chunk, a statistics part: version 8, none for a first character no
+      // common word has) are asked only once their hash table lists them:
+      // no 404 in the console.
+      const maybe = /^(?:p|pk|pg|kc|kt|e|s)-|^(?:g(?:-[0-9a-f]+){3}|k(?:-[0-9a-f]+){3}-\d+)\.shard$/.test(name);
       const p = folderP
         .then(async (folder) =>
           maybe && !(await folder.listed(name)) ? null : folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece),
@@ -85,6 +86,9 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     const fetchListed = async (name) => {
       if (await folder.listed(name)) await file(name);
     };
+    // The statistics parts of the words' first characters (version 8),
+    // which the wasm asks with the statistics file.
+    for (const c of new Set(words.map((w) => [...w][0]))) quiet(fetchListed(`s-${hex(c)}.shard`));
     const groups = words.map((w) => `g-${hex(w)}.shard`);
     const isCommon = groups.map((g) => folder.listed(g));
     await Promise.all([
@@ -128,7 +132,7 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     /**
      * Starts fetching, before the wasm is in, the files an answer to
      * `query` will ask for (`typed`: read as the search page does): the
-     * E2 statistics and each word's own files (`planAhead`).
+     * E2 statistics (and their parts) and each word's own files (`planAhead`).
      */
     prefetch(query, { typed = false } = {}) {
       quiet(file("search.stats"));

@@ -344,6 +344,13 @@ fn search_files(
             bytes: single_section(built, SectionKind::TermGroups, &g.encode(), level)?,
         });
     }
+    for (need, raw) in sp.stats_parts() {
+        out.push(OutFile {
+            name: format!("{dir}{}", need.file_name()),
+            sections: vec![SectionKind::SearchTerms],
+            bytes: single_section(built, SectionKind::SearchTerms, &raw, level)?,
+        });
+    }
     let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
     let manifest = registry_contract::SearchFiles {
         stats: Need::Stats.file_name(),
@@ -587,7 +594,10 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     // What a request the pieces cannot answer downloads instead: the whole
     // registry's data files (summary, names, records).
     let whole_bytes = built.file(&SectionKind::ALL).len();
-    let replay = a.opt("--queries").map(|p| read_queries(Path::new(p))).transpose()?;
+    let replay = a
+        .opt("--queries")
+        .map(|p| read_queries(Path::new(p)))
+        .transpose()?;
     bench_search_pieces(&w, &engine, &firsts, targets, replay, requests, whole_bytes)
 }
 
@@ -600,7 +610,11 @@ fn read_queries(path: &Path) -> Result<Vec<registry_core::pieces::search::ListQu
     use registry_core::search::Version;
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let at = |what: &str| format!("{}:{}: {what}", path.display(), n + 1);
         let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(&e.to_string()))?;
         if v["typed"] == serde_json::Value::Bool(true) {
@@ -999,6 +1013,7 @@ fn print_band(label: &str, top: &[Fetched]) {
 fn describe(need: &Need) -> String {
     match need {
         Need::Stats => "stats".into(),
+        Need::StatsPart(f) => format!("stats part {f:?}"),
         Need::Directory(f) => format!("directory part {f:?}"),
         Need::Leaf(p) => format!("leaf {p:?}"),
         Need::Head(p) => format!("head {p:?}"),
@@ -1035,7 +1050,7 @@ const NEED_KINDS: [&str; 9] = [
 /// The position of `need`'s kind in [`NEED_KINDS`].
 fn need_kind(need: &Need) -> usize {
     match need {
-        Need::Stats => 0,
+        Need::Stats | Need::StatsPart(_) => 0,
         Need::Directory(_) => 1,
         Need::Leaf(_) | Need::Head(_) => 2,
         Need::Term(_) | Need::Phrase(..) => 3,

@@ -70,7 +70,17 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   rank chunk (`k-<hex>-<hex>-<hex>-<n>.shard`): files no earlier reader
 ///   asks for, so the version stays 7 (a reader of 7 that asks for them in
 ///   an earlier build gets 404s and ranks as before).
-pub const PIECES_VERSION: u32 = 7;
+/// * 8: the statistics file (`search.stats`) no longer lists the common
+///   terms; *statistics parts* (`s-<hex first character>.shard`) do, one
+///   per first character, each term with its place in the commonness order
+///   member files count in. A query reads the parts of its words' first
+///   characters, asked with the statistics file (a few hundred bytes each,
+///   where the list of every common term grows with the registry: 4.5 KB
+///   at 35,990 records, 9.6 KB at ×4). A reader of version 7 rejects such
+///   a statistics file (a marker it does not know); a reader of 8 reads
+///   version-7 statistics with their list and asks no part of them (a 404
+///   if asked before the statistics file arrives).
+pub const PIECES_VERSION: u32 = 8;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

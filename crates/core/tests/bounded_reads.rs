@@ -94,6 +94,7 @@ fn section(kind: SectionKind, raw: &[u8]) -> Section<'_> {
         SectionKind::SearchStats => 6,
         SectionKind::TermMembers => 7,
         SectionKind::TermGroups => 8,
+        SectionKind::SearchTerms => 9,
     };
     Section {
         kind,

@@ -96,6 +96,9 @@ fn files(d: &Data, budget: &PieceBudget) -> (Files, SearchPieces) {
             single_section_file(SectionKind::TermGroups, &g.encode()),
         );
     }
+    for (need, raw) in sp.stats_parts() {
+        out.insert(need, single_section_file(SectionKind::SearchTerms, &raw));
+    }
     out.insert(
         Need::Stats,
         single_section_file(SectionKind::SearchStats, &sp.stats.encode()),
@@ -780,7 +783,10 @@ fn version_7_search_files_still_answer() {
             }
         }
     }
-    assert!(answered >= 20, "the version-7 files answer most pages ({answered} of 30)");
+    assert!(
+        answered >= 20,
+        "the version-7 files answer most pages ({answered} of 30)"
+    );
 }
 
 /// A query of three or more common terms reads the member files of all
@@ -1505,6 +1511,26 @@ fn first_rank_chunk_comes_with_the_group_files() {
         .map(|c| c.term.as_str())
         .unwrap();
     let asked = rounds(text);
+    // Version 8: the statistics parts of the words' first characters come
+    // with the statistics file (the common terms are not in it), so
+    // knowing which words are common costs no round.
+    let first_round: Vec<Need> = [Need::Stats]
+        .into_iter()
+        .chain(["d", "k", "o", "u"].map(|f| Need::StatsPart(f.to_string())))
+        .collect();
+    assert_eq!(asked[0], first_round);
+    assert!(
+        asked[1..]
+            .iter()
+            .flatten()
+            .all(|n| !matches!(n, Need::Stats | Need::StatsPart(_))),
+        "{asked:?}"
+    );
+    assert!(
+        f.files.contains_key(&Need::StatsPart("o".into()))
+            && !f.files.contains_key(&Need::StatsPart("k".into())),
+        "a part for each first character of a common term, none for others"
+    );
     let with_groups = asked
         .iter()
         .find(|r| r.iter().any(|n| matches!(n, Need::Groups(_))))

@@ -106,6 +106,9 @@ pub enum SectionKind {
     /// Only in a group file of one or two common terms
     /// ([`search::TermGroups`], pieces version 4).
     TermGroups,
+    /// Only in a statistics part: the common terms of one first character
+    /// ([`search::encode_terms`], pieces version 8).
+    SearchTerms,
 }
 
 impl SectionKind {
@@ -127,6 +130,7 @@ impl SectionKind {
             SectionKind::SearchStats => 6,
             SectionKind::TermMembers => 7,
             SectionKind::TermGroups => 8,
+            SectionKind::SearchTerms => 9,
         }
     }
 
@@ -138,6 +142,7 @@ impl SectionKind {
                 SectionKind::SearchStats,
                 SectionKind::TermMembers,
                 SectionKind::TermGroups,
+                SectionKind::SearchTerms,
             ])
             .find(|k| k.code() == c)
     }
@@ -153,6 +158,7 @@ impl SectionKind {
             SectionKind::SearchStats => "search_stats",
             SectionKind::TermMembers => "term_members",
             SectionKind::TermGroups => "term_groups",
+            SectionKind::SearchTerms => "search_terms",
         }
     }
 }

@@ -7,7 +7,12 @@
 //!   statistics), the country table (code, facet title, every spelling the
 //!   data uses: what a `country.country_name` filter is checked against),
 //!   and the *common terms*: terms too frequent for a piece of their own,
-//!   with their document frequency, record count and rank chunks.
+//!   with their document frequency, record count and rank chunks. From
+//!   pieces version 8 the common terms are not in it but in *statistics
+//!   parts* ([`encode_terms`], section `search_terms`, one file per first
+//!   character of a common term): a query reads the parts of its words'
+//!   first characters, a few hundred bytes each, instead of every common
+//!   term of the registry, whose number grows with it.
 //! * [`TermMembers`] (section `term_members`, one file a common term): every
 //!   record with the term, by index in the whole registry, with the columns
 //!   filters and facets read (status, types, continents, countries), and
@@ -62,7 +67,17 @@ pub struct CommonTerm {
     /// when no other term extends it. `None` in files written before it
     /// was recorded (they end after the common terms).
     pub prefix_df: Option<u64>,
+    /// Its place in [`SearchStats::commonness`], which member files count
+    /// in ([`Member::holds`]): written with it in a statistics part
+    /// (version 8), where the other terms are not at hand; computed from
+    /// the whole list when read from a statistics file before.
+    pub position: u32,
 }
+
+/// The byte after the external id pieces' marker (or the member files')
+/// in the statistics that says the common terms are in statistics parts
+/// (pieces version 8), followed by their number.
+const TERM_PARTS_MARKER: u8 = 8;
 
 /// The byte after the prefix document frequencies that says the build
 /// wrote group files (pieces version 4).
@@ -144,6 +159,94 @@ pub struct SearchStats {
     /// with a digit, which may be an external id, reads the pieces of its
     /// possible ids instead of the whole registry.
     pub external_buckets: u32,
+    /// The common terms are in *statistics parts* by first character
+    /// (pieces version 8; requires `member_holds`), not in this file: how
+    /// many there are. [`SearchStats::common`] then holds those of the
+    /// parts a reader has added ([`SearchStats::add_terms`]), and a term
+    /// is known not to be common only once its part is added (or absent).
+    pub term_parts: Option<u32>,
+}
+
+/// The statistics part (pieces version 8) that lists common term `term`:
+/// its first character.
+pub fn term_part(term: &str) -> &str {
+    super::pieces::first_char(term)
+}
+
+/// The bytes of a statistics part (section `search_terms`): `terms`, sorted
+/// and distinct, with their positions ([`CommonTerm::position`]).
+pub fn encode_terms(terms: &[CommonTerm]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.usize(terms.len());
+    for t in terms {
+        w.str(&t.term);
+        w.varint(t.df);
+        w.varint(t.records);
+        w.varint(t.prefix_df.unwrap_or(t.df));
+        w.varint(u64::from(t.position));
+        w.usize(t.chunks.len());
+        for &c in &t.chunks {
+            w.varint(u64::from(c));
+        }
+    }
+    w.buf
+}
+
+/// From [`encode_terms`]' bytes: the common terms of statistics part
+/// `part`, checked against the statistics (`stats`: their number of names
+/// and of common terms).
+pub fn decode_terms(
+    bytes: &[u8],
+    part: &str,
+    stats: &SearchStats,
+) -> Result<Vec<CommonTerm>, ShardError> {
+    let mut r = Reader::new(bytes, SectionKind::SearchTerms);
+    let total = stats.term_parts.unwrap_or(0);
+    let n = r.count("common terms")?;
+    let mut out: Vec<CommonTerm> = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        let term = r.str()?.to_string();
+        let df = r.varint()?;
+        let records = r.varint()?;
+        let prefix_df = r.varint()?;
+        let position = u32::try_from(r.varint()?)
+            .ok()
+            .filter(|&p| p < total)
+            .ok_or_else(|| r.malformed("a common term's position"))?;
+        let k = r.count("rank chunks")?;
+        let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+        for _ in 0..k {
+            let c = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+            if chunks.last().is_some_and(|&p| p > c) {
+                return Err(r.malformed("rank chunks out of order"));
+            }
+            chunks.push(c);
+        }
+        if term_part(&term) != part || out.last().is_some_and(|p| p.term >= term) {
+            return Err(r.malformed("common terms out of order or of another part"));
+        }
+        if df == 0
+            || df > stats.entries
+            || records > df
+            || prefix_df < df
+            || prefix_df > stats.entries
+            || chunks.first().is_some_and(|&c| c == 0)
+        {
+            return Err(r.malformed("common term counts"));
+        }
+        out.push(CommonTerm {
+            term,
+            df,
+            records,
+            chunks,
+            prefix_df: Some(prefix_df),
+            position,
+        });
+    }
+    if !r.at_end() {
+        return Err(r.malformed("bytes after the common terms"));
+    }
+    Ok(out)
 }
 
 /// The external id piece of an id, by its [`crate::text::external_id_key`]
@@ -178,8 +281,14 @@ impl SearchStats {
                 w.str(n);
             }
         }
-        w.usize(self.common.len());
-        for t in &self.common {
+        // Version 8: the common terms are in statistics parts.
+        let listed: &[CommonTerm] = if self.term_parts.is_some() {
+            &[]
+        } else {
+            &self.common
+        };
+        w.usize(listed.len());
+        for t in listed {
             w.str(&t.term);
             w.varint(t.df);
             w.varint(t.records);
@@ -189,8 +298,8 @@ impl SearchStats {
             }
         }
         // Appended after the list, so that files without it still read.
-        if self.common.iter().all(|t| t.prefix_df.is_some()) {
-            for t in &self.common {
+        if listed.iter().all(|t| t.prefix_df.is_some()) {
+            for t in listed {
                 w.varint(t.prefix_df.unwrap_or(t.df));
             }
             // Pieces version 4: group files, which describe the rank
@@ -203,6 +312,10 @@ impl SearchStats {
                     if self.external_buckets > 0 {
                         w.u8(EXTERNAL_MARKER);
                         w.varint(u64::from(self.external_buckets));
+                    }
+                    if let Some(n) = self.term_parts {
+                        w.u8(TERM_PARTS_MARKER);
+                        w.varint(u64::from(n));
                     }
                 }
             }
@@ -258,6 +371,7 @@ impl SearchStats {
                 records,
                 chunks,
                 prefix_df: None,
+                position: 0,
             });
         }
         if !r.at_end() {
@@ -278,19 +392,39 @@ impl SearchStats {
             return Err(r.malformed("the member files' marker"));
         }
         let mut external_buckets = 0;
-        if !r.at_end() {
-            if r.u8()? != EXTERNAL_MARKER {
-                return Err(r.malformed("the external id pieces' marker"));
+        let mut term_parts = None;
+        let next = |r: &mut Reader| -> Result<Option<u8>, ShardError> {
+            if r.at_end() {
+                Ok(None)
+            } else {
+                r.u8().map(Some)
             }
+        };
+        let mut marker = next(&mut r)?;
+        if marker == Some(EXTERNAL_MARKER) {
             external_buckets = u32::try_from(r.varint()?)
                 .ok()
                 .filter(|&b| b > 0)
                 .ok_or_else(|| r.malformed("the number of external id pieces"))?;
+            marker = next(&mut r)?;
+        }
+        if marker == Some(TERM_PARTS_MARKER) {
+            if !common.is_empty() {
+                return Err(r.malformed("common terms listed beside their parts"));
+            }
+            term_parts = Some(
+                u32::try_from(r.varint()?)
+                    .map_err(|_| r.malformed("the number of common terms"))?,
+            );
+            marker = None;
+        }
+        if marker.is_some() {
+            return Err(r.malformed("the external id pieces' or the statistics parts' marker"));
         }
         if !r.at_end() {
             return Err(r.malformed("bytes after the common terms"));
         }
-        Ok(SearchStats {
+        let mut stats = SearchStats {
             records,
             entries,
             avg_len,
@@ -299,7 +433,39 @@ impl SearchStats {
             groups,
             member_holds,
             external_buckets,
-        })
+            term_parts,
+        };
+        // Before version 8 the positions follow from the whole list.
+        for (p, i) in stats.commonness().into_iter().enumerate() {
+            stats.common[i].position = p as u32;
+        }
+        Ok(stats)
+    }
+
+    /// Adds the common terms of a statistics part ([`decode_terms`]).
+    pub fn add_terms(&mut self, terms: Vec<CommonTerm>) {
+        self.common.extend(terms);
+        self.common.sort_by(|a, b| a.term.cmp(&b.term));
+        self.common.dedup_by(|a, b| a.term == b.term);
+    }
+
+    /// How many common terms the registry has (listed here or in parts).
+    pub fn common_count(&self) -> usize {
+        self.term_parts.map_or(self.common.len(), |n| n as usize)
+    }
+
+    /// The statistics parts of the common terms (version 8): each first
+    /// character with its terms, positions set.
+    pub fn parts(&self) -> Vec<(String, Vec<CommonTerm>)> {
+        let mut out: Vec<(String, Vec<CommonTerm>)> = Vec::new();
+        for t in &self.common {
+            let part = term_part(&t.term);
+            match out.last_mut() {
+                Some((p, list)) if p == part => list.push(t.clone()),
+                _ => out.push((part.to_string(), vec![t.clone()])),
+            }
+        }
+        out
     }
 
     /// The common term `term`, if it is one.
@@ -324,11 +490,7 @@ impl SearchStats {
 
     /// The position of common term `term` in [`SearchStats::commonness`].
     pub fn commonness_position(&self, term: &str) -> Option<usize> {
-        let i = self
-            .common
-            .binary_search_by(|t| t.term.as_str().cmp(term))
-            .ok()?;
-        self.commonness().iter().position(|&x| x == i)
+        self.common(term).map(|t| t.position as usize)
     }
 }
 
@@ -699,11 +861,83 @@ mod tests {
                 records: 9,
                 chunks: vec![1, 3],
                 prefix_df,
+                position: 0,
             }],
             groups: false,
             member_holds: false,
             external_buckets: 0,
+            term_parts: None,
         }
+    }
+
+    /// Version 8: the common terms leave the statistics file for parts by
+    /// first character, each term with its commonness position; a
+    /// version-7 file still lists them, positions computed from the list.
+    #[test]
+    fn version_8_lists_common_terms_in_parts_and_version_7_files_still_read() {
+        let term = |t: &str, records: u64, position: u32| CommonTerm {
+            term: t.into(),
+            df: records + 1,
+            records,
+            chunks: Vec::new(),
+            prefix_df: Some(records + 2),
+            position,
+        };
+        // Commonness: of (9), university (7), institute (5).
+        let v7 = SearchStats {
+            groups: true,
+            member_holds: true,
+            external_buckets: 3,
+            common: vec![
+                term("institute", 5, 2),
+                term("of", 9, 0),
+                term("university", 7, 1),
+            ],
+            ..stats(None)
+        };
+        let mut read7 = SearchStats::decode(&v7.encode()).unwrap();
+        assert_eq!(read7, v7, "positions follow from the whole list");
+        assert_eq!(read7.commonness_position("university"), Some(1));
+        assert_eq!(read7.common_count(), 3);
+
+        let v8 = SearchStats {
+            term_parts: Some(3),
+            ..v7.clone()
+        };
+        let head = SearchStats::decode(&v8.encode()).unwrap();
+        assert!(head.common.is_empty() && head.term_parts == Some(3));
+        assert_eq!((head.common_count(), head.external_buckets), (3, 3));
+        assert!(v8.encode().len() < v7.encode().len());
+        let parts = v8.parts();
+        let firsts: Vec<&str> = parts.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(firsts, ["i", "o", "u"]);
+        let mut loaded = head.clone();
+        for (first, terms) in &parts {
+            let bytes = encode_terms(terms);
+            let read = decode_terms(&bytes, first, &head).unwrap();
+            assert_eq!(&read, terms);
+            // Another part's name, or a position past the count: damage.
+            assert!(decode_terms(&bytes, "x", &head).is_err());
+            let few = SearchStats {
+                term_parts: Some(1),
+                ..head.clone()
+            };
+            assert!(first == "o" || decode_terms(&bytes, first, &few).is_err());
+            let mut cut = bytes.clone();
+            cut.pop();
+            assert!(decode_terms(&cut, first, &head).is_err());
+            loaded.add_terms(read);
+        }
+        read7.term_parts = Some(3);
+        assert_eq!(loaded, read7, "the parts restore the list");
+        assert_eq!(loaded.commonness_position("institute"), Some(2));
+        // A marker after the parts' count, or a list beside it: damage.
+        let mut bad = v8.encode();
+        bad.push(8);
+        assert!(SearchStats::decode(&bad).is_err());
+        let mut listed = v7.encode();
+        listed.extend([8, 3]);
+        assert!(SearchStats::decode(&listed).is_err());
     }
 
     #[test]

@@ -178,7 +178,8 @@ pub fn encode_kinds(
                 SectionKind::ExactWords
                 | SectionKind::SearchStats
                 | SectionKind::TermMembers
-                | SectionKind::TermGroups => {
+                | SectionKind::TermGroups
+                | SectionKind::SearchTerms => {
                     return Err(format!(
                         "{kind} is written by the piece builder, not from records"
                     ));

@@ -210,6 +210,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             // In its group file (version 4).
             chunks: Vec::new(),
             prefix_df: Some(engine.prefix_df(&spec.key) as u64),
+            // Set once every common term is known (below).
+            position: 0,
         });
         common_records.push((spec.key.clone(), records.clone()));
         members.push(TermMembers {
@@ -423,7 +425,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         });
     }
     let spellings = ix.country_spellings();
-    let stats = SearchStats {
+    let common_count = common.len();
+    let mut stats = SearchStats {
         records: reg.len() as u64,
         entries: ix.entries() as u64,
         avg_len: ix.avg_len(),
@@ -441,6 +444,8 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         groups: true,
         member_holds: true,
         external_buckets: 0,
+        // Version 8: in statistics parts ([`SearchPieces::stats_parts`]).
+        term_parts: Some(common_count as u32),
     };
 
     // Each member's more common terms (version 5): a query of several
@@ -450,6 +455,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
     let mut position = vec![0u16; stats.common.len()];
     for (p, &i) in order.iter().enumerate() {
         position[i] = p as u16;
+        stats.common[i].position = p as u32;
     }
     let mut held: HashMap<u32, Vec<u16>> = HashMap::new();
     for (i, (_, records)) in common_records.iter().enumerate() {
@@ -491,6 +497,22 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
 }
 
 impl SearchPieces {
+    /// The statistics parts (version 8): each first character of a common
+    /// term with the section bytes of its common terms
+    /// ([`crate::shard::search::encode_terms`], written as `s-<hex>.shard`).
+    pub fn stats_parts(&self) -> Vec<(Need, Vec<u8>)> {
+        self.stats
+            .parts()
+            .into_iter()
+            .map(|(first, terms)| {
+                (
+                    Need::StatsPart(first),
+                    crate::shard::search::encode_terms(&terms),
+                )
+            })
+            .collect()
+    }
+
     /// Every piece-like file (a subset of the records, written as a typeahead
     /// piece is) with the [`Need`] that names it: term, extension and
     /// phrase pieces, and every kind of rank chunk.

@@ -20,7 +20,11 @@
 //! * otherwise a *common term* (`university`, `of`): too many records for
 //!   a piece. Its *member file* ([`crate::shard::search::TermMembers`])
 //!   lists its records with their filter and facet columns, and the
-//!   statistics file gives its document frequency and shortest name. A
+//!   statistics file gives its document frequency and shortest name (from
+//!   pieces version 8 its *statistics part*, the common terms of its first
+//!   character, asked with the statistics file for each query word: which
+//!   words are common is known without a round more, and the list of every
+//!   common term, which grows with the registry, is not read). A
 //!   term no longer term extends whose leaf passes the budget
 //!   (`technology`: the typeahead cannot split it, so its leaf grows with
 //!   the registry) is a common term too; its leaf serves only when its
@@ -123,7 +127,9 @@ use crate::search::facets::{FacetCounts, Meta};
 use crate::search::query::{self, ClauseKind, Occur};
 use crate::search::{Engine, Filters, GlobalStats, PAGE_SIZE, Version, typed};
 use crate::shard::pieces::{PieceKind, first_char, id_key};
-use crate::shard::search::{ChunkFirst, FacetChunks, Group, SearchStats, TermGroups, TermMembers};
+use crate::shard::search::{
+    ChunkFirst, FacetChunks, Group, SearchStats, TermGroups, TermMembers, decode_terms, term_part,
+};
 use crate::shard::{SectionKind, ShardError, read_file};
 use crate::text::{self, TokenKind};
 use crate::{RecordId, Registry};
@@ -203,6 +209,10 @@ impl Slice {
 pub enum Need {
     /// The statistics file (manifest `pieces.search.stats`).
     Stats,
+    /// A statistics part (version 8): the common terms of one first
+    /// character (a 404: none, or an older build, whose statistics file
+    /// lists them all).
+    StatsPart(String),
     /// The typeahead directory part of a first character.
     Directory(String),
     /// A typeahead leaf, by prefix.
@@ -260,6 +270,7 @@ impl Need {
         let hex = |s: &str| -> String { s.bytes().map(|b| format!("{b:02x}")).collect() };
         match self {
             Need::Stats => "search.stats".to_string(),
+            Need::StatsPart(first) => format!("s-{}.shard", hex(first)),
             Need::Directory(first) => format!("d-{}.json", hex(first)),
             Need::Leaf(prefix) => format!("{}.shard", hex(prefix)),
             Need::Head(prefix) => format!("{}.h.shard", hex(prefix)),
@@ -361,6 +372,10 @@ pub struct SearchClient {
     no_extension: HashSet<String>,
     /// Rank chunks one answer may load ([`MAX_RANK_CHUNKS`] unless set).
     chunk_allowance: Option<u32>,
+    /// The statistics parts handed in (version 8), by first character.
+    parts: HashSet<String>,
+    /// Those handed in before the statistics file, which checks them.
+    early_parts: Vec<(String, Vec<u8>)>,
 }
 
 impl SearchClient {
@@ -397,7 +412,45 @@ impl SearchClient {
                 .map(|c| (c.code.as_str(), c.title.as_str(), c.names.as_slice())),
         );
         self.stats = Some((stats, countries));
+        for (first, bytes) in std::mem::take(&mut self.early_parts) {
+            self.add_terms(&first, &bytes)?;
+        }
         Ok(())
+    }
+
+    /// Loads statistics part `first` (version 8) into the statistics.
+    fn add_terms(&mut self, first: &str, bytes: &[u8]) -> Result<(), ShardError> {
+        let Some((stats, _)) = &mut self.stats else {
+            self.early_parts.push((first.to_string(), bytes.to_vec()));
+            return Ok(());
+        };
+        // An older build's statistics list every common term.
+        if stats.term_parts.is_some() {
+            let terms = decode_terms(&section(bytes, SectionKind::SearchTerms)?, first, stats)?;
+            stats.add_terms(terms);
+        }
+        Ok(())
+    }
+
+    /// The statistics parts the common terms of `tokens` are in that are
+    /// not loaded (version 8; none before).
+    fn missing_parts<'t>(&self, tokens: impl IntoIterator<Item = &'t str>) -> Vec<Need> {
+        if self
+            .stats
+            .as_ref()
+            .is_some_and(|s| s.0.term_parts.is_none())
+        {
+            return Vec::new();
+        }
+        let mut out: Vec<Need> = tokens
+            .into_iter()
+            .map(|t| term_part(t).to_string())
+            .filter(|p| !p.is_empty() && !self.parts.contains(p))
+            .map(Need::StatsPart)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Loads the directory part of first character `first`.
@@ -417,6 +470,13 @@ impl SearchClient {
                     what: "the statistics file is missing".into(),
                 }),
             },
+            Need::StatsPart(first) => {
+                if let Some(b) = bytes {
+                    self.add_terms(first, b)?;
+                }
+                self.parts.insert(first.clone());
+                Ok(())
+            }
             Need::Directory(first) => {
                 // A directory part is JSON, handed in by `add_directory`.
                 self.dir.add_split_keys(first, Vec::new());
@@ -433,7 +493,7 @@ impl SearchClient {
                         let (holds, common) = self
                             .stats
                             .as_ref()
-                            .map_or((false, 0), |s| (s.0.member_holds, s.0.common.len()));
+                            .map_or((false, 0), |s| (s.0.member_holds, s.0.common_count()));
                         let beyond = m
                             .members
                             .iter()
@@ -512,6 +572,7 @@ impl SearchClient {
     pub fn has(&self, need: &Need) -> bool {
         match need {
             Need::Stats => self.stats.is_some(),
+            Need::StatsPart(first) => self.parts.contains(first),
             Need::Directory(first) => self.dir.missing_part(first).is_none(),
             Need::Members(t) => self.members.contains_key(t),
             Need::Groups(t) => self.groups.contains_key(t),
@@ -671,7 +732,13 @@ impl SearchClient {
     /// The answer to `q`, or what to fetch first.
     pub fn answer(&self, q: &ListQuery) -> SearchAnswer {
         let Some((stats, countries)) = &self.stats else {
-            return SearchAnswer::Need(vec![Need::Stats]);
+            // With it, the statistics parts of the query's words (version
+            // 8: a 404 before), which say which of them are common.
+            let mut needs = vec![Need::Stats];
+            if RecordId::parse(&q.query).is_err() {
+                needs.extend(self.missing_parts(query_tokens(&q.query).iter().map(String::as_str)));
+            }
+            return SearchAnswer::Need(needs);
         };
         let mut filters = match &q.filter {
             Some(f) => match Filters::parse(f, q.version, countries) {
@@ -752,6 +819,16 @@ impl SearchClient {
             // which types a bare word as a prefix and counts it otherwise).
             let one_word = matches!(toks.as_slice(), [t] if t.kind == TokenKind::Word);
             clauses.push((c.occur, exact_phrase && (q.typed || !one_word), toks));
+        }
+        // Version 8: which words are common is known once their
+        // statistics parts are in (asked with the statistics file).
+        let parts = self.missing_parts(
+            clauses
+                .iter()
+                .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str())),
+        );
+        if !parts.is_empty() {
+            return SearchAnswer::Need(parts);
         }
         // The search page's reading: its last bare word also by prefix.
         let typed_last = if q.typed {
@@ -2227,6 +2304,22 @@ fn phrase_needs(stats: &SearchStats, occur: Occur, toks: &[text::Token]) -> Vec<
         .into_iter()
         .take(PHRASE_PAIRS)
         .map(|(a, b)| Need::Phrase(a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// The tokens of a query's words and phrases as [`SearchClient::answer`]
+/// reads them (none when it does not parse).
+fn query_tokens(query: &str) -> Vec<String> {
+    let Ok(parsed) = query::parse(query) else {
+        return Vec::new();
+    };
+    parsed
+        .clauses
+        .iter()
+        .flat_map(|c| match &c.kind {
+            ClauseKind::Term { text, .. } | ClauseKind::Phrase { text, .. } => text::tokens(text),
+        })
+        .map(|t| t.text)
         .collect()
 }
 
