@@ -167,6 +167,21 @@ pub struct SearchStats {
     pub term_parts: Option<u32>,
 }
 
+/// A common term's rank chunk lengths (ascending), as the statistics and
+/// their parts write them.
+fn read_chunk_lengths(r: &mut Reader) -> Result<Vec<u32>, ShardError> {
+    let k = r.count("rank chunks")?;
+    let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
+    for _ in 0..k {
+        let c = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
+        if chunks.last().is_some_and(|&p| p > c) {
+            return Err(r.malformed("rank chunks out of order"));
+        }
+        chunks.push(c);
+    }
+    Ok(chunks)
+}
+
 /// The statistics part (pieces version 8) that lists common term `term`:
 /// its first character.
 pub fn term_part(term: &str) -> &str {
@@ -213,15 +228,7 @@ pub fn decode_terms(
             .ok()
             .filter(|&p| p < total)
             .ok_or_else(|| r.malformed("a common term's position"))?;
-        let k = r.count("rank chunks")?;
-        let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
-        for _ in 0..k {
-            let c = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
-            if chunks.last().is_some_and(|&p| p > c) {
-                return Err(r.malformed("rank chunks out of order"));
-            }
-            chunks.push(c);
-        }
+        let chunks = read_chunk_lengths(&mut r)?;
         if term_part(&term) != part || out.last().is_some_and(|p| p.term >= term) {
             return Err(r.malformed("common terms out of order or of another part"));
         }
@@ -350,15 +357,7 @@ impl SearchStats {
             let term = r.str()?.to_string();
             let df = r.varint()?;
             let records = r.varint()?;
-            let k = r.count("rank chunks")?;
-            let mut chunks: Vec<u32> = Vec::with_capacity(k.min(r.remaining()));
-            for _ in 0..k {
-                let c = u32::try_from(r.varint()?).map_err(|_| r.malformed("chunk length"))?;
-                if chunks.last().is_some_and(|&p| p > c) {
-                    return Err(r.malformed("rank chunks out of order"));
-                }
-                chunks.push(c);
-            }
+            let chunks = read_chunk_lengths(&mut r)?;
             if common.last().is_some_and(|p| p.term >= term) {
                 return Err(r.malformed("common terms out of order"));
             }
