@@ -84,9 +84,11 @@ test("pages from pieces equal the whole registry's, and cost a few small files",
   assert.ok(fetched.some((f) => /^kt-/.test(f)), `a type's rank chunks were fetched: ${fetched}`);
   assert.ok(fetched.some((f) => /^pk-/.test(f)) && fetched.some((f) => /^pg-/.test(f)), `a phrase's rank chunks and group file were fetched: ${fetched}`);
   assert.ok(fetched.includes("search.stats"), "the statistics file was fetched");
+  // (Pieces version 8: the common terms are in statistics parts by first character.)
+  assert.ok(fetched.some((f) => /^s-[0-9a-f]+\.shard$/.test(f)), `statistics parts were fetched: ${fetched}`);
   // (Counted from its group file, or from its member file for three common words or more.)
   assert.ok(fetched.some((f) => /^[cg]-/.test(f)), `a common term's groups or members were fetched: ${fetched}`);
-  const own = fetched.filter((f) => /^(search\.stats|[cgkt]-)/.test(f));
+  const own = fetched.filter((f) => /^(search\.stats|[cgkts]-)/.test(f));
   assert.equal(new Set(own).size, own.length, `each file is fetched once: ${own}`);
   assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
   await context.close();
