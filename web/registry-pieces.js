@@ -108,8 +108,10 @@ export function checkedFiles(folder, hashes) {
     return readCapped(res, cap, name);
   }
   const bucket = (name) => {
+    // A statistics part is in the statistics file's table (registry_contract::bucket_key).
+    const key = /^s-.*\.shard$/.test(name) ? "search.stats" : name;
     let i = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
-    for (const b of new TextEncoder().encode(name)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
+    for (const b of new TextEncoder().encode(key)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
     return i % hashes.buckets;
   };
   // Bucket `i`'s table, once checked. The table is fetched beside the root

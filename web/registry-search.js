@@ -44,11 +44,12 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
       // Directory parts are JSON arrays of prefixes, the rest piece-like files.
       // Files the wasm asks for that the build may not have written (a
       // phrase piece or a phrase's rank chunks and group file, a country's or a
-      // type's rank chunk, an external id piece, a triple's group file and rank
-      // chunk, a statistics part: version 8, none for a first character no
-      // common word has) are asked only once their hash table lists them:
-      // no 404 in the console.
-      const maybe = /^(?:p|pk|pg|kc|kt|e|s)-|^(?:g(?:-[0-9a-f]+){3}|k(?:-[0-9a-f]+){3}-\d+)\.shard$/.test(name);
+      // type's rank chunk, an external id piece, a pair's group file (a
+      // pair sharing few records is in its rarer term's), a triple's group
+      // file and rank chunk, a statistics part: version 8, none for a first
+      // character no common word has) are asked only once their hash table
+      // lists them: no 404 in the console.
+      const maybe = /^(?:p|pk|pg|kc|kt|e|s)-|^(?:g(?:-[0-9a-f]+){2,3}|k(?:-[0-9a-f]+){3}-\d+)\.shard$/.test(name);
       const p = folderP
         .then(async (folder) =>
           maybe && !(await folder.listed(name)) ? null : folder(name, /^d-[0-9a-f]+\.json$/.test(name) ? BYTE_CAPS.part : BYTE_CAPS.piece),

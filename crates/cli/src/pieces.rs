@@ -794,6 +794,40 @@ fn bench_search_pieces(
         w.files.len() + w.search.len(),
         all_bytes as f64 / 1e6
     );
+    // The hash tables a browser reads to check what it fetches (not in the
+    // bytes above, which are the files the client asks): the root, and the
+    // table of each file's bucket, once a request (compressed as served:
+    // zstd 19 here, near brotli's size for tables of hex hashes).
+    let hashes = w.manifest.hashes.as_ref();
+    let buckets = hashes.map_or(0, |h| h.buckets);
+    let folder = &w.manifest.path;
+    let served = |name: &str| -> usize {
+        w.files
+            .iter()
+            .find(|f| f.name.strip_prefix(folder.as_str()) == Some(name))
+            .map_or(0, |f| {
+                shard::Compressor::compress(&crate::build::Zstd(19), &f.bytes).len()
+            })
+    };
+    let root_bytes = served("hashes.json");
+    let table_bytes: Vec<usize> = (0..buckets)
+        .map(|i| served(&format!("h-{i}.json")))
+        .collect();
+    let tables_of = |names: &mut dyn Iterator<Item = String>| -> usize {
+        let mut seen = std::collections::BTreeSet::new();
+        for n in names {
+            seen.insert(registry_contract::bucket(&n, buckets));
+        }
+        root_bytes + seen.iter().map(|&i| table_bytes[i as usize]).sum::<usize>()
+    };
+    println!(
+        "hash tables as served: root {root_bytes} bytes, {buckets} tables, p50 {} bytes (a request reads the root and each asked file's table)",
+        {
+            let mut t: Vec<usize> = table_bytes.clone();
+            t.sort_unstable();
+            t.get(t.len() / 2).copied().unwrap_or(0)
+        }
+    );
     // Each answered request as a JSON line (`--requests`): what a change
     // to the pieces moves, request by request.
     let mut lines = String::new();
@@ -808,6 +842,8 @@ fn bench_search_pieces(
         // Every request, a fallback at what it fetched plus the whole
         // registry: the bytes a user of the link waits for.
         let mut all_bytes: Vec<f64> = Vec::new();
+        // The same, with the hash tables the browser reads to check them.
+        let mut all_checked: Vec<f64> = Vec::new();
         let typed_queries: Vec<ListQuery> = queries
             .iter()
             .map(|q| ListQuery { typed, ..q.clone() })
@@ -854,18 +890,23 @@ fn bench_search_pieces(
                             lines.push('\n');
                         }
                         all_bytes.push((got + whole_bytes) as f64);
+                        let tables = tables_of(&mut files_of.iter().map(|(n, _)| n.file_name()));
+                        all_checked.push((got + tables + whole_bytes) as f64);
                         break false;
                     }
                     SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
                 }
             };
             if answered {
+                let tables = tables_of(&mut files_of.iter().map(|(n, _)| n.file_name()));
+                all_checked.push((got + tables) as f64);
                 if requests_out.is_some() {
                     let files: Vec<(String, usize)> =
                         files_of.iter().map(|(n, b)| (describe(n), *b)).collect();
                     let line = serde_json::json!({
                         "typed": typed, "query": q.query, "filter": q.filter,
                         "page": q.page, "bytes": got, "rounds": round, "files": files,
+                        "hash_tables": tables,
                     });
                     lines.push_str(&line.to_string());
                     lines.push('\n');
@@ -917,6 +958,12 @@ fn bench_search_pieces(
             percentile(&mut all_bytes, 0.5),
             percentile(&mut all_bytes, 0.9),
             percentile(&mut all_bytes, 0.95),
+        );
+        println!(
+            "  every request with the hash tables that check its files (what a browser downloads): data bytes p50 {:.0}  p90 {:.0}  p95 {:.0}",
+            percentile(&mut all_checked, 0.5),
+            percentile(&mut all_checked, 0.9),
+            percentile(&mut all_checked, 0.95),
         );
         print_heaviest(&mut fetched);
     }

@@ -356,6 +356,15 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
         registry_contract::bucket("a", 1 << 31),
         0xe40c_292c % (1 << 31)
     );
+    // Statistics parts share the statistics file's table.
+    assert_eq!(
+        registry_contract::bucket("s-75.shard", 1 << 20),
+        registry_contract::bucket("search.stats", 1 << 20)
+    );
+    assert_ne!(
+        registry_contract::bucket("g-75.shard", 1 << 20),
+        registry_contract::bucket("search.stats", 1 << 20)
+    );
 }
 
 /// The pieces-3 compat fixture (crates/core/tests/compat/pieces-3, from

@@ -204,12 +204,26 @@ pub struct PieceHashes {
 }
 
 /// The bucket table of file `name` among `buckets`: FNV-1a (32 bits) of
-/// its UTF-8, modulo the count (registry-pieces.js computes the same).
+/// the UTF-8 of its [`bucket_key`], modulo the count (registry-pieces.js
+/// computes the same).
 pub fn bucket(name: &str, buckets: u32) -> u32 {
-    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
+    let h = bucket_key(name).bytes().fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     });
     h % buckets.max(1)
+}
+
+/// The name file `name` is bucketed by: its own, but for a statistics part
+/// (`s-<hex>.shard`, pieces version 8), which goes in the statistics file's
+/// table (`search.stats`). Every E2 reader loads that table to check the
+/// statistics file, and reads a few parts beside it: in tables of their
+/// own, each ~100-byte part would cost its own ~4 KB table.
+pub fn bucket_key(name: &str) -> &str {
+    if name.starts_with("s-") && name.ends_with(".shard") {
+        "search.stats"
+    } else {
+        name
+    }
 }
 
 /// Examples of the data, for pages that demonstrate it.
