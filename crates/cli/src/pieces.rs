@@ -800,14 +800,10 @@ fn bench_search_pieces(
     // zstd 19 here, near brotli's size for tables of hex hashes).
     let hashes = w.manifest.hashes.as_ref();
     let buckets = hashes.map_or(0, |h| h.buckets);
-    let folder = &w.manifest.path;
     let served = |name: &str| -> usize {
-        w.files
-            .iter()
-            .find(|f| f.name.strip_prefix(folder.as_str()) == Some(name))
-            .map_or(0, |f| {
-                shard::Compressor::compress(&crate::build::Zstd(19), &f.bytes).len()
-            })
+        files.get(name).map_or(0, |b| {
+            shard::Compressor::compress(&crate::build::Zstd(19), b).len()
+        })
     };
     let root_bytes = served("hashes.json");
     let table_bytes: Vec<usize> = (0..buckets)
@@ -890,16 +886,14 @@ fn bench_search_pieces(
                             lines.push('\n');
                         }
                         all_bytes.push((got + whole_bytes) as f64);
-                        let tables = tables_of(&mut files_of.iter().map(|(n, _)| n.file_name()));
-                        all_checked.push((got + tables + whole_bytes) as f64);
                         break false;
                     }
                     SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
                 }
             };
+            let tables = tables_of(&mut files_of.iter().map(|(n, _)| n.file_name()));
+            all_checked.push((got + tables + if answered { 0 } else { whole_bytes }) as f64);
             if answered {
-                let tables = tables_of(&mut files_of.iter().map(|(n, _)| n.file_name()));
-                all_checked.push((got + tables) as f64);
                 if requests_out.is_some() {
                     let files: Vec<(String, usize)> =
                         files_of.iter().map(|(n, b)| (describe(n), *b)).collect();
