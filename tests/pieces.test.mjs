@@ -409,6 +409,35 @@ test("a piece served with wrong bytes is refused, reported and fetched once more
   }
 });
 
+test("a hash table whose proof does not lead to the manifest's root is never used: its pieces are refused, the whole registry answers", async () => {
+  const context = await browser.newContext({ serviceWorkers: "block" });
+  try {
+    const { p, errs } = await watchedPage(context);
+    const asked = new Map();
+    // One digit of each table's proof altered (pieces version 9: `[proof, files]`), every time.
+    await p.route(/\/pieces\/[0-9a-f]{16}\/h-\d+\.json$/, async (route) => {
+      const url = route.request().url();
+      asked.set(url, (asked.get(url) ?? 0) + 1);
+      const res = await route.fetch();
+      const body = await res.body();
+      assert.equal(body.subarray(0, 3).toString(), '[["', "a table with a proof");
+      body[3] = body[3] === 0x30 ? 0x31 : 0x30;
+      await route.fulfill({ response: res, body });
+    });
+    await p.goto(server.url + "api.html");
+    const out = await p.evaluate(SUGGEST_NORTHFIELD);
+    for (let end = Date.now() + 10_000; Date.now() < end && [...asked.values()].some((n) => n < 2); ) await p.waitForTimeout(100);
+    assert.ok(asked.size > 0, "a table was asked");
+    for (const [url, n] of asked) assert.equal(n, 2, `${url} fetched ${n} times`);
+    assert.match(String(out.fromPieces), /refused: h-\d+\.json: its bytes do not match their hash .*again: not used/);
+    assert.equal(out.names[0], "Northfield University");
+    assert.deepEqual(out.names, out.want);
+    assert.ok(errs.length > 0 && errs.every((e) => /h-\d+\.json: its bytes do not match their hash/.test(e)), errs.join("\n"));
+  } finally {
+    await context.close();
+  }
+});
+
 test("a piece that is wrong twice is never used: the whole registry answers", async () => {
   const context = await browser.newContext({ serviceWorkers: "block" });
   try {
@@ -424,6 +453,45 @@ test("a piece that is wrong twice is never used: the whole registry answers", as
     assert.equal(out.names[0], "Northfield University");
     assert.deepEqual(out.names, out.want);
     assert.ok(errs.every((e) => /do not match their hash/.test(e)), errs.join("\n"));
+  } finally {
+    await context.close();
+  }
+});
+
+test("two-level hash tables (pieces versions 3 to 8, the pieces-3 fixture) still check: listed files are read, unlisted ones are absent, altered ones refused", async () => {
+  const fixture = path.resolve("crates/core/tests/compat/pieces-3");
+  const fs = await import("node:fs/promises");
+  const manifest = JSON.parse(await fs.readFile(path.join(fixture, "manifest.json"), "utf8"));
+  const context = await browser.newContext({ serviceWorkers: "block" });
+  try {
+    const { p, errs } = await watchedPage(context);
+    await p.goto(server.url + "api.html");
+    // The fixture's folder, served under a path of its own; one file altered.
+    await p.route(/\/compat-3\/([^/]+)$/, async (route) => {
+      const name = new URL(route.request().url()).pathname.split("/").pop();
+      const body = await fs.readFile(path.join(fixture, name)).catch(() => null);
+      if (!body) return route.fulfill({ status: 404, body: "" });
+      if (name === "6165.shard") body[20] ^= 0x5a;
+      await route.fulfill({ status: 200, body, contentType: "application/octet-stream" });
+    });
+    const out = await p.evaluate(async (hashes) => {
+      const { checkedFiles } = await import("./registry-pieces.js");
+      const get = checkedFiles(new URL("./compat-3/", location.href), hashes);
+      const size = (b) => b?.length ?? null;
+      return {
+        head: size(await get("61.h.shard", 1 << 20)),
+        part: size(await get("d-61.json", 1 << 20)),
+        listed: await get.listed("61.h.shard"),
+        unlisted: await get.listed("6164.shard"), // in a table the fixture keeps
+        altered: await get("6165.shard", 1 << 20).then(size, (e) => e.message),
+      };
+    }, manifest.pieces.hashes);
+    assert.equal(manifest.pieces.hashes.proofs, undefined, "the fixture has two-level tables");
+    assert.ok(out.head > 0 && out.part > 0, JSON.stringify(out));
+    assert.equal(out.listed, true);
+    assert.equal(out.unlisted, false);
+    assert.match(String(out.altered), /6165\.shard: its bytes do not match their hash .*again: not used/);
+    assert.ok(errs.every((e) => /6165\.shard/.test(e)), errs.join("\n"));
   } finally {
     await context.close();
   }

@@ -80,9 +80,10 @@ export async function sha256Hex(bytes) {
 /**
  * The one check of every file of the pieces folder: `get(name, cap,
  * want?)` → its bytes once they match their hash (`want`, or a promise of
- * it), or null when the build has no such file. The manifest vouches for the root table (or `want`),
- * the root for bucket table `h-<i>.json`, a table for its files
- * (registry_contract::PieceHashes); a table is fetched beside the file. A
+ * it), or null when the build has no such file. A file is checked by the
+ * table of its bucket, fetched beside it, and the table by its proof up to
+ * the root the manifest holds (pieces version 9), or by the root table
+ * `hashes.json` (versions 3 to 8): registry_contract::PieceHashes. A
  * mismatch is reported and fetched once more past the HTTP cache; a second
  * one throws (the caller asks the whole registry), and the file is not
  * asked again. `get.listed(name)`: whether the build has the file (its
@@ -114,14 +115,21 @@ export function checkedFiles(folder, hashes) {
     for (const b of new TextEncoder().encode(key)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
     return i % hashes.buckets;
   };
-  // Bucket `i`'s table, once checked. The table is fetched beside the root
-  // (its name needs only the bucket), and checked against the root's entry
-  // once that is here.
+  // Bucket `i`'s table, once checked.
   async function table(i) {
-    const root = memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root)));
-    tables.set(i, await memo(i, () => json(get(`h-${i}.json`, BYTE_CAPS.part, root.then((r) => r[i])))));
+    const name = `h-${i}.json`;
+    tables.set(
+      i,
+      await memo(i, () =>
+        hashes.proofs
+          ? get(name, BYTE_CAPS.part, (bytes) => provenTable(bytes, i, hashes)).then((files) => JSON.parse(new TextDecoder().decode(files)))
+          : json(get(name, BYTE_CAPS.part, memo("root", () => json(get("hashes.json", BYTE_CAPS.part, hashes.root))).then((r) => r[i]))),
+      ),
+    );
     return tables.get(i);
   }
+  // `want`: the hash the bytes start with (or a promise of it), or a check
+  // of the bytes giving what `get` returns (null: they do not check).
   async function get(name, cap, want) {
     if (!hashes?.root) throw noPieces("these pieces have no hashes and cannot be checked; rebuild them with `registry build`");
     if (refused.has(name)) throw new Error(refused.get(name));
@@ -134,9 +142,11 @@ export function checkedFiles(folder, hashes) {
       want = (await table(i))[name];
       if (want === undefined) return null; // not part of this build
     } else want = await want;
+    const check = typeof want === "function" ? want : async (bytes) => ((await sha256Hex(bytes)).startsWith(want) ? bytes : null);
     for (let attempt = 0; ; ) {
       const bytes = await body;
-      if (bytes && (await sha256Hex(bytes)).startsWith(want)) return bytes;
+      const good = bytes && (await check(bytes));
+      if (good) return good;
       const why = `${name}: ${bytes ? "its bytes do not match their hash" : "missing, though its table lists it"} (damaged or altered)`;
       if (attempt++) throw new Error(refused.set(name, `${why}, again: not used`).get(name));
       console.error(`registry: ${why}; fetching it once more`);
@@ -150,6 +160,31 @@ export function checkedFiles(folder, hashes) {
    */
   get.listed = async (name) => Boolean(hashes?.root && (await table(bucket(name)))[name]);
   return get;
+}
+
+/**
+ * Table `i` of pieces version 9 (`[proof, files]`), checked: the SHA-256
+ * of its `files` bytes, hashed with each hash of `proof` up the tree
+ * (registry_contract::PieceHashes), gives the manifest's root. Its `files`
+ * bytes, or null when it does not check.
+ */
+export async function provenTable(bytes, i, hashes) {
+  const close = bytes.indexOf(0x5d); // the first "]" closes the proof: a hash holds none
+  if (bytes[0] !== 0x5b || close < 0 || bytes[close + 1] !== 0x2c || bytes[bytes.length - 1] !== 0x5d) return null;
+  let proof;
+  try {
+    proof = JSON.parse(new TextDecoder().decode(bytes.subarray(1, close + 1)));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(proof) || 2 ** proof.length !== hashes.buckets || proof.some((h) => typeof h !== "string")) return null;
+  const files = bytes.subarray(close + 2, bytes.length - 1);
+  let node = await sha256Hex(files);
+  for (const [l, sibling] of proof.entries()) {
+    const mine = node.slice(0, hashes.digits);
+    node = await sha256Hex(new TextEncoder().encode(Math.floor(i / 2 ** l) % 2 ? sibling + mine : mine + sibling));
+  }
+  return node === hashes.root ? files : null;
 }
 
 /**
@@ -288,7 +323,7 @@ export class RecordPieces {
 }
 
 /** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
-export const PIECES_VERSION = 8;
+export const PIECES_VERSION = 9;
 
 /** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
 function piecesUnusable(m) {

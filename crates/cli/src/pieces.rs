@@ -204,57 +204,88 @@ pub fn build_pieces(
     })
 }
 
-/// Leading hex digits of SHA-256 kept per file (96 bits).
+/// Leading hex digits of SHA-256 kept per file and per tree node (96 bits).
 const HASH_DIGITS: usize = 24;
 
-/// What checking one piece costs besides the piece is the root (~13 bytes
-/// compressed a table) and the piece's table (~18 bytes compressed a
-/// file): with `n` files and `b` tables, `13 b + 18 n / b`, least near
-/// `b = √(1.4 n)`, so it grows with the square root of the data (measured:
-/// ~5 KB at 35,990 records, ~10 KB at 143,960). Rounded up to a power of two.
-fn bucket_count(files: usize) -> u32 {
-    ((files as f64 * 1.4).sqrt().ceil() as usize)
-        .max(1)
-        .next_power_of_two() as u32
+/// Files a hash table lists, about. A request checks ~6 files, each in a
+/// table of its own, and a table costs its files (~21 bytes each,
+/// compressed) plus its proof (~13 bytes a level of the tree): ~8 files a
+/// table keeps both small (0.3–0.5 KB a table at 35,990 and ×4 records)
+/// for ~12 % more files in the folder. (Two-level tables, pieces version 3
+/// to 8, cost a request the root, 3.3 / 12.9 KB, plus ~6 tables of
+/// 3.4 / 5.6 KB.)
+const FILES_PER_TABLE: usize = 8;
+
+/// The number of hash tables for `files` files: the power of two nearest
+/// (in ratio) to `files / FILES_PER_TABLE`, at least 1.
+fn table_count(files: usize) -> u32 {
+    let want = (files as f64 / FILES_PER_TABLE as f64).max(1.0);
+    1 << (want.log2().round() as u32).min(30)
 }
 
 /// The hash tables of the pieces folder `folder` holding `files`
-/// ([`registry_contract::PieceHashes`]): the bucket tables and the root,
-/// as files, and what the manifest says of them.
+/// ([`registry_contract::PieceHashes`], pieces version 9): each table, as
+/// a file, with the proof that ties it to the root the manifest holds.
 fn hash_tables<'a>(
     folder: &str,
     files: impl Iterator<Item = &'a OutFile>,
 ) -> (Vec<OutFile>, registry_contract::PieceHashes) {
     let files: Vec<&OutFile> = files.collect();
-    let buckets = bucket_count(files.len());
+    let buckets = table_count(files.len());
     let mut tables = vec![std::collections::BTreeMap::<&str, String>::new(); buckets as usize];
     for f in &files {
         let name = f.name.strip_prefix(folder).unwrap_or(&f.name);
         let hash = build::sha256_hex(&f.bytes)[..HASH_DIGITS].to_string();
         tables[registry_contract::bucket(name, buckets) as usize].insert(name, hash);
     }
-    let mut out = Vec::with_capacity(tables.len() + 1);
-    let mut root = Vec::with_capacity(tables.len());
-    for (i, t) in tables.iter().enumerate() {
-        let bytes = serde_json::to_vec(t).unwrap_or_default();
-        root.push(build::sha256_hex(&bytes)[..HASH_DIGITS].to_string());
-        out.push(OutFile {
-            name: format!("{folder}h-{i}.json"),
-            sections: Vec::new(),
-            bytes,
-        });
+    let bodies: Vec<Vec<u8>> = tables
+        .iter()
+        .map(|t| serde_json::to_vec(t).unwrap_or_default())
+        .collect();
+    // The tree, bottom up: a leaf is the hash of its table's body, a node
+    // the hash of its two children's (truncated) hex side by side.
+    let mut levels: Vec<Vec<String>> = vec![bodies.iter().map(|b| build::sha256_hex(b)).collect()];
+    while levels[levels.len() - 1].len() > 1 {
+        let below = &levels[levels.len() - 1];
+        let up = below
+            .chunks(2)
+            .map(|pair| {
+                build::sha256_hex(
+                    format!("{}{}", &pair[0][..HASH_DIGITS], &pair[1][..HASH_DIGITS]).as_bytes(),
+                )
+            })
+            .collect();
+        levels.push(up);
     }
-    let bytes = serde_json::to_vec(&root).unwrap_or_default();
+    let root = levels[levels.len() - 1][0].clone();
+    let out = bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| {
+            // The siblings on the way up, leaf level first.
+            let proof: Vec<&str> = levels[..levels.len() - 1]
+                .iter()
+                .enumerate()
+                .map(|(l, level)| &level[(i >> l) ^ 1][..HASH_DIGITS])
+                .collect();
+            let mut bytes = b"[".to_vec();
+            bytes.extend(serde_json::to_vec(&proof).unwrap_or_default());
+            bytes.push(b',');
+            bytes.extend(body);
+            bytes.push(b']');
+            OutFile {
+                name: format!("{folder}h-{i}.json"),
+                sections: Vec::new(),
+                bytes,
+            }
+        })
+        .collect();
     let hashes = registry_contract::PieceHashes {
-        root: build::sha256_hex(&bytes),
+        root,
         buckets,
         digits: HASH_DIGITS,
+        proofs: true,
     };
-    out.push(OutFile {
-        name: format!("{folder}hashes.json"),
-        sections: Vec::new(),
-        bytes,
-    });
     (out, hashes)
 }
 
@@ -505,19 +536,14 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
             sizes.last().copied().unwrap_or(0.0)
         );
     }
-    let table = |f: &&OutFile| f.name.contains("/h-") || f.name.ends_with("/hashes.json");
     let mut table_sizes: Vec<f64> = record_files
         .iter()
-        .filter(table)
+        .filter(|f| f.name.contains("/h-"))
         .map(|f| f.bytes.len() as f64)
         .collect();
     println!(
-        "hashes (a piece is checked with the root and its bucket's table): {} tables; root {} bytes; table bytes p50 {:.0}  max {:.0}",
-        table_sizes.len().saturating_sub(1),
-        record_files
-            .iter()
-            .find(|f| f.name.ends_with("/hashes.json"))
-            .map_or(0, |f| f.bytes.len()),
+        "hash tables (a file is checked with its bucket's table, which carries its proof): {} tables; bytes p50 {:.0}  max {:.0}",
+        table_sizes.len(),
         percentile(&mut table_sizes, 0.5),
         table_sizes.last().copied().unwrap_or(0.0)
     );
@@ -534,6 +560,18 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let reg = engine.registry();
     let step = (reg.len() / targets.max(1)).max(1);
     let mut cold: Vec<f64> = Vec::new();
+    // The same with the hash tables that check the files (as served).
+    let buckets = w.manifest.hashes.as_ref().map_or(1, |h| h.buckets);
+    let table_bytes: Vec<usize> = (0..buckets)
+        .map(|i| {
+            files
+                .get(format!("{}h-{i}.json", w.manifest.path).as_str())
+                .map_or(0, |b| {
+                    shard::Compressor::compress(&crate::build::Zstd(19), b).len()
+                })
+        })
+        .collect();
+    let mut cold_checked: Vec<f64> = Vec::new();
     let (mut whole, mut total) = (0usize, 0usize);
     for i in (0..reg.len()).step_by(step) {
         let name = reg.display_name(i);
@@ -547,6 +585,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                 total += 1;
                 let mut c = PieceClient::new(Directory::sharded(firsts.clone()));
                 let mut got = 0usize;
+                let mut tables = std::collections::BTreeSet::new();
+                let mut checked = |name: &str| {
+                    let name = name.strip_prefix(&w.manifest.path).unwrap_or(name);
+                    tables.insert(registry_contract::bucket(name, buckets));
+                };
                 loop {
                     match c
                         .answer(q, "", 10, &SuggestContext::default())
@@ -560,16 +603,20 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                             break;
                         }
                         Answer::NeedDirectory(first) => {
+                            let name = part_name(built.info.build_id, &first);
                             let part = files
-                                .get(part_name(built.info.build_id, &first).as_str())
+                                .get(name.as_str())
                                 .ok_or("a listed directory part is missing")?;
                             got += part.len();
+                            checked(&name);
                             let keys: Vec<String> =
                                 serde_json::from_slice(part).map_err(|e| e.to_string())?;
                             c.add_directory(&first, keys);
                         }
                         Answer::Need(key, kind) => {
-                            match files.get(piece_name(built.info.build_id, &key, kind).as_str()) {
+                            let name = piece_name(built.info.build_id, &key, kind);
+                            checked(&name);
+                            match files.get(name.as_str()) {
                                 Some(b) => {
                                     got += b.len();
                                     c.add(&key, b).map_err(|e| e.to_string())?;
@@ -580,6 +627,12 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                     }
                 }
                 cold.push(got as f64);
+                cold_checked.push(
+                    (got + tables
+                        .iter()
+                        .map(|&i| table_bytes[i as usize])
+                        .sum::<usize>()) as f64,
+                );
             }
         }
     }
@@ -589,6 +642,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut cold, 0.95),
         cold.last().copied().unwrap_or(0.0),
         whole as f64 * 100.0 / total.max(1) as f64
+    );
+    println!(
+        "  the same with the hash tables that check those files (as served): p50 {:.0}  p95 {:.0}",
+        percentile(&mut cold_checked, 0.5),
+        percentile(&mut cold_checked, 0.95),
     );
     let requests = a.opt("--requests").map(Path::new);
     // What a request the pieces cannot answer downloads instead: the whole
@@ -795,17 +853,15 @@ fn bench_search_pieces(
         all_bytes as f64 / 1e6
     );
     // The hash tables a browser reads to check what it fetches (not in the
-    // bytes above, which are the files the client asks): the root, and the
-    // table of each file's bucket, once a request (compressed as served:
-    // zstd 19 here, near brotli's size for tables of hex hashes).
-    let hashes = w.manifest.hashes.as_ref();
-    let buckets = hashes.map_or(0, |h| h.buckets);
+    // bytes above, which are the files the client asks): the table of each
+    // file's bucket, once a request (compressed as served: zstd 19 here,
+    // near brotli's size for tables of hex hashes).
+    let buckets = w.manifest.hashes.as_ref().map_or(0, |h| h.buckets);
     let served = |name: &str| -> usize {
         files.get(name).map_or(0, |b| {
             shard::Compressor::compress(&crate::build::Zstd(19), b).len()
         })
     };
-    let root_bytes = served("hashes.json");
     let table_bytes: Vec<usize> = (0..buckets)
         .map(|i| served(&format!("h-{i}.json")))
         .collect();
@@ -814,10 +870,10 @@ fn bench_search_pieces(
         for n in names {
             seen.insert(registry_contract::bucket(&n, buckets));
         }
-        root_bytes + seen.iter().map(|&i| table_bytes[i as usize]).sum::<usize>()
+        seen.iter().map(|&i| table_bytes[i as usize]).sum::<usize>()
     };
     println!(
-        "hash tables as served: root {root_bytes} bytes, {buckets} tables, p50 {} bytes (a request reads the root and each asked file's table)",
+        "hash tables as served: {buckets} tables, p50 {} bytes (a request reads the table of each asked file)",
         {
             let mut t: Vec<usize> = table_bytes.clone();
             t.sort_unstable();
@@ -901,6 +957,7 @@ fn bench_search_pieces(
                         "typed": typed, "query": q.query, "filter": q.filter,
                         "page": q.page, "bytes": got, "rounds": round, "files": files,
                         "hash_tables": tables,
+                        "names": files_of.iter().map(|(n, _)| n.file_name()).collect::<Vec<_>>(),
                     });
                     lines.push_str(&line.to_string());
                     lines.push('\n');

@@ -288,9 +288,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Walks the pieces folder's trust chain (registry_contract::PieceHashes)
 /// as a browser does: the manifest vouches for the root and the pack, the
-/// root for each bucket table, a table for the files in its bucket (each in
-/// the bucket its name falls in). Tables absent from `folder` are skipped
-/// (a fixture keeps a few); returns the files checked.
+/// root for each table (through its proof, or the root table before pieces
+/// version 9), a table for the files in its bucket (each in the bucket its
+/// name falls in). Tables absent from `folder` are skipped (a fixture keeps
+/// a few); returns the files checked.
 fn check_chain(manifest: &Path, folder: &Path) -> usize {
     let m: registry_contract::Manifest =
         serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
@@ -300,20 +301,38 @@ fn check_chain(manifest: &Path, folder: &Path) -> usize {
     assert!(p.version >= 3, "hashes came with version 3");
     let h = p.hashes.expect("hashes in a version-3 manifest");
     let read = |name: &str| std::fs::read(folder.join(name)).ok();
-    let root_bytes = read("hashes.json").expect("the root table");
-    assert_eq!(sha256_hex(&root_bytes), h.root);
     let pack = read(&p.first_pack.name).expect("the pack");
     assert_eq!(p.first_pack.sha256, Some(sha256_hex(&pack)));
-    let root: Vec<String> = serde_json::from_slice(&root_bytes).unwrap();
-    assert_eq!(root.len(), h.buckets as usize);
+    assert!(h.buckets.is_power_of_two());
+    // The root table's entries (two levels), or none (a tree).
+    let root: Vec<String> = if h.proofs {
+        assert!(p.version >= 9, "proofs came with version 9");
+        assert!(read("hashes.json").is_none(), "no root table with proofs");
+        Vec::new()
+    } else {
+        let root_bytes = read("hashes.json").expect("the root table");
+        assert_eq!(sha256_hex(&root_bytes), h.root);
+        let root: Vec<String> = serde_json::from_slice(&root_bytes).unwrap();
+        assert_eq!(root.len(), h.buckets as usize);
+        root
+    };
     let mut checked = 0;
-    for (i, want) in root.iter().enumerate() {
+    for i in 0..h.buckets as usize {
         let Some(table) = read(&format!("h-{i}.json")) else {
             continue;
         };
-        assert_eq!(&sha256_hex(&table)[..h.digits], want, "table {i}");
+        let files = if h.proofs {
+            proven(&table, i, &h).unwrap_or_else(|| panic!("table {i} does not prove"))
+        } else {
+            assert_eq!(
+                Some(&sha256_hex(&table)[..h.digits]),
+                root.get(i).map(String::as_str),
+                "table {i}"
+            );
+            &table[..]
+        };
         let table: std::collections::BTreeMap<String, String> =
-            serde_json::from_slice(&table).unwrap();
+            serde_json::from_slice(files).unwrap();
         for (name, hash) in &table {
             assert_eq!(
                 registry_contract::bucket(name, h.buckets),
@@ -329,6 +348,35 @@ fn check_chain(manifest: &Path, folder: &Path) -> usize {
     checked
 }
 
+/// The `files` bytes of table `i` of pieces version 9 (`[proof, files]`)
+/// when its proof leads to the manifest's root, as registry-pieces.js
+/// checks it.
+fn proven<'a>(table: &'a [u8], i: usize, h: &registry_contract::PieceHashes) -> Option<&'a [u8]> {
+    let close = table.iter().position(|&b| b == b']')?;
+    if table.first() != Some(&b'[')
+        || table.get(close + 1) != Some(&b',')
+        || table.last() != Some(&b']')
+    {
+        return None;
+    }
+    let proof: Vec<String> = serde_json::from_slice(&table[1..=close]).ok()?;
+    let files = &table[close + 2..table.len() - 1];
+    assert_eq!(1 << proof.len(), h.buckets, "one hash a level");
+    let mut node = sha256_hex(files);
+    for (l, sibling) in proof.iter().enumerate() {
+        let mine = &node[..h.digits];
+        node = sha256_hex(
+            if (i >> l) & 1 == 1 {
+                format!("{sibling}{mine}")
+            } else {
+                format!("{mine}{sibling}")
+            }
+            .as_bytes(),
+        );
+    }
+    (node == h.root).then_some(files)
+}
+
 #[test]
 fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
     let dir = tmp_dir("hashes");
@@ -340,13 +388,32 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
     assert_eq!(p.version, registry_contract::PIECES_VERSION);
     let folder = dir.join(&p.path);
     let checked = check_chain(&dir.join("manifest.json"), &folder);
-    let tables = p.hashes.unwrap().buckets as usize + 1;
+    let tables = p.hashes.as_ref().unwrap().buckets as usize;
     let files = std::fs::read_dir(&folder).unwrap().count();
     assert_eq!(
         checked,
         files - tables,
         "every file but the tables is listed"
     );
+    // A table whose listing or proof is altered by one digit does not prove.
+    let h = p.hashes.unwrap();
+    assert!(
+        h.proofs && h.buckets > 1,
+        "a demo build has proofs ({} tables)",
+        h.buckets
+    );
+    let table = std::fs::read(folder.join("h-1.json")).unwrap();
+    assert!(proven(&table, 1, &h).is_some());
+    assert!(
+        proven(&table, 0, &h).is_none(),
+        "table 1's proof is not table 0's"
+    );
+    let close = table.iter().position(|&b| b == b']').unwrap();
+    for at in [3, close + 40, table.len() - 4] {
+        let mut altered = table.clone();
+        altered[at] = if altered[at] == b'0' { b'1' } else { b'0' };
+        assert!(proven(&altered, 1, &h).is_none(), "altered at {at}");
+    }
     // FNV-1a as registry-pieces.js computes it (its test vectors).
     assert_eq!(
         registry_contract::bucket("", 1 << 31),
@@ -375,5 +442,16 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
 #[test]
 fn the_pieces_3_fixture_checks_from_its_manifest_down() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-3");
+    assert_eq!(check_chain(&dir.join("manifest.json"), &dir), 6);
+}
+
+/// The pieces-9 compat fixture (crates/core/tests/compat/pieces-9, from
+/// `registry build data/demo/registry-demo.json -o <dir> --release
+/// compat-pieces-9 --piece-bytes 600 --head 12`: the manifest, the pack,
+/// the files of the pieces-3 fixture and their tables, each with its
+/// proof) still checks: the tree layout stays readable.
+#[test]
+fn the_pieces_9_fixture_checks_from_its_manifest_down() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-9");
     assert_eq!(check_chain(&dir.join("manifest.json"), &dir), 6);
 }
