@@ -414,8 +414,8 @@ test("a hash table whose proof does not lead to the manifest's root is never use
   try {
     const { p, errs } = await watchedPage(context);
     const asked = new Map();
-    // One digit of each table's proof altered (pieces version 9: `[proof, files]`), every time.
-    await p.route(/\/pieces\/[0-9a-f]{16}\/h-\d+\.json$/, async (route) => {
+    // One digit of each tree table's proof altered (`[proof, files]`), every time.
+    await p.route(/\/pieces\/[0-9a-f]{16}\/ht-\d+\.json$/, async (route) => {
       const url = route.request().url();
       asked.set(url, (asked.get(url) ?? 0) + 1);
       const res = await route.fetch();
@@ -429,10 +429,10 @@ test("a hash table whose proof does not lead to the manifest's root is never use
     for (let end = Date.now() + 10_000; Date.now() < end && [...asked.values()].some((n) => n < 2); ) await p.waitForTimeout(100);
     assert.ok(asked.size > 0, "a table was asked");
     for (const [url, n] of asked) assert.equal(n, 2, `${url} fetched ${n} times`);
-    assert.match(String(out.fromPieces), /refused: h-\d+\.json: its bytes do not match their hash .*again: not used/);
+    assert.match(String(out.fromPieces), /refused: ht-\d+\.json: its bytes do not match their hash .*again: not used/);
     assert.equal(out.names[0], "Northfield University");
     assert.deepEqual(out.names, out.want);
-    assert.ok(errs.length > 0 && errs.every((e) => /h-\d+\.json: its bytes do not match their hash/.test(e)), errs.join("\n"));
+    assert.ok(errs.length > 0 && errs.every((e) => /ht-\d+\.json: its bytes do not match their hash/.test(e)), errs.join("\n"));
   } finally {
     await context.close();
   }
@@ -458,7 +458,7 @@ test("a piece that is wrong twice is never used: the whole registry answers", as
   }
 });
 
-test("two-level hash tables (pieces versions 3 to 8, the pieces-3 fixture) still check: listed files are read, unlisted ones are absent, altered ones refused", async () => {
+test("two-level hash tables (builds before the hash tree, the pieces-3 fixture) still check: listed files are read, unlisted ones are absent, altered ones refused", async () => {
   const fixture = path.resolve("crates/core/tests/compat/pieces-3");
   const fs = await import("node:fs/promises");
   const manifest = JSON.parse(await fs.readFile(path.join(fixture, "manifest.json"), "utf8"));

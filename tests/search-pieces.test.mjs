@@ -146,9 +146,12 @@ test("a link's words' files are fetched while the wasm downloads: each one the a
   for (const query of QUERIES) {
     const cold = await run(query, false);
     const warm = await run(query, true);
-    const files = (names) => names.filter((n) => !/^(h-\d+|hashes)\.json$/.test(n)); // tables aside
+    const files = (names) => names.filter((n) => !/^(ht?-\d+|hashes)\.json$/.test(n)); // tables aside
     const needed = new Set(files(cold.all));
     const early = files(warm.before);
+    // Checked with the hash tree: no two-level table (kept for earlier readers) is read.
+    assert.ok(cold.all.some((n) => /^ht-\d+\.json$/.test(n)), `${query}: tree tables read`);
+    assert.deepEqual(cold.all.filter((n) => /^(h-\d+|hashes)\.json$/.test(n)), [], `${query}: two-level tables read`);
     assert.ok(cold.answered && warm.answered, `${query}: answered from pieces`);
     // (A directory part is asked beside a word's group file's table: a
     // common word's is not needed, a kilobyte against a round trip.)

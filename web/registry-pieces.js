@@ -78,12 +78,21 @@ export async function sha256Hex(bytes) {
 }
 
 /**
+ * What a manifest's pieces are checked with: the hash tree when the build
+ * wrote one (since 2026-11-27: ~7× fewer bytes a request at ×4 records),
+ * else the two-level tables (registry_contract::Pieces::tree, ::hashes).
+ */
+export const pieceHashes = (pieces) => pieces?.tree ?? pieces?.hashes;
+
+/**
  * The one check of every file of the pieces folder: `get(name, cap,
  * want?)` → its bytes once they match their hash (`want`, or a promise of
- * it), or null when the build has no such file. A file is checked by the
- * table of its bucket, fetched beside it, and the table by its proof up to
- * the root the manifest holds (pieces version 9), or by the root table
- * `hashes.json` (versions 3 to 8): registry_contract::PieceHashes. A
+ * it), or null when the build has no such file. `hashes`: the manifest's
+ * `pieces.tree` or `pieces.hashes` (`pieceHashes`). A file is checked by
+ * the table of its bucket, fetched beside it, and the table by its proof
+ * up to the root the manifest holds (the tree: `ht-<i>.json`), or by the
+ * root table `hashes.json` (two levels: `h-<i>.json`):
+ * registry_contract::PieceHashes. A
  * mismatch is reported and fetched once more past the HTTP cache; a second
  * one throws (the caller asks the whole registry), and the file is not
  * asked again. `get.listed(name)`: whether the build has the file (its
@@ -117,7 +126,7 @@ export function checkedFiles(folder, hashes) {
   };
   // Bucket `i`'s table, once checked.
   async function table(i) {
-    const name = `h-${i}.json`;
+    const name = `${hashes.proofs ? "ht" : "h"}-${i}.json`;
     tables.set(
       i,
       await memo(i, () =>
@@ -163,7 +172,7 @@ export function checkedFiles(folder, hashes) {
 }
 
 /**
- * Table `i` of pieces version 9 (`[proof, files]`), checked: the SHA-256
+ * Tree table `i` (`[proof, files]`), checked: the SHA-256
  * of its `files` bytes, hashed with each hash of `proof` up the tree
  * (registry_contract::PieceHashes), gives the manifest's root. Its `files`
  * bytes, or null when it does not check.
@@ -291,7 +300,7 @@ export class RecordPieces {
     this.#base = base;
     this.#manifest = Promise.resolve(manifest);
     this.#wasm = wasm;
-    this.#get = this.#manifest.then((m) => checkedFiles(new URL(m.pieces.path, base), m.pieces.hashes));
+    this.#get = this.#manifest.then((m) => checkedFiles(new URL(m.pieces.path, base), pieceHashes(m.pieces)));
     this.#get.catch(() => {});
   }
 
@@ -323,7 +332,7 @@ export class RecordPieces {
 }
 
 /** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
-export const PIECES_VERSION = 9;
+export const PIECES_VERSION = 8;
 
 /** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
 function piecesUnusable(m) {
@@ -435,7 +444,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
 
   // Downloads need only the manifest, so they start before the wasm is in;
   // one per file at a time; a failed one may be retried later.
-  const getP = manifestP.then((m) => checkedFiles(new URL(m.pieces.path, base), m.pieces.hashes));
+  const getP = manifestP.then((m) => checkedFiles(new URL(m.pieces.path, base), pieceHashes(m.pieces)));
   getP.catch(() => {});
   const files = new Map(); // file name → Promise<body | null (not in this build)>
   function file(name, cap, parse = (b) => b) {

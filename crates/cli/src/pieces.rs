@@ -176,6 +176,7 @@ pub fn build_pieces(
         },
         search: Some(search.1),
         hashes: None,
+        tree: None,
         pieces: specs.len(),
         piece_bytes: files.iter().map(|f| f.bytes.len()).sum::<usize>(),
     };
@@ -193,9 +194,12 @@ pub fn build_pieces(
         bytes: pack,
     });
     files.extend(record_files);
-    let (tables, hashes) = hash_tables(&manifest.path, files.iter().chain(&search.0));
+    let (tables, hashes) = bucket_tables(&manifest.path, files.iter().chain(&search.0));
+    let (tree_tables, tree) = hash_tree(&manifest.path, files.iter().chain(&search.0));
     manifest.hashes = Some(hashes);
+    manifest.tree = Some(tree);
     files.extend(tables);
+    files.extend(tree_tables);
     Ok(Written {
         files,
         search: search.0,
@@ -207,38 +211,93 @@ pub fn build_pieces(
 /// Leading hex digits of SHA-256 kept per file and per tree node (96 bits).
 const HASH_DIGITS: usize = 24;
 
-/// Files a hash table lists, about. A request checks ~6 files, each in a
+/// What checking one piece costs with two-level tables besides the piece
+/// is the root (~13 bytes compressed a table) and the piece's table (~18
+/// bytes compressed a file): with `n` files and `b` tables, `13 b + 18 n /
+/// b`, least near `b = √(1.4 n)`. Rounded up to a power of two.
+fn bucket_count(files: usize) -> u32 {
+    ((files as f64 * 1.4).sqrt().ceil() as usize)
+        .max(1)
+        .next_power_of_two() as u32
+}
+
+/// Each of `files` (named relative to `folder`) with its hash, in the
+/// table of its bucket among `buckets`.
+fn bucketed<'a>(
+    folder: &str,
+    files: &[&'a OutFile],
+    buckets: u32,
+) -> Vec<std::collections::BTreeMap<&'a str, String>> {
+    let mut tables = vec![std::collections::BTreeMap::new(); buckets as usize];
+    for f in files {
+        let name = f.name.strip_prefix(folder).unwrap_or(&f.name);
+        let hash = build::sha256_hex(&f.bytes)[..HASH_DIGITS].to_string();
+        tables[registry_contract::bucket(name, buckets) as usize].insert(name, hash);
+    }
+    tables
+}
+
+/// The two-level hash tables of the pieces folder `folder` holding `files`
+/// ([`registry_contract::Pieces::hashes`], what readers before the tree
+/// check with): the bucket tables and the root, as files, and what the
+/// manifest says of them.
+fn bucket_tables<'a>(
+    folder: &str,
+    files: impl Iterator<Item = &'a OutFile>,
+) -> (Vec<OutFile>, registry_contract::PieceHashes) {
+    let files: Vec<&OutFile> = files.collect();
+    let buckets = bucket_count(files.len());
+    let mut out = Vec::with_capacity(buckets as usize + 1);
+    let mut root = Vec::with_capacity(buckets as usize);
+    for (i, t) in bucketed(folder, &files, buckets).iter().enumerate() {
+        let bytes = serde_json::to_vec(t).unwrap_or_default();
+        root.push(build::sha256_hex(&bytes)[..HASH_DIGITS].to_string());
+        out.push(OutFile {
+            name: format!("{folder}h-{i}.json"),
+            sections: Vec::new(),
+            bytes,
+        });
+    }
+    let bytes = serde_json::to_vec(&root).unwrap_or_default();
+    let hashes = registry_contract::PieceHashes {
+        root: build::sha256_hex(&bytes),
+        buckets,
+        digits: HASH_DIGITS,
+        proofs: false,
+    };
+    out.push(OutFile {
+        name: format!("{folder}hashes.json"),
+        sections: Vec::new(),
+        bytes,
+    });
+    (out, hashes)
+}
+
+/// Files a tree table lists, about. A request checks ~6 files, each in a
 /// table of its own, and a table costs its files (~21 bytes each,
 /// compressed) plus its proof (~13 bytes a level of the tree): ~8 files a
-/// table keeps both small (0.3–0.5 KB a table at 35,990 and ×4 records)
-/// for ~12 % more files in the folder. (Two-level tables, pieces version 3
-/// to 8, cost a request the root, 3.3 / 12.9 KB, plus ~6 tables of
-/// 3.4 / 5.6 KB.)
+/// table keeps both small (~0.5 KB a table at 35,990 and ×4 records) for
+/// ~12 % more files in the folder. (The two-level tables cost a request
+/// the root, 3.3 / 12.9 KB, plus ~6 tables of 3.4 / 5.6 KB.)
 const FILES_PER_TABLE: usize = 8;
 
-/// The number of hash tables for `files` files: the power of two nearest
+/// The number of tree tables for `files` files: the power of two nearest
 /// (in ratio) to `files / FILES_PER_TABLE`, at least 1.
 fn table_count(files: usize) -> u32 {
     let want = (files as f64 / FILES_PER_TABLE as f64).max(1.0);
     1 << (want.log2().round() as u32).min(30)
 }
 
-/// The hash tables of the pieces folder `folder` holding `files`
-/// ([`registry_contract::PieceHashes`], pieces version 9): each table, as
-/// a file, with the proof that ties it to the root the manifest holds.
-fn hash_tables<'a>(
+/// The hash tree of the pieces folder `folder` holding `files`
+/// ([`registry_contract::Pieces::tree`]): each table, as a file, with the
+/// proof that ties it to the root the manifest holds.
+fn hash_tree<'a>(
     folder: &str,
     files: impl Iterator<Item = &'a OutFile>,
 ) -> (Vec<OutFile>, registry_contract::PieceHashes) {
     let files: Vec<&OutFile> = files.collect();
     let buckets = table_count(files.len());
-    let mut tables = vec![std::collections::BTreeMap::<&str, String>::new(); buckets as usize];
-    for f in &files {
-        let name = f.name.strip_prefix(folder).unwrap_or(&f.name);
-        let hash = build::sha256_hex(&f.bytes)[..HASH_DIGITS].to_string();
-        tables[registry_contract::bucket(name, buckets) as usize].insert(name, hash);
-    }
-    let bodies: Vec<Vec<u8>> = tables
+    let bodies: Vec<Vec<u8>> = bucketed(folder, &files, buckets)
         .iter()
         .map(|t| serde_json::to_vec(t).unwrap_or_default())
         .collect();
@@ -274,7 +333,7 @@ fn hash_tables<'a>(
             bytes.extend(body);
             bytes.push(b']');
             OutFile {
-                name: format!("{folder}h-{i}.json"),
+                name: format!("{folder}ht-{i}.json"),
                 sections: Vec::new(),
                 bytes,
             }
@@ -538,11 +597,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     }
     let mut table_sizes: Vec<f64> = record_files
         .iter()
-        .filter(|f| f.name.contains("/h-"))
+        .filter(|f| f.name.contains("/ht-"))
         .map(|f| f.bytes.len() as f64)
         .collect();
     println!(
-        "hash tables (a file is checked with its bucket's table, which carries its proof): {} tables; bytes p50 {:.0}  max {:.0}",
+        "hash tree (a file is checked with its bucket's table, which carries its proof; the two-level tables are written besides for earlier readers): {} tables; bytes p50 {:.0}  max {:.0}",
         table_sizes.len(),
         percentile(&mut table_sizes, 0.5),
         table_sizes.last().copied().unwrap_or(0.0)
@@ -561,11 +620,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let step = (reg.len() / targets.max(1)).max(1);
     let mut cold: Vec<f64> = Vec::new();
     // The same with the hash tables that check the files (as served).
-    let buckets = w.manifest.hashes.as_ref().map_or(1, |h| h.buckets);
+    let buckets = w.manifest.tree.as_ref().map_or(1, |h| h.buckets);
     let table_bytes: Vec<usize> = (0..buckets)
         .map(|i| {
             files
-                .get(format!("{}h-{i}.json", w.manifest.path).as_str())
+                .get(format!("{}ht-{i}.json", w.manifest.path).as_str())
                 .map_or(0, |b| {
                     shard::Compressor::compress(&crate::build::Zstd(19), b).len()
                 })
@@ -856,14 +915,14 @@ fn bench_search_pieces(
     // bytes above, which are the files the client asks): the table of each
     // file's bucket, once a request (compressed as served: zstd 19 here,
     // near brotli's size for tables of hex hashes).
-    let buckets = w.manifest.hashes.as_ref().map_or(0, |h| h.buckets);
+    let buckets = w.manifest.tree.as_ref().map_or(0, |h| h.buckets);
     let served = |name: &str| -> usize {
         files.get(name).map_or(0, |b| {
             shard::Compressor::compress(&crate::build::Zstd(19), b).len()
         })
     };
     let table_bytes: Vec<usize> = (0..buckets)
-        .map(|i| served(&format!("h-{i}.json")))
+        .map(|i| served(&format!("ht-{i}.json")))
         .collect();
     let tables_of = |names: &mut dyn Iterator<Item = String>| -> usize {
         let mut seen = std::collections::BTreeSet::new();

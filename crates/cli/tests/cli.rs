@@ -286,12 +286,13 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Walks the pieces folder's trust chain (registry_contract::PieceHashes)
-/// as a browser does: the manifest vouches for the root and the pack, the
-/// root for each table (through its proof, or the root table before pieces
-/// version 9), a table for the files in its bucket (each in the bucket its
-/// name falls in). Tables absent from `folder` are skipped (a fixture keeps
-/// a few); returns the files checked.
+/// Walks the pieces folder's trust chains (registry_contract::PieceHashes)
+/// as a browser does: the manifest vouches for the pack and for each
+/// layout's root; the root for each table (through the root table
+/// `hashes.json`, or each tree table's proof), a table for the files in
+/// its bucket (each in the bucket its name falls in). Tables absent from
+/// `folder` are skipped (a fixture keeps a few); returns the files checked
+/// (the same through both layouts when the manifest has the tree).
 fn check_chain(manifest: &Path, folder: &Path) -> usize {
     let m: registry_contract::Manifest =
         serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
@@ -299,15 +300,32 @@ fn check_chain(manifest: &Path, folder: &Path) -> usize {
     assert_eq!(dropped, None);
     let p = m.pieces.expect("pieces");
     assert!(p.version >= 3, "hashes came with version 3");
-    let h = p.hashes.expect("hashes in a version-3 manifest");
     let read = |name: &str| std::fs::read(folder.join(name)).ok();
     let pack = read(&p.first_pack.name).expect("the pack");
     assert_eq!(p.first_pack.sha256, Some(sha256_hex(&pack)));
+    let h = p.hashes.expect("hashes in a version-3 manifest");
+    assert!(!h.proofs, "`hashes` are the two-level tables");
+    let checked = check_layout(&h, "h", &read);
+    if let Some(tree) = &p.tree {
+        assert!(tree.proofs, "`tree` is the tree layout");
+        assert_eq!(
+            check_layout(tree, "ht", &read),
+            checked,
+            "both layouts list the same files"
+        );
+    }
+    checked
+}
+
+/// One layout's chain ([`check_chain`]): its tables are `<prefix>-<i>.json`.
+fn check_layout(
+    h: &registry_contract::PieceHashes,
+    prefix: &str,
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> usize {
     assert!(h.buckets.is_power_of_two());
     // The root table's entries (two levels), or none (a tree).
     let root: Vec<String> = if h.proofs {
-        assert!(p.version >= 9, "proofs came with version 9");
-        assert!(read("hashes.json").is_none(), "no root table with proofs");
         Vec::new()
     } else {
         let root_bytes = read("hashes.json").expect("the root table");
@@ -318,11 +336,11 @@ fn check_chain(manifest: &Path, folder: &Path) -> usize {
     };
     let mut checked = 0;
     for i in 0..h.buckets as usize {
-        let Some(table) = read(&format!("h-{i}.json")) else {
+        let Some(table) = read(&format!("{prefix}-{i}.json")) else {
             continue;
         };
         let files = if h.proofs {
-            proven(&table, i, &h).unwrap_or_else(|| panic!("table {i} does not prove"))
+            proven(&table, i, h).unwrap_or_else(|| panic!("table {i} does not prove"))
         } else {
             assert_eq!(
                 Some(&sha256_hex(&table)[..h.digits]),
@@ -348,7 +366,7 @@ fn check_chain(manifest: &Path, folder: &Path) -> usize {
     checked
 }
 
-/// The `files` bytes of table `i` of pieces version 9 (`[proof, files]`)
+/// The `files` bytes of tree table `i` (`[proof, files]`)
 /// when its proof leads to the manifest's root, as registry-pieces.js
 /// checks it.
 fn proven<'a>(table: &'a [u8], i: usize, h: &registry_contract::PieceHashes) -> Option<&'a [u8]> {
@@ -388,7 +406,8 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
     assert_eq!(p.version, registry_contract::PIECES_VERSION);
     let folder = dir.join(&p.path);
     let checked = check_chain(&dir.join("manifest.json"), &folder);
-    let tables = p.hashes.as_ref().unwrap().buckets as usize;
+    let tables =
+        p.hashes.as_ref().unwrap().buckets as usize + 1 + p.tree.as_ref().unwrap().buckets as usize;
     let files = std::fs::read_dir(&folder).unwrap().count();
     assert_eq!(
         checked,
@@ -396,13 +415,13 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
         "every file but the tables is listed"
     );
     // A table whose listing or proof is altered by one digit does not prove.
-    let h = p.hashes.unwrap();
+    let h = p.tree.unwrap();
     assert!(
         h.proofs && h.buckets > 1,
-        "a demo build has proofs ({} tables)",
+        "a demo build has a tree ({} tables)",
         h.buckets
     );
-    let table = std::fs::read(folder.join("h-1.json")).unwrap();
+    let table = std::fs::read(folder.join("ht-1.json")).unwrap();
     assert!(proven(&table, 1, &h).is_some());
     assert!(
         proven(&table, 0, &h).is_none(),
@@ -445,13 +464,13 @@ fn the_pieces_3_fixture_checks_from_its_manifest_down() {
     assert_eq!(check_chain(&dir.join("manifest.json"), &dir), 6);
 }
 
-/// The pieces-9 compat fixture (crates/core/tests/compat/pieces-9, from
-/// `registry build data/demo/registry-demo.json -o <dir> --release
-/// compat-pieces-9 --piece-bytes 600 --head 12`: the manifest, the pack,
-/// the files of the pieces-3 fixture and their tables, each with its
-/// proof) still checks: the tree layout stays readable.
+/// The hash-tree compat fixture (crates/core/tests/compat/pieces-8-tree,
+/// from `registry build data/demo/registry-demo.json -o <dir> --release
+/// compat-pieces-8-tree --piece-bytes 600 --head 12`: the manifest, the
+/// pack, the root table, the files of the pieces-3 fixture and their
+/// tables in both layouts) still checks: the tree stays readable.
 #[test]
-fn the_pieces_9_fixture_checks_from_its_manifest_down() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-9");
+fn the_hash_tree_fixture_checks_from_its_manifest_down() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-8-tree");
     assert_eq!(check_chain(&dir.join("manifest.json"), &dir), 6);
 }

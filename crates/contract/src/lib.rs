@@ -80,16 +80,17 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   a statistics file (a marker it does not know); a reader of 8 reads
 ///   version-7 statistics with their list and asks no part of them (a 404
 ///   if asked before the statistics file arrives).
-/// * 9: the hash tables are the leaves of one tree ([`PieceHashes::proofs`]):
-///   each table carries the hashes on its way up to the root the manifest
-///   holds, and there is no root table (`hashes.json`). A request checks
-///   ~6 files, each in a table of its own: two-level tables cost it the
+///   Builds since 2026-11-27 also write the hashes as one tree
+///   ([`Pieces::tree`]: tables `ht-<i>.json`, each with its proof up to
+///   the root the manifest holds, no root table). A request checks ~6
+///   files, each in a table of its own: the two-level tables cost it the
 ///   root (12.9 KB at ×4 records) and ~6 tables of ~270 files (5.6 KB
-///   each); tables of ~8 files with their proofs cost ~0.5 KB each. The
-///   pieces themselves are version 8's. A reader of 8 would read a table
-///   with a proof as no table at all, so it is told the version instead; a
-///   reader of 9 reads two-level tables (`proofs` false) as before.
-pub const PIECES_VERSION: u32 = 9;
+///   each); tree tables of ~8 files with their proofs ~0.5 KB each. A
+///   member and files no earlier reader asks for, so the version stays 8:
+///   a reader that knows the tree uses it, an earlier one the two-level
+///   tables, which builds keep writing (a widget pinned to an older
+///   release keeps its pieces when the data is rebuilt).
+pub const PIECES_VERSION: u32 = 8;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -168,9 +169,15 @@ pub struct Pieces {
     /// for it (absent: this data answers `query` from the whole registry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchFiles>,
-    /// The hashes of every file in the pieces folder (version 3).
+    /// The hashes of every file in the pieces folder, in two-level
+    /// tables (version 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hashes: Option<PieceHashes>,
+    /// The same hashes as one tree ([`PieceHashes::proofs`]; builds since
+    /// 2026-11-27): what a reader that knows it checks files with, being
+    /// ~7× fewer bytes a request at ×4 records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<PieceHashes>,
     /// Typeahead pieces written (leaves, heads, id pieces).
     pub pieces: usize,
     /// Their bytes in all.
@@ -194,25 +201,26 @@ pub struct SearchFiles {
 }
 
 /// The trust chain of the pieces folder, from the manifest down. A file
-/// is listed with the hash of its bytes in the *table* of its bucket,
-/// `h-<bucket>.json` with the bucket [`bucket`] of its name among
-/// `buckets`; a reader needs that one table (and, before version 9, the
-/// root table) to check any file, fetches it beside the file (its name
-/// needs only the file's), and reads a name the table does not list as
-/// not part of the build (a 404, whatever the server answers). How a table
-/// is checked:
-/// * `proofs` (pieces version 9): a table is the JSON array
-///   `[proof, files]`, `files` a JSON object from file name (relative to
-///   the pieces folder) to hash, `proof` an array of hashes, one a level of
-///   a binary tree over the tables. Leaf `i` is the SHA-256 of the bytes of
-///   table `i`'s `files` (as they stand in the file); a node the SHA-256
-///   of its two children's hashes, each cut to `digits`, written side by
-///   side in ASCII, left child first; `proof[l]` is the sibling at level
-///   `l` (bit `l` of `i` says whether it is left); the top node, in full,
-///   is `root`. (A hash holds no `]`: the first `]` closes the proof.)
-/// * otherwise (versions 3 to 8): `root` is the SHA-256 of the root table
-///   `hashes.json`, a JSON array whose entry `i` is the hash of table `i`,
-///   and a table is the `files` object alone.
+/// is listed with the hash of its bytes in the *table* of its bucket (the
+/// bucket is [`bucket`] of its name among `buckets`); a reader needs that
+/// one table (and, with two levels, the root table) to check any file,
+/// fetches it beside the file (its name needs only the file's), and reads
+/// a name the table does not list as not part of the build (a 404,
+/// whatever the server answers). Two layouts:
+/// * `proofs` ([`Pieces::tree`], builds since 2026-11-27): table `i` is
+///   `ht-<i>.json`, the JSON array `[proof, files]`, `files` a JSON object
+///   from file name (relative to the pieces folder) to hash, `proof` an
+///   array of hashes, one a level of a binary tree over the tables. Leaf
+///   `i` is the SHA-256 of the bytes of table `i`'s `files` (as they stand
+///   in the file); a node the SHA-256 of its two children's hashes, each
+///   cut to `digits`, written side by side in ASCII, left child first;
+///   `proof[l]` is the sibling at level `l` (bit `l` of `i` says whether
+///   it is left); the top node, in full, is `root`. (A hash holds no `]`:
+///   the first `]` closes the proof.)
+/// * two levels ([`Pieces::hashes`], version 3 on): table `i` is
+///   `h-<i>.json`, the `files` object alone, and `root` is the SHA-256 of
+///   the root table `hashes.json`, a JSON array whose entry `i` is the
+///   hash of table `i`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PieceHashes {
     /// Hex SHA-256, in full: of the tree's top node (`proofs`) or of
@@ -224,8 +232,8 @@ pub struct PieceHashes {
     /// proofs or root per table (24: 96 bits, beyond any second-preimage
     /// search).
     pub digits: usize,
-    /// Each table carries its proof, and there is no root table (pieces
-    /// version 9).
+    /// The tree layout: each table (`ht-<i>.json`) carries its proof, and
+    /// there is no root table.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub proofs: bool,
 }
@@ -245,7 +253,7 @@ pub fn bucket(name: &str, buckets: u32) -> u32 {
 /// table (`search.stats`). Every E2 reader loads that table to check the
 /// statistics file, and reads a few parts beside it: in tables of their
 /// own, each ~100-byte part would cost a table and a request of its own
-/// (with two-level tables, ~4 KB each; with version 9's, that table holds
+/// (with two-level tables, ~4 KB each; with the tree's, that table holds
 /// every part's hash, 3.7 KB at ×4 records, against ~0.5 KB a table: two
 /// requests fewer for a typical query for ~2 KB more, measured).
 pub fn bucket_key(name: &str) -> &str {

@@ -14,9 +14,9 @@
 //! Version 3 only added hashes (`compat/pieces-3/`, checked from its
 //! manifest down by `crates/cli/tests/cli.rs`); its piece files are read as
 //! these. The browser uses no piece it cannot check, so it asks the whole
-//! registry of version-2 data. Version 9 only changed how the hash tables
-//! are checked (`compat/pieces-9/`: the same files, each table with its
-//! proof; checked by the same cli test).
+//! registry of version-2 data. The hash tree of builds since 2026-11-27
+//! only added tables (`compat/pieces-8-tree/`: the same files, their
+//! tables in both layouts; checked by the same cli test).
 
 use registry_contract::{Manifest, PIECES_VERSION};
 use registry_core::pieces::{Answer, Directory, PieceClient, PieceKind};
