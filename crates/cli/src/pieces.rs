@@ -194,8 +194,10 @@ pub fn build_pieces(
         bytes: pack,
     });
     files.extend(record_files);
-    let (tables, hashes) = bucket_tables(&manifest.path, files.iter().chain(&search.0));
-    let (tree_tables, tree) = hash_tree(&manifest.path, files.iter().chain(&search.0));
+    // Every file's hash, once for both layouts.
+    let listed = listed(&manifest.path, files.iter().chain(&search.0));
+    let (tables, hashes) = bucket_tables(&manifest.path, &listed);
+    let (tree_tables, tree) = hash_tree(&manifest.path, &listed);
     manifest.hashes = Some(hashes);
     manifest.tree = Some(tree);
     files.extend(tables);
@@ -221,35 +223,41 @@ fn bucket_count(files: usize) -> u32 {
         .next_power_of_two() as u32
 }
 
-/// Each of `files` (named relative to `folder`) with its hash, in the
-/// table of its bucket among `buckets`.
+/// Each of `files`, named relative to `folder`, with its hash (what the
+/// hash tables list).
+fn listed<'a>(folder: &str, files: impl Iterator<Item = &'a OutFile>) -> Vec<(&'a str, String)> {
+    files
+        .map(|f| {
+            let name = f.name.strip_prefix(folder).unwrap_or(&f.name);
+            (name, build::sha256_hex(&f.bytes)[..HASH_DIGITS].to_string())
+        })
+        .collect()
+}
+
+/// The `listed` files in the table of their bucket among `buckets`.
 fn bucketed<'a>(
-    folder: &str,
-    files: &[&'a OutFile],
+    listed: &'a [(&'a str, String)],
     buckets: u32,
-) -> Vec<std::collections::BTreeMap<&'a str, String>> {
+) -> Vec<std::collections::BTreeMap<&'a str, &'a str>> {
     let mut tables = vec![std::collections::BTreeMap::new(); buckets as usize];
-    for f in files {
-        let name = f.name.strip_prefix(folder).unwrap_or(&f.name);
-        let hash = build::sha256_hex(&f.bytes)[..HASH_DIGITS].to_string();
-        tables[registry_contract::bucket(name, buckets) as usize].insert(name, hash);
+    for (name, hash) in listed {
+        tables[registry_contract::bucket(name, buckets) as usize].insert(*name, hash.as_str());
     }
     tables
 }
 
-/// The two-level hash tables of the pieces folder `folder` holding `files`
-/// ([`registry_contract::Pieces::hashes`], what readers before the tree
-/// check with): the bucket tables and the root, as files, and what the
-/// manifest says of them.
-fn bucket_tables<'a>(
+/// The two-level hash tables of the pieces folder `folder` whose files
+/// are `listed` ([`registry_contract::Pieces::hashes`], what readers
+/// before the tree check with): the bucket tables and the root, as files,
+/// and what the manifest says of them.
+fn bucket_tables(
     folder: &str,
-    files: impl Iterator<Item = &'a OutFile>,
+    listed: &[(&str, String)],
 ) -> (Vec<OutFile>, registry_contract::PieceHashes) {
-    let files: Vec<&OutFile> = files.collect();
-    let buckets = bucket_count(files.len());
+    let buckets = bucket_count(listed.len());
     let mut out = Vec::with_capacity(buckets as usize + 1);
     let mut root = Vec::with_capacity(buckets as usize);
-    for (i, t) in bucketed(folder, &files, buckets).iter().enumerate() {
+    for (i, t) in bucketed(listed, buckets).iter().enumerate() {
         let bytes = serde_json::to_vec(t).unwrap_or_default();
         root.push(build::sha256_hex(&bytes)[..HASH_DIGITS].to_string());
         out.push(OutFile {
@@ -288,16 +296,15 @@ fn table_count(files: usize) -> u32 {
     1 << (want.log2().round() as u32).min(30)
 }
 
-/// The hash tree of the pieces folder `folder` holding `files`
+/// The hash tree of the pieces folder `folder` whose files are `listed`
 /// ([`registry_contract::Pieces::tree`]): each table, as a file, with the
 /// proof that ties it to the root the manifest holds.
-fn hash_tree<'a>(
+fn hash_tree(
     folder: &str,
-    files: impl Iterator<Item = &'a OutFile>,
+    listed: &[(&str, String)],
 ) -> (Vec<OutFile>, registry_contract::PieceHashes) {
-    let files: Vec<&OutFile> = files.collect();
-    let buckets = table_count(files.len());
-    let bodies: Vec<Vec<u8>> = bucketed(folder, &files, buckets)
+    let buckets = table_count(listed.len());
+    let bodies: Vec<Vec<u8>> = bucketed(listed, buckets)
         .iter()
         .map(|t| serde_json::to_vec(t).unwrap_or_default())
         .collect();
@@ -621,15 +628,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let mut cold: Vec<f64> = Vec::new();
     // The same with the hash tables that check the files (as served).
     let buckets = w.manifest.tree.as_ref().map_or(1, |h| h.buckets);
-    let table_bytes: Vec<usize> = (0..buckets)
-        .map(|i| {
-            files
-                .get(format!("{}ht-{i}.json", w.manifest.path).as_str())
-                .map_or(0, |b| {
-                    shard::Compressor::compress(&crate::build::Zstd(19), b).len()
-                })
-        })
-        .collect();
+    let table_bytes = served_tree_tables(&w);
     let mut cold_checked: Vec<f64> = Vec::new();
     let (mut whole, mut total) = (0usize, 0usize);
     for i in (0..reg.len()).step_by(step) {
@@ -715,7 +714,16 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         .opt("--queries")
         .map(|p| read_queries(Path::new(p)))
         .transpose()?;
-    bench_search_pieces(&w, &engine, &firsts, targets, replay, requests, whole_bytes)
+    bench_search_pieces(
+        &w,
+        &engine,
+        &firsts,
+        targets,
+        replay,
+        requests,
+        whole_bytes,
+        &table_bytes,
+    )
 }
 
 /// The E2 requests of a `--requests` file (its API readings, in file
@@ -766,11 +774,33 @@ fn read_queries(path: &Path) -> Result<Vec<registry_core::pieces::search::ListQu
     Ok(out)
 }
 
+/// Each tree table's size as served (zstd 19, near brotli's size for
+/// tables of hex hashes), by index: what `bench-pieces` adds to a
+/// request's files for the tables that check them.
+fn served_tree_tables(w: &Written) -> Vec<usize> {
+    let buckets = w.manifest.tree.as_ref().map_or(0, |h| h.buckets) as usize;
+    let mut sizes = vec![0; buckets];
+    for f in &w.files {
+        let index = f.name.strip_prefix(w.manifest.path.as_str()).and_then(|n| {
+            n.strip_prefix("ht-")?
+                .strip_suffix(".json")?
+                .parse::<usize>()
+                .ok()
+        });
+        if let Some(slot) = index.and_then(|i| sizes.get_mut(i)) {
+            *slot = shard::Compressor::compress(&crate::build::Zstd(19), &f.bytes).len();
+        }
+    }
+    sizes
+}
+
 /// E2 over pieces: for a query set from the data (display names, their
 /// rarest word, the rarest word after common words, a quoted pair of
 /// words; without filter, by type, by the record's country; pages 1–3), the
 /// data bytes a cold client fetches before the first page of results, and
 /// how many requests the whole registry must answer instead.
+/// `table_bytes`: [`served_tree_tables`].
+#[allow(clippy::too_many_arguments)]
 fn bench_search_pieces(
     w: &Written,
     engine: &Engine,
@@ -779,6 +809,7 @@ fn bench_search_pieces(
     replay: Option<Vec<registry_core::pieces::search::ListQuery>>,
     requests_out: Option<&Path>,
     whole_bytes: usize,
+    table_bytes: &[usize],
 ) -> Result<(), String> {
     use registry_core::pieces::search::{ListQuery, SearchAnswer, SearchClient};
     use registry_core::search::Version;
@@ -916,14 +947,6 @@ fn bench_search_pieces(
     // file's bucket, once a request (compressed as served: zstd 19 here,
     // near brotli's size for tables of hex hashes).
     let buckets = w.manifest.tree.as_ref().map_or(0, |h| h.buckets);
-    let served = |name: &str| -> usize {
-        files.get(name).map_or(0, |b| {
-            shard::Compressor::compress(&crate::build::Zstd(19), b).len()
-        })
-    };
-    let table_bytes: Vec<usize> = (0..buckets)
-        .map(|i| served(&format!("ht-{i}.json")))
-        .collect();
     let tables_of = |names: &mut dyn Iterator<Item = String>| -> usize {
         let mut seen = std::collections::BTreeSet::new();
         for n in names {
@@ -934,7 +957,7 @@ fn bench_search_pieces(
     println!(
         "hash tables as served: {buckets} tables, p50 {} bytes (a request reads the table of each asked file)",
         {
-            let mut t: Vec<usize> = table_bytes.clone();
+            let mut t: Vec<usize> = table_bytes.to_vec();
             t.sort_unstable();
             t.get(t.len() / 2).copied().unwrap_or(0)
         }
