@@ -78,17 +78,18 @@ export async function sha256Hex(bytes) {
 }
 
 /**
- * What a manifest's pieces are checked with: the hash tree when the build
- * wrote one (since 2026-11-27: ~7× fewer bytes a request at ×4 records),
- * else the two-level tables (registry_contract::Pieces::tree, ::hashes).
+ * `checkedFiles` of the pieces folder of manifest `m` (of the data folder
+ * at `base`), checked with the hash tree when the build wrote one (since
+ * 2026-11-27: ~7× fewer bytes a request at ×4 records), else with the
+ * two-level tables (registry_contract::Pieces::tree, ::hashes).
  */
-export const pieceHashes = (pieces) => pieces?.tree ?? pieces?.hashes;
+export const checkedPieces = (m, base) => checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes);
 
 /**
  * The one check of every file of the pieces folder: `get(name, cap,
  * want?)` → its bytes once they match their hash (`want`, or a promise of
  * it), or null when the build has no such file. `hashes`: the manifest's
- * `pieces.tree` or `pieces.hashes` (`pieceHashes`). A file is checked by
+ * `pieces.tree` or `pieces.hashes` (`checkedPieces` picks). A file is checked by
  * the table of its bucket, fetched beside it, and the table by its proof
  * up to the root the manifest holds (the tree: `ht-<i>.json`), or by the
  * root table `hashes.json` (two levels: `h-<i>.json`):
@@ -300,7 +301,7 @@ export class RecordPieces {
     this.#base = base;
     this.#manifest = Promise.resolve(manifest);
     this.#wasm = wasm;
-    this.#get = this.#manifest.then((m) => checkedFiles(new URL(m.pieces.path, base), pieceHashes(m.pieces)));
+    this.#get = this.#manifest.then((m) => checkedPieces(m, base));
     this.#get.catch(() => {});
   }
 
@@ -444,7 +445,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
 
   // Downloads need only the manifest, so they start before the wasm is in;
   // one per file at a time; a failed one may be retried later.
-  const getP = manifestP.then((m) => checkedFiles(new URL(m.pieces.path, base), pieceHashes(m.pieces)));
+  const getP = manifestP.then((m) => checkedPieces(m, base));
   getP.catch(() => {});
   const files = new Map(); // file name → Promise<body | null (not in this build)>
   function file(name, cap, parse = (b) => b) {
