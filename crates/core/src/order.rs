@@ -17,6 +17,17 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     apply(v, &mut perm);
 }
 
+/// Sorts `v` by its order (see [`sort_by`]): for `sort` and
+/// `sort_unstable` of types whose equal elements are alike.
+pub(crate) fn sort<T: Ord>(v: &mut [T]) {
+    sort_by(v, T::cmp);
+}
+
+/// Sorts `v` stably by the key `f` gives (see [`sort_by`]).
+pub(crate) fn sort_by_key<T, K: Ord>(v: &mut [T], mut f: impl FnMut(&T) -> K) {
+    sort_by(v, |a, b| f(a).cmp(&f(b)));
+}
+
 /// The indexes `0..n` in stable sorted order.
 fn permutation(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<u32> {
     let mut perm: Vec<u32> = (0..n as u32).collect();

@@ -1,5 +1,6 @@
 //! Which piece answers a query, from the directory alone.
 
+use crate::order::{sort, sort_by};
 use crate::shard::pieces::{PieceKind, PieceSpec, first_char};
 use crate::text::{self, TokenKind};
 
@@ -22,7 +23,7 @@ pub struct Directory {
 impl Directory {
     /// From (prefix, kind, record count) entries of every piece.
     pub fn new(mut entries: Vec<(String, PieceKind, u32)>) -> Directory {
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
         entries.dedup_by(|a, b| a.0 == b.0);
         Directory {
             entries,
@@ -56,7 +57,7 @@ impl Directory {
     /// characters that have split prefixes (what the manifest lists).
     pub fn sharded(firsts: impl IntoIterator<Item = String>) -> Directory {
         let mut firsts: Vec<String> = firsts.into_iter().collect();
-        firsts.sort();
+        sort(&mut firsts);
         firsts.dedup();
         Directory {
             firsts,
@@ -68,7 +69,7 @@ impl Directory {
     pub fn add_split_keys(&mut self, first: &str, keys: impl IntoIterator<Item = String>) {
         self.entries
             .extend(keys.into_iter().map(|k| (k, PieceKind::Head, 0)));
-        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        sort_by(&mut self.entries, |a, b| a.0.cmp(&b.0));
         self.entries.dedup_by(|a, b| a.0 == b.0);
         if let Err(i) = self.loaded.binary_search_by(|l| l.as_str().cmp(first)) {
             self.loaded.insert(i, first.to_string());

@@ -34,6 +34,7 @@
 
 use super::bytes::{Reader, Writer};
 use super::{SectionKind, ShardError};
+use crate::order::sort_by;
 
 /// A country of the whole registry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -444,7 +445,7 @@ impl SearchStats {
     /// Adds the common terms of a statistics part ([`decode_terms`]).
     pub fn add_terms(&mut self, terms: Vec<CommonTerm>) {
         self.common.extend(terms);
-        self.common.sort_by(|a, b| a.term.cmp(&b.term));
+        sort_by(&mut self.common, |a, b| a.term.cmp(&b.term));
         self.common.dedup_by(|a, b| a.term == b.term);
     }
 
@@ -480,7 +481,7 @@ impl SearchStats {
     /// into [`SearchStats::common`] of the term at position `p`.
     pub fn commonness(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.common.len()).collect();
-        order.sort_by(|&a, &b| {
+        sort_by(&mut order, |&a, &b| {
             let (a, b) = (&self.common[a], &self.common[b]);
             b.records.cmp(&a.records).then_with(|| a.term.cmp(&b.term))
         });

@@ -119,6 +119,7 @@ mod build;
 
 pub use build::{SearchPieces, search_pieces};
 
+use crate::order::{sort, sort_by, sort_by_key};
 use std::collections::{HashMap, HashSet};
 
 use crate::index::Index;
@@ -448,7 +449,7 @@ impl SearchClient {
             .filter(|p| !p.is_empty() && !self.parts.contains(p))
             .map(Need::StatsPart)
             .collect();
-        out.sort();
+        sort(&mut out);
         out.dedup();
         out
     }
@@ -899,7 +900,7 @@ impl SearchClient {
             .collect();
         if !needs.is_empty() {
             needs.extend(self.first_chunk_ahead(stats, &clauses, &slices));
-            needs.sort();
+            sort(&mut needs);
             needs.dedup();
             return SearchAnswer::Need(needs);
         }
@@ -1153,7 +1154,7 @@ impl SearchClient {
         // The loaded rank chunks of pairs of the query's common terms (the
         // scoring ones, sorted: also the fine bound's terms).
         let mut common_terms: Vec<&str> = common_units(stats, &clauses);
-        common_terms.sort_unstable();
+        sort(&mut common_terms);
         common_terms.dedup();
         for (i, a) in common_terms.iter().enumerate() {
             for b in &common_terms[i + 1..] {
@@ -1228,7 +1229,7 @@ impl SearchClient {
                 }
             }
         }
-        scored.sort_by(|a, b| {
+        sort_by(&mut scored, |a, b| {
             b.0.cmp(&a.0)
                 .then(b.1.total_cmp(&a.1))
                 .then(b.2.cmp(&a.2))
@@ -1282,7 +1283,7 @@ impl SearchClient {
                 })
                 .collect();
             let mut all: Vec<u32> = lookup.iter().flat_map(|l| l.keys().copied()).collect();
-            all.sort_unstable();
+            sort(&mut all);
             all.dedup();
             // Query units a record no loaded piece holds may cover (typed
             // reading): each unit of a common word it has. Counted per
@@ -1493,7 +1494,7 @@ impl SearchClient {
                 .iter()
                 .filter_map(|t| self.common_leaf(t).err())
                 .collect();
-            parts.sort();
+            sort(&mut parts);
             parts.dedup();
             next_leaf = if parts.is_empty() {
                 open.iter()
@@ -1555,7 +1556,7 @@ impl SearchClient {
                         .filter(|&i| set & (1 << i) != 0)
                         .map(|i| common_terms[i])
                         .collect();
-                    members.sort_by_key(|t| (stats.common(t).map_or(0, |c| c.df), *t));
+                    sort_by_key(&mut members, |t| (stats.common(t).map_or(0, |c| c.df), *t));
                     for x in 0..members.len() {
                         for y in x + 1..members.len() {
                             for z in y + 1..members.len() {
@@ -1564,7 +1565,7 @@ impl SearchClient {
                                     members[y].to_string(),
                                     members[z].to_string(),
                                 ];
-                                t.sort();
+                                sort(&mut t);
                                 if !self.groups.contains_key(&t) {
                                     return Some(t);
                                 }
@@ -1669,11 +1670,11 @@ impl SearchClient {
                 .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
                 .filter(|t| stats.common(t).is_some())
                 .collect();
-            all.sort_unstable();
+            sort(&mut all);
             all.dedup();
             needs.extend(all.into_iter().map(|t| Need::Groups(vec![t.to_string()])));
         }
-        needs.sort();
+        sort(&mut needs);
         needs.dedup();
         needs.into_iter().filter(|n| !self.has(n)).collect()
     }
@@ -2039,7 +2040,9 @@ impl SearchClient {
                 ));
             }
         }
-        rows.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
+        sort_by(&mut rows, |x, y| {
+            y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2))
+        });
         let k = loaded.len();
         let from = (q.page.saturating_sub(1) * PAGE_SIZE).min(total);
         let to = (from + PAGE_SIZE).min(total);
@@ -2124,7 +2127,7 @@ const GROUP_TERMS: usize = 2;
 /// 5); else (older pieces) all in member files.
 fn split_common<'t>(stats: &SearchStats, sets: &[Vec<&'t str>; 3]) -> (Vec<&'t str>, Vec<&'t str>) {
     let mut terms: Vec<&str> = sets.iter().flatten().copied().collect();
-    terms.sort_unstable();
+    sort(&mut terms);
     terms.dedup();
     if !stats.groups {
         return (Vec::new(), terms.to_vec());
@@ -2136,10 +2139,12 @@ fn split_common<'t>(stats: &SearchStats, sets: &[Vec<&'t str>; 3]) -> (Vec<&'t s
         return (Vec::new(), terms.to_vec());
     }
     let mut by: Vec<&str> = terms.to_vec();
-    by.sort_by_key(|t| stats.commonness_position(t).unwrap_or(usize::MAX));
+    sort_by_key(&mut by, |t| {
+        stats.commonness_position(t).unwrap_or(usize::MAX)
+    });
     let mut listed = by.split_off(GROUP_TERMS);
-    by.sort_unstable();
-    listed.sort_unstable();
+    sort(&mut by);
+    sort(&mut listed);
     (by, listed)
 }
 
@@ -2161,7 +2166,7 @@ fn outside_sets<'c>(stats: &SearchStats, clauses: &'c [Clause]) -> Option<[Vec<&
             .flat_map(|(_, _, toks)| toks.iter().map(|t| t.text.as_str()))
             .filter(|t| is_common(t))
             .collect();
-        v.sort_unstable();
+        sort(&mut v);
         v.dedup();
         v
     };
@@ -2275,7 +2280,7 @@ fn external_needs(query: &str, parsed: &query::ParsedQuery, buckets: u32) -> Vec
             ))
         })
         .collect();
-    out.sort();
+    sort(&mut out);
     out.dedup();
     out
 }
@@ -2298,7 +2303,7 @@ fn phrase_needs(stats: &SearchStats, occur: Occur, toks: &[text::Token]) -> Vec<
         .collect();
     let df = |t: &str| stats.common(t).map_or(0, |c| c.df);
     let mut pairs: Vec<(&str, &str)> = seq.windows(2).map(|w| (w[0], w[1])).collect();
-    pairs.sort_by_key(|&(a, b)| (df(a).max(df(b)), a, b));
+    sort_by_key(&mut pairs, |&(a, b)| (df(a).max(df(b)), a, b));
     pairs.dedup();
     pairs
         .into_iter()
