@@ -460,6 +460,12 @@ test("multiple: pick two, remove one, keep a text as typed; the form submits the
   const detail = await page.evaluate(() => document.getElementById("affiliations").value);
   assert.deepEqual(detail.values.map((v) => v.freeText), [false, true]);
   assert.deepEqual(await submitted(), { names: ["Northfield University", "Institute Not In The Registry"], ids: [two.ids[0], ""] });
+  // Sent: the demo's "Last submission" shows every pair, as the server receives them.
+  await Promise.all([page.waitForNavigation(), page.locator("#form button[type=submit]").click()]);
+  const last = JSON.parse(await page.locator("#submitted").innerText());
+  assert.deepEqual(last.affiliations, ["Northfield University", "Institute Not In The Registry"]);
+  assert.deepEqual(last.affiliations_id, [two.ids[0], ""]);
+  await input.waitFor();
   // reset() empties the list.
   await page.evaluate(() => document.getElementById("form").reset());
   await page.waitForFunction(() => document.querySelectorAll("#affiliations .rp-item").length === 0);
