@@ -214,7 +214,16 @@ export function recordKey(pathAndQuery, chars = 4) {
     return null;
   }
   const bare = id.trim().split("/").filter(Boolean).pop()?.toLowerCase() ?? "";
-  return /^0[0-9a-hjkmnp-tv-z]{6}[0-9]{2}$/.test(bare) ? bare.slice(0, chars) : null;
+  // A mistyped id (check digits wrong) is no record: no piece is asked for
+  // it (a 404 in the console), and the whole registry says what it should be.
+  return /^0[0-9a-hjkmnp-tv-z]{6}[0-9]{2}$/.test(bare) && checkDigitsHold(bare) ? bare.slice(0, chars) : null;
+}
+
+/** Whether a bare id's last two digits are those of its base-32 number (registry_core::id::checksum). */
+function checkDigitsHold(bare) {
+  let n = 0;
+  for (const c of bare.slice(1, 7)) n = n * 32 + "0123456789abcdefghjkmnpqrstvwxyz".indexOf(c);
+  return 98 - ((n * 100) % 97) === Number(bare.slice(7));
 }
 
 /**
