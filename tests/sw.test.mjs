@@ -1,13 +1,15 @@
 // The service worker's own limits (web/sw.js): its app cache holds the
-// app's files and nothing a visitor's URLs add, and the app's static files
-// never wait for its thread while it computes an API answer.
+// app's files and nothing a visitor's URLs add, the app's static files
+// never wait for its thread while it computes an API answer, and the API
+// URLs answer offline after one visit that never asked one, also after the
+// worker restarts offline (its wasm and modules come from its caches).
 //
 // Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { serve, watchErrors, goOffline, CHROMIUM_ARGS } from "./server.mjs";
-import { SITE, PREFIX, offlineReady } from "./ui-helpers.mjs";
+import { SITE, PREFIX, DEMO, appReady, bare, display, offlineReady } from "./ui-helpers.mjs";
 
 let server, browser;
 
@@ -21,9 +23,13 @@ after(async () => {
   await server?.close();
 });
 
-/** A page of a new context, controlled by the worker with its offline copy complete. */
-async function installed() {
+/**
+ * A page of a new context, controlled by the worker with its offline copy
+ * complete; `watch(context)` is called before the visit.
+ */
+async function installed(watch = () => {}) {
   const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  watch(context);
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   const errors = [];
@@ -88,6 +94,73 @@ test("a static file does not wait while the worker's thread computes an API answ
     assert.equal(api, "demo");
     assert.deepEqual(errors, []);
   } finally {
+    await context.close();
+  }
+});
+
+test("offline after one visit that asked no API URL, and after the worker restarts offline, the API URLs answer", async () => {
+  const marine = DEMO.find((r) => display(r) === "Korea Agency for Marine Data");
+  const northfield = DEMO.find((r) => display(r) === "Northfield University");
+  // Whether the visit asked an API URL, and what the service worker asks
+  // the network for on its own (its wasm), not for a page's request (the
+  // app's files, network first).
+  const apiOnline = [];
+  const swNetwork = [];
+  const pageAsked = new Set();
+  const { context, page, errors } = await installed((context) =>
+    context.on("request", (r) => {
+      const rel = r.url().slice(server.url.length);
+      if (r.serviceWorker()) swNetwork.push(rel);
+      else pageAsked.add(rel);
+      if (/^(v1\/|v2\/)?organizations/.test(rel)) apiOnline.push(rel);
+    }),
+  );
+  const cdp = await context.newCDPSession(page);
+  const ask = async (urls) => {
+    swNetwork.length = 0;
+    pageAsked.clear();
+    const out = await page.evaluate(async (urls) => {
+      const out = [];
+      for (const u of urls) {
+        const res = await fetch(u);
+        out.push({ u, status: res.status, release: res.headers.get("x-registry-release"), body: await res.json() });
+      }
+      return out;
+    }, urls);
+    const own = swNetwork.filter((u) => /^(pkg|data)\//.test(u) && !pageAsked.has(u));
+    assert.deepEqual(own, [], "the worker asked the network for neither its wasm nor its data: both are cached");
+    return out;
+  };
+  const check = (answers) => {
+    const [search, record, v1, other] = answers;
+    assert.deepEqual(answers.map((a) => [a.u, a.status, a.release]), answers.map((a) => [a.u, 200, "demo"]), JSON.stringify(answers.map((a) => a.body.errors)));
+    assert.ok(search.body.items.some((r) => r.id === marine.id), JSON.stringify(search.body.items.map((r) => r.id)));
+    assert.equal(record.body.id, marine.id);
+    assert.equal(v1.body.id, northfield.id);
+    assert.ok(other.body.items.some((r) => r.id === northfield.id));
+  };
+  const urls = ["v2/organizations?query=marine", `v2/organizations/${bare(marine.id)}`, `v1/organizations/${encodeURIComponent(northfield.id)}`, "v2/organizations?query=northfield"];
+  try {
+    assert.deepEqual(apiOnline, [], "the online visit asked no API URL");
+    await goOffline(context, page);
+    await page.reload();
+    await appReady(page);
+    check(await ask(urls));
+    // A restart while offline: the worker starts again from its stored
+    // script and modules, and loads its wasm and the data again.
+    const [before] = context.serviceWorkers();
+    await before.evaluate(() => (globalThis.__beforeRestart = true));
+    const states = [];
+    cdp.on("ServiceWorker.workerVersionUpdated", ({ versions }) => states.push(...versions.map((v) => v.runningStatus)));
+    await cdp.send("ServiceWorker.enable");
+    await cdp.send("ServiceWorker.stopAllWorkers");
+    check(await ask(urls));
+    assert.ok(states.includes("stopped"), JSON.stringify(states));
+    const [after] = context.serviceWorkers();
+    assert.equal(await after.evaluate(() => globalThis.__beforeRestart), undefined, "a restarted worker answered");
+    assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch/.test(e)), []);
+  } finally {
+    await context.setOffline(false);
     await context.close();
   }
 });

@@ -22,7 +22,9 @@
 //   The app cache holds the app's own files (PRECACHE and app-files.json)
 //   and nothing else: a URL with a query (`?q=…`, `?id=…`) never gets an
 //   entry; offline, a navigation with a query is answered by its page
-//   without the query (the app reads the query itself).
+//   without the query (the app reads the query itself). This worker's own
+//   wasm is cache first (wasmReady): the API URLs answer offline also after
+//   the worker restarts offline.
 // * The app's script, style, wasm and icon files are routed by the browser
 //   (static routing, `addRoutes`: network raced against this worker), so
 //   they never wait for this worker's thread while it computes an API
@@ -131,8 +133,39 @@ async function broadcast(message) {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
+// The registry's wasm, from the app cache first: this worker's own fetch()
+// never passes through its fetch handler, so a URL given to init() would go
+// to the network, and after a restart while offline no API URL could be
+// answered. The cached copy is the one install fetched with this worker's
+// modules (or a page's later fetch of the same file); one that does not
+// instantiate with them (a deploy caught between install and activate) is
+// fetched again. Its modules (pkg/registry_wasm.js and the others imported
+// above) need nothing here: the browser stores a module worker's imports
+// with the worker and starts it from them, online or not.
+const WASM = new URL("./pkg/registry_wasm_bg.wasm", ROOT).href;
+let wasmPromise = null;
+function wasmReady() {
+  wasmPromise ??= (async () => {
+    const cache = await caches.open(APP_CACHE);
+    const hit = await cache.match(WASM);
+    if (hit) {
+      try {
+        return await init({ module_or_path: hit });
+      } catch (e) {
+        console.warn("registry: the cached wasm did not load, fetching it:", e);
+      }
+    }
+    const res = await fetch(WASM);
+    // A precached file install missed (it tolerates failures) is kept now.
+    if (!hit && res.ok) await cache.put(WASM, res.clone()).catch(() => {});
+    return init({ module_or_path: res });
+  })();
+  wasmPromise.catch(() => (wasmPromise = null));
+  return wasmPromise;
+}
+
 async function loadRegistry() {
-  await init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) });
+  await wasmReady();
   let cur = await current();
   if (!cur) {
     await checkForUpdate();
@@ -155,7 +188,7 @@ let piecesPromise = null;
 function serverPieces() {
   piecesPromise ??= (async () => {
     const manifest = await fetchManifest(DATA);
-    const module = init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", ROOT) }).then(() => ({ PiecesSearch, Registry }));
+    const module = wasmReady().then(() => ({ PiecesSearch, Registry }));
     module.catch(() => {});
     const search = manifest.pieces?.search?.stats ? startPiecesSearch({ dataUrl: DATA, manifest, wasm: module }) : null;
     return { manifest, search, records: new RecordPieces(DATA, manifest, () => module) };
