@@ -337,6 +337,28 @@ fn ids_in_the_search_box_and_the_mode_parameter() {
         &typed_path(&registry_core::search::query::escape(&typo)),
     );
     assert!(e[0].contains("check"), "{e:?}");
+    // An external id pasted whole (escaped as the search box sends it): its
+    // record first, then E2's other matches, not every name with a word
+    // starting with its last part (`grid.798464.a` listed 22 of the 63).
+    let mut tried = 0;
+    for r in &d.records {
+        for x in &r.external_ids {
+            for text in &x.all {
+                let q = registry_core::search::query::escape(text);
+                let typed = ok(&d.engine, &typed_path(&q));
+                let plain = ok(&d.engine, &format!("/v2/organizations?query={}", enc(&q)));
+                let ids = search_support::ids(&typed);
+                assert_eq!(ids.first(), Some(&r.id), "{text}");
+                // (The typeahead's answer is listed even where E2 misses it.)
+                let plain_ids = search_support::ids(&plain);
+                assert!(plain_ids.len() < 20, "{text}: one page holds them");
+                let n = plain_ids.len() + usize::from(!plain_ids.contains(&r.id));
+                assert_eq!(typed["number_of_results"], n, "{text}: {ids:?}");
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 50, "{tried}");
     // The extension is validated and listed with its version.
     assert_eq!(
         bad(&d.engine, "/v2/organizations?query=x&mode=fuzzy"),

@@ -106,7 +106,17 @@ impl Engine {
         with_first: bool,
     ) -> Result<TypedParts, String> {
         let words = typed_words(parsed);
-        let scored = self.score(query, parsed, last_bare_word(parsed), stats)?;
+        // Text the typeahead reads as an external id (`grid.798464.a`) is
+        // pasted whole, not typed word by word: its last part (`a`) is not
+        // a prefix, else every name with a word in `a…` would follow the
+        // id's record. Its other matches are E2's, as for a registry id.
+        let external = self.external_any_form(&words);
+        let prefix = if external.is_empty() {
+            last_bare_word(parsed)
+        } else {
+            None
+        };
+        let scored = self.score(query, parsed, prefix, stats)?;
         let ix = self.index();
 
         // The typeahead's matches, in its order (its answer to an external
@@ -115,7 +125,7 @@ impl Engine {
         // as a record id is: what the typeahead showed first is never hidden.
         let mut ordered: Vec<u32> = Vec::new();
         if with_first {
-            ordered = self.external_any_form(&words);
+            ordered = external;
             if ordered.is_empty() {
                 let ctx = Resolved::new(self, &SuggestContext::default());
                 if let Some((_, ranked)) = self.ranked_matches(&words, filters, usize::MAX, &ctx) {
