@@ -226,10 +226,10 @@ pub fn cmd_bench_serve(rest: &[String]) -> Result<(), String> {
             (None, addr)
         }
         None => {
-            let data = a
-                .opt("--data")
-                .map(str::to_string)
-                .unwrap_or_else(|| crate::serve::demo_path().display().to_string());
+            let data = match a.opt("--data") {
+                Some(d) => d.to_string(),
+                None => crate::serve::demo_path()?.display().to_string(),
+            };
             let (s, addr) = start_server(&data, a.opt("--threads"))?;
             (Some(s), addr)
         }

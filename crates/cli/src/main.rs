@@ -40,6 +40,7 @@ registry — a research-organization registry that runs anywhere
 USAGE:
     registry <COMMAND> [ARGS] [OPTIONS]
     registry <COMMAND> --help      Help for one command
+    registry --version             The version (also -V)
 
 COMMANDS:
 ";
@@ -108,7 +109,9 @@ const COMMANDS: &[Command] = &[
         name: "serve",
         run: serve::cmd_serve,
         help: r#"    serve                     Serve the API (v1, v2) and static files on 127.0.0.1
-        --data <data>           Registry data (default: data/demo/registry-demo.json)
+        --data <data>           Registry data (default: data/demo/registry-demo.json under
+                                the current directory, else in the source tree the binary
+                                was built from)
         --port <n>              Port (default 8080; 0 = any free port, printed on start)
         --root <dir>            Serve static files from <dir> (e.g. the built UI), with
                                 CORS, compression and HOSTING.md's cache headers
@@ -312,7 +315,8 @@ const COMMANDS: &[Command] = &[
                               from the server's own listing)
         --url <http://host:port>  A running server (this build's or another's); default:
                                 start `registry serve` on a free port
-        --data <data>           Data of the server started (default: the demo data)
+        --data <data>           Data of the server started (default: the demo data, found
+                                as for serve)
         --threads <n>           Its --threads
         --clients <n>           Concurrent clients (default 200)
         --requests <n>          Requests in all (default 4000)
@@ -388,6 +392,10 @@ fn main() -> ExitCode {
     };
     let result = if name == "--help" || name == "-h" {
         cmd_help(&[])
+    } else if name == "--version" || name == "-V" {
+        // The name as invoked by users, not the crate's (registry-cli).
+        println!("registry {}", env!("CARGO_PKG_VERSION"));
+        Ok(())
     } else {
         find_command(name).and_then(|command| {
             // `--help` anywhere asks for help, as with common parsers (an

@@ -111,6 +111,81 @@ fn unknown_options_and_commands_are_clear_errors() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+#[test]
+fn the_version_is_printed_and_mentioned_in_help() {
+    for flag in ["--version", "-V"] {
+        let out = registry(&[flag]);
+        assert!(out.status.success(), "{flag}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            format!("registry {}\n", env!("CARGO_PKG_VERSION")),
+            "{flag}"
+        );
+    }
+    assert!(text(&registry(&["--help"]).stdout).contains("--version"));
+}
+
+/// Starts `registry serve <args>` in `dir`, waits for it to listen (or
+/// exit), stops it and returns its stderr.
+fn serve_in(dir: &Path, args: &[&str]) -> (bool, String) {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_registry"))
+        .arg("serve")
+        .args(["--port", "0"])
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let _ = std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    );
+    let listened = line.starts_with("listening on");
+    let _ = server.kill();
+    let out = server.wait_with_output().unwrap();
+    (listened, text(&out.stderr))
+}
+
+#[test]
+fn serve_finds_its_default_data_where_its_help_says() {
+    let help = text(&registry(&["serve", "--help"]).stdout);
+    assert!(
+        help.contains("data/demo/registry-demo.json under")
+            && help.contains("the current directory, else in the source tree"),
+        "{help}"
+    );
+    // A copied binary run beside other data: the working directory's demo
+    // data comes first (here a 3-record one, to tell it from the build
+    // tree's).
+    let dir = tmp_dir("default-data");
+    std::fs::create_dir_all(dir.join("data/demo")).unwrap();
+    let all: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(DEMO).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("data/demo/registry-demo.json"),
+        serde_json::to_vec(&all[..3]).unwrap(),
+    )
+    .unwrap();
+    let (listened, err) = serve_in(&dir, &[]);
+    assert!(listened, "{err}");
+    assert!(
+        err.contains("3 records from data/demo/registry-demo.json"),
+        "{err}"
+    );
+    // Elsewhere: the build tree's, as its help says.
+    let empty = tmp_dir("default-data-empty");
+    let (listened, err) = serve_in(&empty, &[]);
+    assert!(listened, "{err}");
+    assert!(err.contains("63 records from /"), "{err}");
+    // Data that is not there: an error naming it, no server.
+    let (listened, err) = serve_in(&empty, &["--data", "missing.json"]);
+    assert!(!listened && err.contains("missing.json"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
 fn shard_files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()

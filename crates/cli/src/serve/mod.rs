@@ -30,16 +30,38 @@ use crate::load;
 /// The demo dump, used when `--data` is not given.
 pub const DEMO_DATA: &str = "data/demo/registry-demo.json";
 
-/// Where the demo dump is: relative to the working directory, else to the
-/// source tree this binary was built from.
-pub fn demo_path() -> PathBuf {
-    let here = PathBuf::from(DEMO_DATA);
-    if here.exists() {
-        return here;
+/// Where the demo dump may be, in the order tried: under the working
+/// directory (a checkout, or a copied binary run beside its data), then in
+/// the source tree this binary was built from (`cargo run` from anywhere).
+pub fn demo_candidates() -> Vec<PathBuf> {
+    vec![
+        PathBuf::from(DEMO_DATA),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(DEMO_DATA),
+    ]
+}
+
+/// The demo dump, or an error naming every place looked at and how to
+/// pass data instead (a copied binary's build tree is usually gone).
+pub fn demo_path() -> Result<PathBuf, String> {
+    first_existing(&demo_candidates())
+}
+
+fn first_existing(candidates: &[PathBuf]) -> Result<PathBuf, String> {
+    if let Some(found) = candidates.iter().find(|p| p.exists()) {
+        return Ok(found.clone());
     }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(DEMO_DATA)
+    let tried: Vec<String> = candidates
+        .iter()
+        .map(|p| format!("  {}", p.display()))
+        .collect();
+    Err(format!(
+        "no --data given and no demo data at the default places:\n{}\n\
+         pass the registry data: --data <data> (a dump, a .shard file, a build \
+         directory or its manifest.json)",
+        tried.join("\n")
+    ))
 }
 
 /// A duration in seconds (decimals allowed) from an option.
@@ -136,7 +158,10 @@ pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
         .ok_or("--max-connections must be 1–1000000")?;
     let header_timeout = seconds(&a, "--header-timeout", 10.0)?;
     let idle_timeout = seconds(&a, "--idle-timeout", 30.0)?;
-    let data = a.opt("--data").map(PathBuf::from).unwrap_or_else(demo_path);
+    let data = match a.opt("--data") {
+        Some(d) => PathBuf::from(d),
+        None => demo_path()?,
+    };
     let root = a.opt("--root").map(PathBuf::from);
     if let Some(r) = &root
         && !r.is_dir()
@@ -244,5 +269,25 @@ pub fn cmd_query(rest: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("HTTP status {}", r.status))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_demo_data_names_every_place_tried() {
+        let tried = [
+            PathBuf::from("no/such/registry-demo.json"),
+            PathBuf::from("/nowhere/registry-demo.json"),
+        ];
+        let e = first_existing(&tried).unwrap_err();
+        assert!(e.contains("no/such/registry-demo.json"), "{e}");
+        assert!(e.contains("/nowhere/registry-demo.json"), "{e}");
+        assert!(e.contains("--data <data>"), "{e}");
+        let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let found = first_existing(&[tried[0].clone(), here.clone()]);
+        assert_eq!(found, Ok(here));
     }
 }
