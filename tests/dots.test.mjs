@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { axeSerious, equalEarth, fresh, offlineReload, suite } from "./map-helpers.mjs";
 import { SITE, DOCS, SHOTS, appReady, api, offlineReady } from "./ui-helpers.mjs";
-import { cluster } from "../web/registry-dots.js";
+import { cluster, clusterView } from "../web/registry-dots.js";
 
 const MAP = JSON.parse(fs.readFileSync(path.join(SITE, "world-map.json"), "utf8"));
 
@@ -35,6 +35,22 @@ test("cluster: every point in one cluster, largest first", () => {
   assert.deepEqual(c.map((x) => x.points.length), [3, 2, 1]);
   assert.equal(c.flatMap((x) => x.points).length, pts.length);
   assert.ok(Math.abs(c[0].x - 0.1) < 1e-9);
+});
+
+test("clusterView: a cluster zooms to a view holding all its points, a lone outlier too", () => {
+  const inside = (v, p) => p.x > v[0] && p.x < v[0] + v[2] && p.y > v[1] && p.y < v[1] + v[3];
+  // Five points together and one below them (the newcomer's Duluth): the
+  // mean sits near the five; a view centred there left the sixth out.
+  const pts = [[0, 0], [0.01, 0], [0, 0.01], [0.01, 0.01], [0.005, 0.005], [0.02, 0.9]].map(([x, y]) => ({ x, y }));
+  let seed = 3;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const sets = [pts, ...Array.from({ length: 200 }, () => Array.from({ length: 2 + Math.floor(rnd() * 8) }, () => ({ x: rnd() * 3, y: rnd() * 3 })))];
+  for (const set of sets) {
+    const v = clusterView(set, 0.01);
+    assert.ok(Math.abs(v[2] - 2 * v[3]) < 1e-9, "twice as wide as high");
+    for (const p of set) assert.ok(inside(v, p), `${JSON.stringify(p)} in ${v}`);
+  }
+  assert.ok(clusterView([{ x: 1, y: 1 }, { x: 1, y: 1 }], 0.01)[2] >= 0.01, "never narrower than the deepest zoom");
 });
 
 test("the list is the default; Map shows every match's located place, in the URL; dots sit at their coordinates and link to their records", async () => {

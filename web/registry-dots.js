@@ -38,6 +38,21 @@ export function cluster(pts, size) {
     .sort((a, b) => b.points.length - a.points.length);
 }
 
+/**
+ * The view ([x, y, w, h], twice as wide as high, as the world's) that a
+ * cluster of `points` zooms to: every point inside it with a margin, the
+ * box's centre at its centre (the points' mean, where the cluster is drawn,
+ * can sit far from a lone outlier: centred there, the outlier fell out of
+ * the view), and never narrower than `minWidth`.
+ */
+export function clusterView(points, minWidth) {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const p of points) [x0, y0, x1, y1] = [Math.min(x0, p.x), Math.min(y0, p.y), Math.max(x1, p.x), Math.max(y1, p.y)];
+  const pad = Math.max(Math.max(x1 - x0, y1 - y0) * 0.6, minWidth);
+  const w = Math.max(minWidth, x1 - x0 + 2 * pad, 2 * (y1 - y0 + 2 * pad));
+  return [(x0 + x1) / 2 - w / 2, (y0 + y1) / 2 - w / 4, w, w / 2];
+}
+
 /** Opens a record's page in the app (same document: the app follows the URL), or lets the browser do it. */
 function follow(ev, href) {
   if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button > 0) return;
@@ -173,9 +188,7 @@ export async function resultsMap(figure, client, url) {
       g.append(el("svg:circle", { cx: c.x, cy: c.y, r }), el("svg:text", { x: c.x, y: c.y + r * 0.35, "text-anchor": "middle", "font-size": r * (n >= 1000 ? 0.8 : 1) }, n >= 10000 ? `${Math.round(n / 1000)}k` : String(n)));
       const act = () => {
         if (onePlace) return showList(c);
-        const pad = Math.max(spread * 0.6, world[2] * MIN_VIEW);
-        const nw = Math.max(world[2] * MIN_VIEW, Math.min(vw / 2.5, spread + 2 * pad));
-        zoomTo([c.x - nw / 2, c.y - nw / 4, nw, nw / 2]);
+        zoomTo(clusterView(c.points, world[2] * MIN_VIEW));
         // Keep the keyboard on the map: the largest cluster or dot of the new view.
         marks.firstElementChild?.focus();
       };
