@@ -578,6 +578,43 @@ for (const [width, height] of [[1100, 850], [390, 844]]) {
   });
 }
 
+test("record pages at 390 px: no sideways scrolling; long URLs and ids wrap", async () => {
+  const { page } = t;
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const wide = [];
+    for (const rec of DEMO) {
+      await page.goto(t.url(`?id=${bare(rec.id)}`));
+      await appReady(page);
+      await page.waitForSelector("article.record");
+      const { sw, cw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+      if (sw > cw) wide.push(`${bare(rec.id)}: ${sw} px wide in ${cw} px`);
+    }
+    assert.deepEqual(wide, []);
+  } finally {
+    await page.setViewportSize({ width: 1100, height: 850 });
+  }
+});
+
+test("record sections with nothing in them are left out, the same way for every section", async () => {
+  const { page } = t;
+  for (const rec of DEMO) {
+    const id = bare(rec.id);
+    await page.goto(t.url(`?id=${id}`));
+    await appReady(page);
+    await page.waitForSelector("article.record");
+    const empty = await page.locator("article.record section").evaluateAll((ss) =>
+      ss.filter((s) => [...s.children].every((c) => /^H\d$/.test(c.tagName) || !c.textContent.trim())).map((s) => s.querySelector("h2")?.textContent));
+    assert.deepEqual(empty, [], `${id}: sections with only a heading`);
+    const headings = await page.locator("article.record h2").allInnerTexts();
+    assert.equal(headings.includes("Links"), (rec.links ?? []).length > 0, `${id}: ${headings}`);
+    assert.equal(headings.includes("External identifiers"), (rec.external_ids ?? []).length > 0, `${id}: ${headings}`);
+    const facts = await page.locator("article.record > dl.facts dt").allInnerTexts();
+    assert.equal(facts.includes("Domains"), (rec.domains ?? []).length > 0, `${id}: ${facts}`);
+    assert.doesNotMatch(await page.locator("article.record > dl.facts").innerText(), /—/, id);
+  }
+});
+
 test("no console errors", () => {
   const intended = /status of (400|404)/; // the unknown-id and bad-query answers asked for above
   assert.deepEqual(t.errors.filter((e) => !intended.test(e)), []);

@@ -379,6 +379,15 @@ pub fn RecordView(
                 .filter_map(Value::as_str)
                 .collect::<Vec<_>>()
                 .join(", ");
+            // One rule for the whole page: a section or fact with nothing in
+            // it is left out, as the name groups, the successor callout and
+            // the family section always were (a heading over nothing reads
+            // as "failed to load"). "—" stays only inside a table row, where
+            // a cell must hold its column.
+            let has_links = !arr(&r, "links").is_empty();
+            let has_ext = !arr(&r, "external_ids").is_empty();
+            let has_locations = !arr(&r, "locations").is_empty();
+            let types = types(&r);
 
             let family = crate::family::family_view(&r, go);
 
@@ -395,8 +404,7 @@ pub fn RecordView(
             let established = r
                 .get("established")
                 .and_then(Value::as_i64)
-                .map(|y| y.to_string())
-                .unwrap_or_else(|| "—".into());
+                .map(|y| y.to_string());
             let id_copy = id.clone();
             let id_v1 = id.clone();
             let id_v2 = id.clone();
@@ -413,19 +421,19 @@ pub fn RecordView(
                         <span role="status" class="copied">{move || copied.get().then_some(" Copied")}</span>
                     </p>
                     <dl class="facts">
-                        <dt>"Types"</dt><dd>{types(&r)}</dd>
-                        <dt>"Established"</dt><dd>{established}</dd>
-                        <dt>"Domains"</dt><dd>{if domains.is_empty() { "—".to_string() } else { domains }}</dd>
+                        {(!types.is_empty()).then(|| view! { <dt>"Types"</dt><dd>{types}</dd> })}
+                        {established.map(|y| view! { <dt>"Established"</dt><dd>{y}</dd> })}
+                        {(!domains.is_empty()).then(|| view! { <dt>"Domains"</dt><dd>{domains}</dd> })}
                     </dl>
                     <section aria-labelledby="h-names"><h2 id="h-names">"Names"</h2>{groups}</section>
-                    <section aria-labelledby="h-loc"><h2 id="h-loc">"Locations"</h2>
+                    {has_locations.then(|| view! { <section aria-labelledby="h-loc"><h2 id="h-loc">"Locations"</h2>
                         <table class="locations"><thead><tr><th scope="col">"City"</th><th scope="col">"Subdivision"</th><th scope="col">"Country"</th><th scope="col">"Continent"</th><th scope="col">"Coordinates"</th></tr></thead>
                         <tbody>{locations}</tbody></table>
                         <RecordMap places=places />
-                    </section>
+                    </section> })}
                     {family}
-                    <section aria-labelledby="h-links"><h2 id="h-links">"Links"</h2><ul class="links">{links}</ul></section>
-                    <section aria-labelledby="h-ext"><h2 id="h-ext">"External identifiers"</h2><table class="ext"><tbody>{ext}</tbody></table></section>
+                    {has_links.then(|| view! { <section aria-labelledby="h-links"><h2 id="h-links">"Links"</h2><ul class="links">{links}</ul></section> })}
+                    {has_ext.then(|| view! { <section aria-labelledby="h-ext"><h2 id="h-ext">"External identifiers"</h2><table class="ext"><tbody>{ext}</tbody></table></section> })}
                     <section aria-labelledby="h-admin"><h2 id="h-admin">"Record history"</h2>
                         <dl class="facts"><dt>"Created"</dt><dd>{created}</dd><dt>"Last modified"</dt><dd>{modified}</dd></dl>
                     </section>
