@@ -282,6 +282,49 @@ fn answers_are_compressed_as_the_client_accepts() {
 }
 
 #[test]
+fn malformed_percent_escapes_are_400_naming_the_parameter() {
+    let server = start(&[]);
+    for (target, names) in [
+        ("/v2/organizations?query=%ZZ", ["'query'", "'%ZZ'"]),
+        ("/v2/organizations?filter=types:%G1", ["'filter'", "'%G1'"]),
+        ("/v2/organizations?page=%2", ["'page'", "'%2'"]),
+        (
+            "/v1/organizations?affiliation=Universit%E9%20Paris",
+            ["'affiliation'", "not UTF-8"],
+        ),
+        ("/v2/organizations/%ZZ", ["the path", "'%ZZ'"]),
+        (
+            "/v2/organizations?query=x&all_status=%",
+            ["'all_status'", "'%'"],
+        ),
+    ] {
+        let r = request(server.port, "GET", target);
+        assert_eq!(r.status, 400, "{target}");
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        let body: serde_json::Value = serde_json::from_slice(&r.body).expect("JSON body");
+        let errors = body["errors"].as_array().expect("errors");
+        assert_eq!(errors.len(), 1, "{target}: {body}");
+        let message = errors[0].as_str().unwrap();
+        for name in names {
+            assert!(message.contains(name), "{target}: {message}");
+        }
+    }
+    // A well-formed escape of '%' is text like any other.
+    assert_eq!(
+        request(server.port, "GET", "/v2/organizations?query=100%25").status,
+        200
+    );
+    // `registry query` answers the same way.
+    let out = std::process::Command::new(common::binary())
+        .args(["query", DEMO, "/v2/organizations?query=%ZZ"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(body["errors"][0].as_str().unwrap().contains("'%ZZ'"));
+}
+
+#[test]
 fn bodies_are_refused_unread_and_methods_answered() {
     let server = start(&[]);
     // A GET announcing a body: 413, and the connection is not reused.
