@@ -596,6 +596,54 @@ test("record pages at 390 px: no sideways scrolling; long URLs and ids wrap", as
   }
 });
 
+test("← Back on a record opened from a shared link goes to the search page; from the results it goes back to them", async () => {
+  const { page, context } = t;
+  // A shared link in a fresh tab: there is no page of the app to go back to.
+  const fresh = await context.newPage();
+  try {
+    await fresh.goto(t.url("?id=041qyp388"));
+    await appReady(fresh);
+    await fresh.getByRole("button", { name: "← Back" }).click();
+    await fresh.waitForSelector("#q-input");
+    assert.equal(new URL(fresh.url()).origin, new URL(t.url()).origin, fresh.url());
+    assert.equal(new URL(fresh.url()).searchParams.get("id"), null, fresh.url());
+    await fresh.waitForSelector(".results-col");
+    assert.equal(await fresh.locator("article.record").count(), 0);
+  } finally {
+    await fresh.close();
+  }
+  // From the app's own results: Back is the browser's back (the results and their page come back).
+  await page.goto(t.url("?q=university&filter=type:education"));
+  await appReady(page);
+  await page.waitForSelector(".result");
+  const first = await page.locator(".result").first().getAttribute("data-id");
+  await page.locator(".result h3 a").first().click();
+  await page.waitForSelector("article.record");
+  const entries = await page.evaluate(() => history.length);
+  await page.getByRole("button", { name: "← Back" }).click();
+  await page.waitForSelector(".result");
+  assert.match(page.url(), /q=university&filter=type%3Aeducation$/);
+  assert.equal(await page.locator(".result").first().getAttribute("data-id"), first);
+  assert.equal(await page.evaluate(() => history.length), entries, "went back, added no entry");
+  // …also after a reload of the record page.
+  await page.locator(".result h3 a").first().click();
+  await page.waitForSelector("article.record");
+  await page.reload();
+  await appReady(page);
+  await page.getByRole("button", { name: "← Back" }).click();
+  await page.waitForSelector(".result");
+  assert.match(page.url(), /q=university&filter=type%3Aeducation$/);
+  // …and from a dot of the results map (web/registry-dots.js opens the record).
+  await page.goto(t.url("?q=kilimani&view=map"));
+  await appReady(page);
+  await page.waitForSelector(".results-map[data-ready=true] svg a.dot");
+  await page.locator(".results-map a.dot").first().click();
+  await page.waitForSelector("article.record");
+  await page.getByRole("button", { name: "← Back" }).click();
+  await page.waitForSelector(".results-map");
+  assert.match(page.url(), /q=kilimani&view=map$/);
+});
+
 test("record sections with nothing in them are left out, the same way for every section", async () => {
   const { page } = t;
   for (const rec of DEMO) {

@@ -57,7 +57,7 @@ export function clusterView(points, minWidth) {
 function follow(ev, href) {
   if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button > 0) return;
   ev.preventDefault();
-  history.pushState(null, "", href);
+  history.pushState("registry-app", "", href); // the app's mark of its own entries (url_state::PUSHED): its Back goes back
   dispatchEvent(new PopStateEvent("popstate"));
   scrollTo(0, 0);
 }

@@ -412,7 +412,13 @@ pub fn RecordView(
             view! {
                 <article class="record" data-status=status.clone()>
                     <p><button type="button" class="link back" on:click=move |_| {
-                        let _ = window().history().map(|h| h.back());
+                        // The browser's back restores the results and their
+                        // scroll, but from a shared link it would leave the app.
+                        if crate::url_state::came_from_app() {
+                            let _ = window().history().map(|h| h.back());
+                        } else {
+                            go.run(State::parse(""));
+                        }
                     }>"← Back"</button></p>
                     <h1 id="record-title" tabindex="-1">{name}" "<span class="badge" data-status=badge_status.clone()>{title_case(&badge_status)}</span></h1>
                     {tombstone}

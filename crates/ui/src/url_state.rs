@@ -211,16 +211,34 @@ pub fn current() -> State {
     )
 }
 
+/// The `history.state` of every entry the app pushes (web/registry-dots.js
+/// pushes it too): an entry that has it has a page of this app before it,
+/// so "Back" can be the browser's back; one without it was opened from
+/// outside (a shared link, a new tab), where the browser's back leaves.
+pub const PUSHED: &str = "registry-app";
+
 /// Writes `state` to the address bar (a new history entry when `push`).
 pub fn write(state: &State, push: bool) {
     let url = state.href();
     if let Ok(h) = leptos::prelude::window().history() {
         let _ = if push {
-            h.push_state_with_url(&JsValue::NULL, "", Some(&url))
+            h.push_state_with_url(&JsValue::from_str(PUSHED), "", Some(&url))
         } else {
-            h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+            // The entry keeps its mark: a replaced URL is the same visit.
+            let kept = h.state().unwrap_or(JsValue::NULL);
+            h.replace_state_with_url(&kept, "", Some(&url))
         };
     }
+}
+
+/// Whether the current history entry was pushed by the app (see [`PUSHED`]).
+pub fn came_from_app() -> bool {
+    leptos::prelude::window()
+        .history()
+        .and_then(|h| h.state())
+        .ok()
+        .and_then(|v| v.as_string())
+        .is_some_and(|v| v == PUSHED)
 }
 
 /// Replaces the address bar's entry with `state` unless it already shows it.
