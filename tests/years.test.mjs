@@ -154,6 +154,111 @@ for (const width of [1100, 390]) {
   });
 }
 
+/** The router's histogram answer for the results page of `state` (q typed, or adv). */
+async function histogram(page, { q = "", adv = "" }) {
+  const query = adv ? `query.advanced=${encodeURIComponent(adv)}` : `query=${encodeURIComponent(q)}&mode=typed`;
+  return (await api(page, `/v2/organizations?${query}&histogram=established`)).body;
+}
+
+/** The facet's summary and bars for a histogram answer, as the facet draws them. */
+function described(hist) {
+  const { years, unknown } = hist.meta.established;
+  const known = years.reduce((s, y) => s + y.count, 0);
+  const plural = (n) => `${n.toLocaleString("en")} ${n === 1 ? "organization" : "organizations"}`;
+  return { summary: `${plural(known)} with a year${unknown ? `, ${plural(unknown)} without` : ""}.`, bars: bins(years) };
+}
+
+/**
+ * Waits until the results heading and the facet both describe `hist`
+ * (stale counts of another query never match, so a facet one query behind
+ * fails here), then checks the bars against the same answer.
+ */
+async function facetDescribes(page, hist, what) {
+  const want = described(hist);
+  await page
+    .waitForFunction(
+      ({ total, summary }) =>
+        document.querySelector("#results-h")?.dataset.total === String(total) &&
+        document.querySelector(".years[data-ready=true] .years-summary")?.textContent === summary,
+      { total: hist.number_of_results, summary: want.summary },
+    )
+    .catch(async () => {
+      const shown = await page.evaluate(() => ({
+        heading: document.querySelector("#results-h")?.textContent,
+        facet: document.querySelector(".years")?.textContent,
+      }));
+      assert.fail(`${what}: want ${hist.number_of_results} results and "${want.summary}", shown ${JSON.stringify(shown)}`);
+    });
+  assert.deepEqual(await drawn(page), want.bars, `${what}: the bars`);
+}
+
+test("the facet counts the results on screen: queries typed one after another, a bad advanced query, a results link", async () => {
+  const { context, page, errors } = await fresh(S.browser, { width: 1280 });
+  try {
+    await page.goto(S.server.url);
+    await appReady(page);
+    const input = page.locator("#q-input");
+    const seen = new Set();
+    for (const q of ["northf", "marine", "cambridge", "polar", "northfield univ"]) {
+      await input.fill("");
+      await input.pressSequentially(q, { delay: 20 });
+      const hist = await histogram(page, { q });
+      seen.add(hist.number_of_results);
+      await facetDescribes(page, hist, `typed "${q}"`);
+    }
+    // The queries differ in their counts (else a stale facet could pass).
+    assert.ok(seen.size >= 3, `distinct totals: ${[...seen]}`);
+    // A query with no match: no bars, and it says so.
+    const none = await histogram(page, { q: "zzqx" });
+    assert.equal(none.number_of_results, 0);
+    await input.fill("zzqx");
+    await facetDescribes(page, none, "no match");
+    assert.equal(await page.locator(".years-chart").count(), 0);
+    // An advanced query the registry refuses: nothing to count, so no
+    // facet, not the counts of the query before it.
+    await input.fill("polar");
+    await facetDescribes(page, await histogram(page, { q: "polar" }), "polar again");
+    await input.press("Escape"); // the suggestions cover the advanced query's summary
+    await page.locator("details.advanced summary").click();
+    await page.locator("#adv-input").fill("names.value:(");
+    await page.locator("#adv-input").press("Enter");
+    await page.waitForSelector("#adv-error:not(:empty)");
+    await page.waitForSelector(".years[data-ready=none]", { state: "attached" });
+    assert.equal(await page.locator(".years-facet").isHidden(), true);
+    assert.equal(await page.locator(".years").evaluate((e) => e.childElementCount), 0);
+    // A good one after it: the facet is back, counting it.
+    const adv = "types:education";
+    await page.locator("#adv-input").fill(adv);
+    await page.locator("#adv-input").press("Enter");
+    await facetDescribes(page, await histogram(page, { adv }), `advanced ${adv}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+  // Results links, painted before the registry is open: counted once it
+  // is; a mistyped id (its check digits are wrong) is an error, with no
+  // facet rather than "Counting the years…" for ever.
+  for (const q of ["041qyp389", "northf", "0040h0667"]) {
+    const { context, page, errors } = await fresh(S.browser, { width: 1280 });
+    try {
+      await page.goto(S.server.url + `?q=${encodeURIComponent(q)}`);
+      await appReady(page);
+      const answer = await api(page, `/v2/organizations?query=${encodeURIComponent(q)}&mode=typed&histogram=established`);
+      if (answer.status >= 400) {
+        await page.waitForFunction((m) => document.querySelector(".results-col .error")?.textContent === m, answer.body.errors.join("; "));
+        await page.waitForSelector(".years[data-ready=none]", { state: "attached" });
+        assert.equal(await page.locator(".years-facet").isHidden(), true);
+      } else {
+        await facetDescribes(page, answer.body, `link ?q=${q}`);
+      }
+      assert.equal(await page.locator(".years .loading").count(), 0, "no “Counting the years…” left");
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test("the years facet works offline after one visit", async () => {
   const { context, page } = await fresh(S.browser);
   try {

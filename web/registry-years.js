@@ -111,11 +111,18 @@ const drawn = new WeakMap(); // root → the newest call's number
  * `meta.established` is {version, years, unknown}; `selected` is the
  * page's range ("" for none); `pick(range)` is called with the range
  * chosen, in E3's syntax, or "" to clear it. Only the newest call on a
- * root draws.
+ * root draws. An empty `url` (results with nothing to count: an error)
+ * empties the facet, and a drawing of earlier results still on its way
+ * does not fill it again.
  */
 export async function yearsFacet(root, client, url, selected, pick) {
   const mine = (drawn.get(root) ?? 0) + 1;
   drawn.set(root, mine);
+  if (!url) {
+    root.replaceChildren();
+    root.dataset.ready = "none";
+    return;
+  }
   if (last.url !== url) {
     const counts = ask(client, url).then((v) => v.meta?.established, (e) => ({ error: e.message }));
     last = { url, counts };

@@ -78,6 +78,9 @@ pub fn Facets(
     /// The groups to show.
     #[prop(into)]
     groups: Signal<Vec<Group>>,
+    /// What the years facet counts for the results on screen.
+    #[prop(into)]
+    years: Signal<crate::years::Counts>,
     /// The selected (facet key, value) pairs, in selection order.
     #[prop(into)]
     selection: Signal<Vec<(String, String)>>,
@@ -239,7 +242,7 @@ pub fn Facets(
                     })
                     .collect_view()
             }}
-            <crate::years::YearsFacet track=groups selected=established on_toggle=on_toggle />
+            <crate::years::YearsFacet counts=years selected=established on_toggle=on_toggle />
             <button type="button" class="facets-done" on:click=move |_| {
                 open.set(false);
                 if let Some(el) = document().query_selector(".facets-toggle").ok().flatten() {

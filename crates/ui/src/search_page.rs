@@ -112,6 +112,8 @@ struct Results {
     error: Option<String>,
     /// The registry did not answer (not a message about the query): worth a retry.
     failed: bool,
+    /// What the years facet counts for these results.
+    years: crate::years::Counts,
 }
 
 /// Escapes the characters the keyword syntax reserves (`"` is kept for phrases).
@@ -289,6 +291,7 @@ async fn load(s: &State) -> Results {
                 q: s.q.clone(),
                 error: Some(error),
                 failed,
+                years: crate::years::Counts::Nothing,
                 ..Results::default()
             };
         }
@@ -309,6 +312,7 @@ async fn load(s: &State) -> Results {
         groups,
         error: None,
         failed: false,
+        years: crate::years::Counts::of(s),
     }
 }
 
@@ -386,6 +390,7 @@ fn early_results(s: &State) -> Option<Results> {
         groups: facet_groups(s, &e.meta, own),
         error: None,
         failed: false,
+        years: crate::years::Counts::of(s),
     })
 }
 
@@ -605,6 +610,14 @@ pub fn App() -> impl IntoView {
     let groups = Memo::new(move |_| {
         results.with(|r| r.as_ref().map(|r| r.groups.clone()).unwrap_or_default())
     });
+    // Not a memo: an answer equal to the one shown (the app's own answer
+    // to an early page) must still reach the facet.
+    let years = Signal::derive(move || {
+        results.with(|r| {
+            r.as_ref()
+                .map_or(crate::years::Counts::Waiting, |r| r.years.clone())
+        })
+    });
     let no_filters = Signal::derive(Vec::new);
 
     let submit_adv = move |ev: ev::SubmitEvent| {
@@ -763,7 +776,7 @@ pub fn App() -> impl IntoView {
         Some(id) => view! { <RecordView id=id go=go /> }.into_any(),
         None => view! {
             <div class="layout">
-                <Facets groups=groups selection=filter on_toggle=toggle on_clear=clear />
+                <Facets groups=groups years=years selection=filter on_toggle=toggle on_clear=clear />
                 <section class="results-col" aria-live="off"
                     data-for=move || results.with(|r| r.as_ref().map(|r| r.q.clone()))>{results_view}</section>
             </div>

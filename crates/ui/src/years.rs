@@ -25,17 +25,53 @@ extern "C" {
     ) -> js_sys::Promise;
 }
 
-/// The facet, redrawn whenever the results (`track`) or the selected
-/// range change; picking a range calls `on_toggle((KEY, range))`, clearing
-/// it `on_toggle((KEY, current))`: the page replaces a range by another.
+/// What the facet shows for the results on screen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Counts {
+    /// No results yet: "Counting the years…" stays.
+    #[default]
+    Waiting,
+    /// The results are an error (a bad advanced query, no answer): there
+    /// are no matches to count, and the facet is hidden.
+    Nothing,
+    /// Counted for the state the results answer.
+    Of {
+        /// Its histogram request.
+        url: String,
+        /// Its range ("" for none).
+        selected: String,
+    },
+}
+
+impl Counts {
+    /// The counts for the results of `s`: its query, filters and mode
+    /// without its own range, asking for the histogram. Made from the
+    /// state the results were asked for, not from the address bar, which
+    /// follows typing only after a pause.
+    pub fn of(s: &crate::url_state::State) -> Counts {
+        let mut t = s.clone();
+        t.filter.retain(|(k, _)| k != KEY);
+        Counts::Of {
+            url: crate::search_page::list_url(&t, &t.api_filter(None), false, 1)
+                + "&histogram=established",
+            selected: s.established().unwrap_or_default().to_string(),
+        }
+    }
+}
+
+/// The facet, redrawn whenever the results on screen change (`counts`,
+/// notified on every new answer, even one equal to the last: a results
+/// link's early page is shown before the registry is open, and the app's
+/// own answer for it is the same); picking a range calls
+/// `on_toggle((KEY, range))`, clearing it `on_toggle((KEY, current))`:
+/// the page replaces a range by another.
 #[component]
 pub fn YearsFacet(
-    /// The facet groups of the results: changes when the results do; empty
-    /// until the first results are in (the counts need the whole registry,
-    /// which must not delay the first answer).
+    /// What the results on screen count.
     #[prop(into)]
-    track: Signal<Vec<crate::facets::Group>>,
-    /// The selected range as written in the URL, if any.
+    counts: Signal<Counts>,
+    /// The selected range as written in the URL, if any (what a pick
+    /// toggles; the bars show the range of the results on screen).
     #[prop(into)]
     selected: Signal<Option<String>>,
     /// The page's filter toggle.
@@ -53,36 +89,27 @@ pub fn YearsFacet(
     });
     let pick = StoredValue::new_local(pick);
     Effect::new(move |_| {
-        if track.with(Vec::is_empty) {
-            return;
-        }
-        let chosen = selected.get().unwrap_or_default();
+        // An empty URL clears the facet and cancels a drawing still on its way.
+        let (url, chosen) = match counts.get() {
+            Counts::Waiting => return,
+            Counts::Nothing => (String::new(), String::new()),
+            Counts::Of { url, selected } => (url, selected),
+        };
+        // Without a client (an early page) nothing is asked: the app's own
+        // answer, once the registry is open, runs this again.
         if let (Some(root), Some(client)) = (node.get_untracked(), crate::registry_client::client())
         {
             // The promise settles once drawn; a failure is shown in the facet.
             pick.with_value(|f| {
-                let _ = years_facet(
-                    &root,
-                    &client,
-                    &histogram_url(),
-                    &chosen,
-                    f.as_ref().unchecked_ref(),
-                );
+                let _ = years_facet(&root, &client, &url, &chosen, f.as_ref().unchecked_ref());
             });
         }
     });
     view! {
-        <fieldset class="facet years-facet" data-facet=KEY>
+        <fieldset class="facet years-facet" data-facet=KEY
+            hidden=move || counts.with(|c| *c == Counts::Nothing)>
             <legend>"Established"</legend>
             <div class="years" node_ref=node><p class="loading">"Counting the years…"</p></div>
         </fieldset>
     }
-}
-
-/// The page's query, filters and status without its own range, asking
-/// for the histogram.
-fn histogram_url() -> String {
-    let mut s = crate::url_state::current();
-    s.filter.retain(|(k, _)| k != KEY);
-    crate::search_page::list_url(&s, &s.api_filter(None), false, 1) + "&histogram=established"
 }
