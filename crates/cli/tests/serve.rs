@@ -324,6 +324,94 @@ fn malformed_percent_escapes_are_400_naming_the_parameter() {
     assert!(body["errors"][0].as_str().unwrap().contains("'%ZZ'"));
 }
 
+/// Sends `request` from another thread (what the server no longer reads
+/// may fail to send) and reads everything the server answers until it
+/// closes; returns the answer and how sending ended.
+fn send_oversized(port: u16, request: Vec<u8>) -> (Vec<u8>, std::io::Result<()>) {
+    let mut s = connect(port);
+    let mut writer = s.try_clone().unwrap();
+    let sending = std::thread::spawn(move || writer.write_all(&request));
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("no clean close after {} bytes: {e}", raw.len()),
+        }
+    }
+    (raw, sending.join().unwrap())
+}
+
+/// The JSON error answer at the start of `raw`, checked for the headers
+/// every error carries; returns its message.
+fn json_error_answer(raw: &[u8], status: u16) -> String {
+    let r = parse(raw);
+    assert_eq!(r.status, status, "{}", r.head);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.header("connection"), Some("close"));
+    assert_eq!(
+        r.header("content-length"),
+        Some(r.body.len().to_string().as_str()),
+        "the whole body, nothing after it"
+    );
+    let body: serde_json::Value = serde_json::from_slice(&r.body).expect("JSON body");
+    body["errors"][0].as_str().expect("errors[0]").to_string()
+}
+
+#[test]
+fn oversized_requests_get_json_errors_and_a_clean_close() {
+    let server = start(&[]);
+    // A 100 kB query, after a request pipelined before it: that one is
+    // answered first, then the 414.
+    let mut req = b"GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
+    req.extend_from_slice(b"GET /v2/organizations?query=");
+    req.extend_from_slice(&b"a".repeat(100_000));
+    req.extend_from_slice(b" HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (raw, _) = send_oversized(server.port, req);
+    assert!(
+        raw.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        &raw[..raw.len().min(100)]
+    );
+    let second = raw
+        .windows(12)
+        .position(|w| w == b"HTTP/1.1 414")
+        .expect("a 414 after the 200");
+    let message = json_error_answer(&raw[second..], 414);
+    assert!(message.contains("request line is longer than"), "{message}");
+    // A 1 MB header.
+    let mut req = b"GET /v2/organizations HTTP/1.1\r\nHost: x\r\nX-Big: ".to_vec();
+    req.extend_from_slice(&b"b".repeat(1_000_000));
+    req.extend_from_slice(b"\r\n\r\n");
+    let (raw, sent) = send_oversized(server.port, req);
+    let message = json_error_answer(&raw, 431);
+    assert!(message.contains("headers are larger than"), "{message}");
+    // The server took what it needed and dropped the rest: the client
+    // could send all of it (no reset before the answer was read).
+    assert!(sent.is_ok(), "{sent:?}");
+    // A head that never ends is not read for ever: sending fails once the
+    // server has closed (after at most a few MB: its linger, the sockets'
+    // buffers), rather than going on.
+    let endless = b"x".repeat(256 << 20);
+    let mut req = b"GET / HTTP/1.1\r\nX-Endless: ".to_vec();
+    req.extend_from_slice(&endless);
+    let (raw, sent) = send_oversized(server.port, req);
+    json_error_answer(&raw, 431);
+    let e = sent.expect_err("256 MB of header were all taken");
+    assert!(
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        request(server.port, "GET", "/v2/organizations?query=northfield").status,
+        200
+    );
+}
+
 #[test]
 fn bodies_are_refused_unread_and_methods_answered() {
     let server = start(&[]);

@@ -14,6 +14,7 @@
 mod encoding;
 mod escapes;
 mod files;
+mod heads;
 mod pool;
 mod respond;
 mod server;

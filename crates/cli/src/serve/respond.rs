@@ -54,7 +54,7 @@ fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
     r
 }
 
-fn json_error(status: StatusCode, message: &str) -> Response<Body> {
+pub(super) fn json_error(status: StatusCode, message: &str) -> Response<Body> {
     json(
         status,
         serde_json::json!({ "errors": [message] }).to_string(),

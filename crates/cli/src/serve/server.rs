@@ -10,6 +10,9 @@
 //! hyper's 505 and the connection closed.
 //!
 //! What a client can cost, and what bounds it:
+//! * a request head (request line and headers): at most
+//!   `heads::HEAD_BYTES` read; a longer one gets a JSON 414 or 431 and the
+//!   connection is closed ([`HeadGate`]);
 //! * a declared body: nothing (never read; hyper parses Content-Length as a
 //!   number and refuses one that does not fit; `respond` answers 413);
 //! * connections: at most `max_connections`; beyond, a short 503 and close;
@@ -40,10 +43,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
 
+use super::heads::{self, HeadGate, Refusal};
 use super::respond::{App, respond};
 
-/// Read and write buffer cap per connection: a request line and headers
-/// must fit (16 KiB is what common servers allow in all); pipelined
+/// Read and write buffer cap per connection: a request head must fit
+/// (`heads::HEAD_BYTES` is smaller, so that heads over it are answered
+/// with a JSON error rather than hyper's bodiless 414/431); pipelined
 /// requests beyond it wait in the client's socket, not in our memory.
 const BUF_BYTES: usize = 64 * 1024;
 
@@ -107,11 +112,22 @@ pub async fn run(listener: TcpListener, app: Arc<App>, limits: Limits, quiet: bo
                     continue;
                 };
                 let conn_app = app.clone();
+                let refusal = Refusal::default();
+                let conn_refusal = refusal.clone();
                 let service = service_fn(move |req| {
                     let app = conn_app.clone();
-                    async move { Ok::<_, Infallible>(respond(app, req).await) }
+                    let refused = heads::refused(&conn_refusal, &req);
+                    async move {
+                        Ok::<_, Infallible>(match refused {
+                            Some(answer) => answer,
+                            None => respond(app, req).await,
+                        })
+                    }
                 });
-                let io = TokioIo::new(StallTimeout::new(stream, limits.idle_timeout));
+                let io = TokioIo::new(HeadGate::new(
+                    StallTimeout::new(stream, limits.idle_timeout),
+                    refusal,
+                ));
                 let conn = graceful.watch(http.serve_connection(io, service));
                 tokio::spawn(async move {
                     // Errors here are the client's (gone, timed out, not
