@@ -413,6 +413,33 @@ fn oversized_requests_get_json_errors_and_a_clean_close() {
 }
 
 #[test]
+fn heads_hyper_cannot_take_get_json_errors() {
+    let server = start(&[]);
+    let many: String = (0..70).map(|i| format!("X-{i}: 1\r\n")).collect();
+    for (head, status, says) in [
+        (
+            format!("GET /v2/organizations HTTP/1.1\r\nHost: x\r\n{many}\r\n"),
+            431,
+            "more than 64 headers",
+        ),
+        (
+            "GET /v2/organizations HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n".to_string(),
+            400,
+            "not HTTP/1.1",
+        ),
+        (
+            "GET /v2/organizations HTTP/9\r\nHost: x\r\n\r\n".to_string(),
+            400,
+            "not HTTP/1.1",
+        ),
+    ] {
+        let (raw, _) = send_oversized(server.port, head.into_bytes());
+        let message = json_error_answer(&raw, status);
+        assert!(message.contains(says), "{message}");
+    }
+}
+
+#[test]
 fn bodies_are_refused_unread_and_methods_answered() {
     let server = start(&[]);
     // A GET announcing a body: 413, and the connection is not reused.

@@ -1,14 +1,19 @@
-//! Request heads too large to take: answered like every other error, with
-//! a JSON `{"errors": [...]}` body, instead of hyper's bodiless 414/431.
+//! Request heads hyper cannot take (too large, too many headers, not
+//! HTTP/1.1): answered like every other error, with a JSON
+//! `{"errors": [...]}` body, instead of hyper's bodiless 414/431/400.
 //!
 //! hyper writes those answers itself, with no way to give them a body, so
-//! it never sees an oversized head: [`HeadGate`] sits between the socket
-//! and hyper and hands hyper complete heads only (each ends at its first
-//! empty line). A head that grows past [`HEAD_BYTES`] without ending is not
-//! read further: hyper gets a small stand-in request instead, which
+//! it never sees such a head: [`HeadGate`] sits between the socket and
+//! hyper and hands hyper complete heads only (each ends at its first empty
+//! line), each checked first with hyper's own parser (httparse). A head
+//! that grows past [`HEAD_BYTES`] without ending is not read further. In
+//! place of a refused head hyper gets a small stand-in request, which
 //! [`refused`] recognises and answers (414 when even the request line has
-//! not ended, else 431) with `Connection: close`, after the answers to any
-//! requests pipelined before it. When hyper then closes, the gate reads and
+//! not ended, 431 for the rest or for more than [`MAX_HEADERS`] headers,
+//! 400 when it does not parse) with `Connection: close`, after the answers
+//! to any requests pipelined before it. (What hyper checks beyond the
+//! parser, e.g. a Content-Length that is not a number, still gets its
+//! bodiless 400.) When hyper then closes, the gate reads and
 //! discards what the client is still sending, for at most [`LINGER`] and
 //! [`LINGER_BYTES`], so that closing with unread bytes does not reset the
 //! connection before the client has read the answer.
@@ -21,7 +26,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -48,16 +53,32 @@ pub const LINGER_BYTES: u64 = 1 << 20;
 /// whose gate has refused a head (see [`refused`]).
 const STAND_IN_PATH: &str = "/.registry-refused-head";
 
-/// Per connection: the status of the refusal, 0 while none.
-pub type Refusal = Arc<AtomicU16>;
+/// Per connection: why its gate refused a head, once it has.
+pub type Refusal = Arc<OnceLock<(StatusCode, String)>>;
+
+/// Headers a request may have (hyper refuses more with a bodiless 431).
+pub const MAX_HEADERS: usize = 64;
 
 /// The answer to the stand-in request of a refused head, if `req` is it.
 pub fn refused(refusal: &Refusal, req: &Request<Incoming>) -> Option<Response<Body>> {
-    let status = refusal.load(Ordering::Acquire);
-    if status == 0 || req.uri().path() != STAND_IN_PATH {
+    let (status, message) = refusal.get()?;
+    if req.uri().path() != STAND_IN_PATH {
         return None;
     }
-    let (status, message) = if status == 414 {
+    let mut r = json_error(*status, message);
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    Some(r)
+}
+
+/// Why a head is too large: the request line alone, or all of it.
+fn too_large(first_line_done: bool) -> (StatusCode, String) {
+    if first_line_done {
+        (
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!("the request's headers are larger than {HEAD_BYTES} bytes in all"),
+        )
+    } else {
         (
             StatusCode::URI_TOO_LONG,
             format!(
@@ -66,16 +87,28 @@ pub fn refused(refusal: &Refusal, req: &Request<Incoming>) -> Option<Response<Bo
                 registry_core::search::MAX_QUERY_CHARS
             ),
         )
-    } else {
-        (
+    }
+}
+
+/// Why hyper would refuse a complete head with a bodiless answer, checked
+/// with the parser hyper uses and its settings (server.rs). An HTTP/2
+/// preface is left to hyper, which tells it apart.
+fn unparsable(head: &[u8]) -> Option<(StatusCode, String)> {
+    if head.iter().all(|b| matches!(b, b'\r' | b'\n')) || head.starts_with(b"PRI * HTTP/2.0") {
+        return None;
+    }
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    match httparse::Request::new(&mut headers).parse(head) {
+        Ok(_) => None,
+        Err(httparse::Error::TooManyHeaders) => Some((
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            format!("the request's headers are larger than {HEAD_BYTES} bytes in all"),
-        )
-    };
-    let mut r = json_error(status, &message);
-    r.headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    Some(r)
+            format!("the request has more than {MAX_HEADERS} headers"),
+        )),
+        Err(e) => Some((
+            StatusCode::BAD_REQUEST,
+            format!("the request's head is not HTTP/1.1: {e}"),
+        )),
+    }
 }
 
 enum State {
@@ -99,6 +132,10 @@ pub struct HeadGate<T> {
     line_empty: bool,
     /// Whether the head being read has ended its first line.
     first_line_done: bool,
+    /// Where in `held` the head being read starts.
+    head_start: usize,
+    /// A complete head hyper would refuse: nothing from it on is passed.
+    bad: Option<(StatusCode, String)>,
     state: State,
     linger: Option<(Pin<Box<Sleep>>, u64)>,
 }
@@ -112,17 +149,30 @@ impl<T> HeadGate<T> {
             ready: 0,
             line_empty: true,
             first_line_done: false,
+            head_start: 0,
+            bad: None,
             state: State::Open,
             linger: None,
         }
     }
 
-    /// Takes bytes read from the client, noting where heads end.
+    /// Takes bytes read from the client, noting where heads end; stops
+    /// passing heads at one hyper would refuse.
     fn take(&mut self, bytes: &[u8]) {
+        let base = self.held.len();
+        self.held.extend_from_slice(bytes);
         for (i, &b) in bytes.iter().enumerate() {
+            if self.bad.is_some() {
+                return;
+            }
             match b {
                 b'\n' if self.line_empty => {
-                    self.ready = self.held.len() + i + 1;
+                    let end = base + i + 1;
+                    self.bad = unparsable(&self.held[self.head_start..end]);
+                    if self.bad.is_none() {
+                        self.ready = end;
+                        self.head_start = end;
+                    }
                     self.first_line_done = false;
                 }
                 b'\n' => {
@@ -133,7 +183,6 @@ impl<T> HeadGate<T> {
                 _ => self.line_empty = false,
             }
         }
-        self.held.extend_from_slice(bytes);
     }
 
     /// Gives hyper up to `n` held bytes.
@@ -142,6 +191,7 @@ impl<T> HeadGate<T> {
         buf.put_slice(&self.held[..n]);
         self.held.drain(..n);
         self.ready = self.ready.saturating_sub(n);
+        self.head_start = self.head_start.saturating_sub(n);
     }
 }
 
@@ -176,9 +226,15 @@ impl<T: AsyncRead + Unpin> AsyncRead for HeadGate<T> {
                 this.give(n, buf);
                 return Poll::Ready(Ok(()));
             }
-            if this.held.len() > HEAD_BYTES {
-                let status: u16 = if this.first_line_done { 431 } else { 414 };
-                this.refusal.store(status, Ordering::Release);
+            let refusal = if let Some(bad) = this.bad.take() {
+                Some(bad)
+            } else if this.held.len() > HEAD_BYTES {
+                Some(too_large(this.first_line_done))
+            } else {
+                None
+            };
+            if let Some(why) = refusal {
+                let _ = this.refusal.set(why);
                 this.held = Vec::new();
                 let stand_in = format!("GET {STAND_IN_PATH} HTTP/1.1\r\nHost: x\r\n\r\n");
                 this.state = State::Refused {
@@ -295,18 +351,31 @@ mod tests {
                 b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\n\n"
             );
             assert_eq!(read_some(&mut g).await, b"GET /c");
-            assert_eq!(refusal.load(Ordering::Acquire), 0);
+            assert!(refusal.get().is_none());
             // A request line that does not end: 414; headers: 431.
             let long_line = format!("GET /?q={} HTTP/1.1\r\n\r\n", "x".repeat(HEAD_BYTES));
             let long_headers = format!(
                 "GET / HTTP/1.1\r\n{}\r\n",
                 "X-A: 0123456789\r\n".repeat(HEAD_BYTES / 10)
             );
+            let many_headers = format!(
+                "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n{}\r\n",
+                "X-A: 1\r\n".repeat(MAX_HEADERS + 1)
+            );
+            let (mut g, refusal) = gate(many_headers.as_bytes()).await;
+            assert_eq!(read_some(&mut g).await, b"GET /a HTTP/1.1\r\n\r\n");
+            assert!(refusal.get().is_none());
+            let got = read_some(&mut g).await;
+            assert!(got.starts_with(b"GET /.registry-refused-head "), "{got:?}");
+            assert_eq!(refusal.get().unwrap().0.as_u16(), 431);
+            let (mut g, refusal) = gate(b"GET / HTTP/1.1\r\nbad header\r\n\r\n").await;
+            read_some(&mut g).await;
+            assert_eq!(refusal.get().unwrap().0.as_u16(), 400);
             for (input, status) in [(long_line, 414), (long_headers, 431)] {
                 let (mut g, refusal) = gate(input.as_bytes()).await;
                 let got = read_some(&mut g).await;
                 assert!(got.starts_with(b"GET /.registry-refused-head "), "{got:?}");
-                assert_eq!(refusal.load(Ordering::Acquire), status);
+                assert_eq!(refusal.get().unwrap().0.as_u16(), status);
                 assert!(g.held.is_empty());
             }
         });

@@ -74,7 +74,7 @@ pub async fn run(listener: TcpListener, app: Arc<App>, limits: Limits, quiet: bo
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .max_buf_size(BUF_BYTES)
-        .max_headers(64)
+        .max_headers(heads::MAX_HEADERS)
         .keep_alive(true);
     let connections = Arc::new(Semaphore::new(limits.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS));
