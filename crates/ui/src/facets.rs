@@ -140,7 +140,7 @@ pub fn Facets(
         groups.with(|gs| {
             let g = gs.iter().find(|g| g.key == key);
             if key == crate::years::KEY {
-                return ("Established".to_string(), id.to_string());
+                return ("Established".to_string(), crate::years::range_label(id));
             }
             let facet = g.map_or_else(|| key.to_string(), |g| g.title.to_string());
             let value = g

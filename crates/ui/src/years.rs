@@ -25,6 +25,26 @@ extern "C" {
     ) -> js_sys::Promise;
 }
 
+/// A range as people read it (`1900–1950`, `from 1900`, `until 1950`,
+/// `1900`), for its chip; a value in another form is shown as it is.
+pub fn range_label(range: &str) -> String {
+    let Some((from, to)) = range
+        .trim()
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .and_then(|r| r.split_once(" TO "))
+    else {
+        return range.to_string();
+    };
+    match (from.trim(), to.trim()) {
+        ("*", "*") => "any year".to_string(),
+        ("*", to) => format!("until {to}"),
+        (from, "*") => format!("from {from}"),
+        (from, to) if from == to => from.to_string(),
+        (from, to) => format!("{from}\u{2013}{to}"),
+    }
+}
+
 /// What the facet shows for the results on screen.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Counts {
@@ -111,5 +131,20 @@ pub fn YearsFacet(
             <legend>"Established"</legend>
             <div class="years" node_ref=node><p class="loading">"Counting the years…"</p></div>
         </fieldset>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::range_label;
+
+    #[test]
+    fn ranges_read_as_years() {
+        assert_eq!(range_label("[1900 TO 1950]"), "1900\u{2013}1950");
+        assert_eq!(range_label("[1900 TO *]"), "from 1900");
+        assert_eq!(range_label("[* TO 1950]"), "until 1950");
+        assert_eq!(range_label("[1900 TO 1900]"), "1900");
+        assert_eq!(range_label("[* TO *]"), "any year");
+        assert_eq!(range_label("1900"), "1900");
     }
 }
