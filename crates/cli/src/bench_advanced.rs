@@ -108,7 +108,7 @@ fn line(name: &str, v: &mut [f64]) {
 pub fn cmd_bench_advanced(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(rest, &["--reps"], &[])?;
     let data = match a.positional.as_slice() {
-        [] => DEFAULT_DATA,
+        [] => crate::load::given_or_default(None, DEFAULT_DATA, "<data>")?,
         [d] => d.as_str(),
         _ => return Err("expected at most one argument: [<data>]".to_string()),
     };

@@ -108,8 +108,8 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         &["--all-status", "--augment"],
     )?;
     a.exactly(&[])?;
-    let data = a.opt("--data").unwrap_or(DEFAULT_DATA);
-    let eval = a.opt("--eval").unwrap_or(DEFAULT_EVAL);
+    let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
+    let eval = crate::load::given_or_default(a.opt("--eval"), DEFAULT_EVAL, "--eval <jsonl>")?;
     let n_errors: usize = a
         .opt("--errors")
         .unwrap_or("0")

@@ -673,12 +673,16 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
         &["--dry-run", "--analyze", "--augment"],
     )?;
     a.exactly(&[])?;
-    let data = a
-        .opt("--data")
-        .unwrap_or(crate::eval_affiliation::DEFAULT_DATA);
-    let eval = a
-        .opt("--eval")
-        .unwrap_or(crate::eval_affiliation::DEFAULT_EVAL);
+    let data = crate::load::given_or_default(
+        a.opt("--data"),
+        crate::eval_affiliation::DEFAULT_DATA,
+        "--data <data>",
+    )?;
+    let eval = crate::load::given_or_default(
+        a.opt("--eval"),
+        crate::eval_affiliation::DEFAULT_EVAL,
+        "--eval <jsonl>",
+    )?;
     let out = a.opt("--out").unwrap_or(WEIGHTS_FILE);
     let mut set = DEFAULT;
     tree_options(&a, &mut set)?;

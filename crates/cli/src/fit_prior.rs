@@ -205,8 +205,9 @@ fn mean_log_p(d: &Design, counts: &[f64], w: &Vector) -> f64 {
 
 pub fn cmd_fit_prior(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(rest, &["--data", "--eval", "-o", "--out"], &["--dry-run"])?;
-    let data = a.opt("--data").unwrap_or(DEFAULT_DATA);
-    let eval = a.opt("--eval").unwrap_or(picks::DEFAULT_EVAL);
+    let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
+    let eval =
+        crate::load::given_or_default(a.opt("--eval"), picks::DEFAULT_EVAL, "--eval <jsonl>")?;
     let out = a.opt("-o").or(a.opt("--out")).unwrap_or(DEFAULT_OUT);
     let bytes = load::read(Path::new(data))?;
     let imported = import::import_dump(&bytes, ImportOptions::default(), &mut |_, _| {})

@@ -13,6 +13,28 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
+/// `given`, else `default` (a path relative to the working directory, as
+/// the help says) when it exists; else an error saying that it is the
+/// default, where it was looked for, and how to pass another (`how`, e.g.
+/// `--data <data>`).
+pub fn given_or_default<'a>(
+    given: Option<&'a str>,
+    default: &'a str,
+    how: &str,
+) -> Result<&'a str, String> {
+    if let Some(g) = given {
+        return Ok(g);
+    }
+    if Path::new(default).exists() {
+        return Ok(default);
+    }
+    let here = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
+    Err(format!(
+        "{default} (the default when no {how} is given) is not there: it is relative to \
+         the current directory, {here}; run from the repository's root, or pass {how}"
+    ))
+}
+
 /// The full shard file a manifest lists.
 pub fn manifest_full_file(manifest: &Path) -> Result<PathBuf, String> {
     let text = read(manifest)?;

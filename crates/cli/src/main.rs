@@ -47,7 +47,8 @@ COMMANDS:
 
 const HELP_TAIL: &str = "
 <shard> and <data> may be a .shard file, a build directory (its manifest.json is read),
-a manifest.json, or a dump (built in memory first).
+a manifest.json, or a dump (built in memory first). Default paths such as ../shared/...
+and target/site are relative to the current directory: run from the repository's root.
 
 EXAMPLES:
     registry build data/demo/registry-demo.json -o target/site/data --release demo

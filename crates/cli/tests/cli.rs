@@ -186,6 +186,33 @@ fn serve_finds_its_default_data_where_its_help_says() {
     let _ = std::fs::remove_dir_all(&empty);
 }
 
+#[test]
+fn missing_default_inputs_say_they_are_defaults_and_how_to_pass_others() {
+    let dir = tmp_dir("no-defaults");
+    for (args, how) in [
+        (vec!["eval-affiliation"], "--data <data>"),
+        (vec!["fit-prior", "--dry-run"], "--data <data>"),
+        (vec!["fit-affiliation", "--dry-run"], "--data <data>"),
+        (vec!["bench-advanced"], "<data>"),
+        (vec!["eval-affiliation", "--data", DEMO], "--eval <jsonl>"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_registry"))
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("relative to the current directory")
+                && err.contains(&format!("pass {how}")),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(text(&registry(&["help"]).stdout).contains("relative to the current directory"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn shard_files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()

@@ -81,7 +81,7 @@ pub fn cmd_match(rest: &[String]) -> Result<(), String> {
     // is reported at once.
     let input = input::read(&bytes, format, key).map_err(|e| format!("{file}: {e}"))?;
     drop(bytes);
-    let data = a.opt("--data").unwrap_or(DEFAULT_DATA);
+    let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
     let t = Instant::now();
     let engine = Engine::new(load::load(Path::new(data), quiet)?);
     if !quiet {
