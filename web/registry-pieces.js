@@ -226,6 +226,16 @@ function checkDigitsHold(bare) {
   return 98 - ((n * 100) % 97) === Number(bare.slice(7));
 }
 
+/** Whether every percent-escape of a query string decodes to UTF-8 (URLSearchParams keeps a bad one as text). */
+function escapesDecode(qs) {
+  try {
+    decodeURIComponent(qs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The parameters of a results page the pieces may answer
  * (`/v2/organizations?query=…` or v1's, with only `query`, `filter`,
@@ -236,7 +246,7 @@ function checkDigitsHold(bare) {
  */
 export function listQuery(pathAndQuery) {
   const m = /^\/?(v[12])\/organizations\?(.*)$/s.exec(pathAndQuery);
-  if (!m) return null;
+  if (!m || !escapesDecode(m[2])) return null; // the router's 400 names the bad escape
   const params = new URLSearchParams(m[2]);
   const keys = [...params.keys()];
   const known = ["query", "filter", "all_status", "page", "mode"];

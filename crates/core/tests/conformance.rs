@@ -480,6 +480,46 @@ fn e2_case_and_accent_insensitive_and_non_latin() {
 }
 
 #[test]
+fn malformed_percent_escapes_are_400_naming_the_part_in_every_route() {
+    // Upstream decodes leniently (Python's unquote): `%ZZ` is searched as
+    // text, a silent 200 with nothing. The router says what is wrong, so the
+    // Worker, the service worker and `registry serve` answer alike.
+    let d = demo();
+    for (target, names) in [
+        ("/v2/organizations?query=%ZZ", ["'query'", "'%ZZ'"]),
+        ("/v1/organizations?query=univ%", ["'query'", "'%'"]),
+        (
+            "/v2/organizations?filter=types:education%2",
+            ["'filter'", "'%2'"],
+        ),
+        (
+            "/v1/organizations?affiliation=Universit%E9+Paris",
+            ["'affiliation'", "UTF-8"],
+        ),
+        (
+            "/v2/organizations?query.advanced=a%G1",
+            ["'query.advanced'", "'%G1'"],
+        ),
+        ("/v2/organizations/%ZZ", ["the path", "'%ZZ'"]),
+        ("/v1/organizations/0040h0667%", ["the path", "'%'"]),
+    ] {
+        let e = bad(&d.engine, target);
+        assert_eq!(e.len(), 1, "{target}: {e:?}");
+        for n in names {
+            assert!(e[0].contains(n), "{target}: {e:?} lacks {n}");
+        }
+    }
+    // Well-formed escapes, '%' itself among them, still answer.
+    for target in [
+        "/v2/organizations?query=100%25%20sure",
+        "/v2/organizations?query=%E6%9D%B1+x",
+        "/v2/organizations/0040h0667",
+    ] {
+        assert_eq!(get(&d.engine, target).0, 200, "{target}");
+    }
+}
+
+#[test]
 fn e2_reserved_characters_escaped_are_literal_unescaped_are_syntax_or_400() {
     let d = demo();
     // Escaped: the punctuated name is found (upstream needs escaping too).

@@ -12,7 +12,6 @@
 //! How it stands up to hostile clients: [`server`].
 
 mod encoding;
-mod escapes;
 mod files;
 mod heads;
 mod pool;
@@ -24,7 +23,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use registry_core::router::Response;
 use registry_core::search::Engine;
 
 use crate::args::Args;
@@ -65,19 +63,6 @@ fn first_existing(candidates: &[PathBuf]) -> Result<PathBuf, String> {
          directory or its manifest.json)",
         tried.join("\n")
     ))
-}
-
-/// The router's answer to a request target, or a 400 naming each part
-/// whose percent-escapes cannot be decoded (see [`escapes`]).
-pub fn handle(engine: &Engine, target: &str) -> Response {
-    let errors = escapes::malformed(target);
-    if errors.is_empty() {
-        return engine.handle(target);
-    }
-    Response {
-        status: 400,
-        json: serde_json::json!({ "errors": errors }).to_string(),
-    }
 }
 
 /// A duration in seconds (decimals allowed) from an option.
@@ -279,7 +264,7 @@ pub fn cmd_query(rest: &[String]) -> Result<(), String> {
         let _ = writeln!(std::io::stdout(), "{json}");
         return Ok(());
     }
-    let r = handle(&engine, request);
+    let r = engine.handle(request);
     let _ = writeln!(std::io::stdout(), "{}", r.json);
     if r.status == 200 {
         Ok(())

@@ -1,6 +1,5 @@
 //! One request → one response. The API is `Engine::handle` (nothing is
-//! re-routed here, so the JSON is the router's, byte for byte, once the
-//! target's percent-escapes are known to decode); anything
+//! re-routed here, so the JSON is the router's, byte for byte); anything
 //! else is a file under `--root`. Bodies are never read: the API is GET-only,
 //! and a request that declares one is refused before a byte of it is taken.
 
@@ -163,7 +162,7 @@ async fn answer(app: &App, req: &Request<Incoming>, declares_body: bool) -> Resp
 async fn api(app: &App, target: String, accept: Encoding) -> Response<Body> {
     let engine = app.engine.clone();
     let job = move || {
-        let r = super::handle(&engine, &target);
+        let r = engine.handle(&target);
         let json = r.json.into_bytes();
         match encoding::compress(&json, accept, Effort::PerRequest) {
             Some(c) => (r.status, c, accept),

@@ -1,10 +1,12 @@
-// Which record piece an id's URL reads (registry-pieces.js recordKey): the
-// service worker and a shared `?id=` link ask for that piece alone, so an
-// id that is no record's (wrong check digits) must ask for none.
+// Which API URLs the pieces answer (registry-pieces.js): the record piece an
+// id's URL reads (recordKey; the service worker and a shared `?id=` link ask
+// for that piece alone, so an id that is no record's, wrong check digits,
+// asks for none), and the results URLs they may answer (listQuery; the
+// rest goes to the router, which also says what is wrong with a bad one).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { recordKey } from "../web/registry-pieces.js";
+import { recordKey, listQuery } from "../web/registry-pieces.js";
 
 const DEMO = JSON.parse(fs.readFileSync(new URL("../data/demo/registry-demo.json", import.meta.url), "utf8"));
 const bare = (r) => r.id.split("/").pop();
@@ -30,4 +32,12 @@ test("an id whose check digits are wrong keys no piece (nothing to fetch; the wh
   }
   assert.equal(recordKey("/v2/organizations/0zzzzzz00"), null);
   assert.equal(recordKey("/v2/organizations/not-an-id"), null);
+});
+
+test("a results URL whose percent-escapes do not decode is the router's (its 400 names the escape), not the pieces' 200", () => {
+  for (const q of ["query=%ZZ", "query=univ%", "query=Universit%E9+Paris", "query=x&filter=types:education%2"]) {
+    assert.equal(listQuery(`/v2/organizations?${q}`), null, q);
+  }
+  assert.equal(listQuery("/v2/organizations?query=100%25%20sure").query, "100% sure");
+  assert.equal(listQuery("/v1/organizations?query=%E6%9D%B1+x&page=2").query, "東 x");
 });

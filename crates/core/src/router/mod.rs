@@ -48,6 +48,8 @@
 
 use serde::Serialize;
 
+mod escapes;
+
 use crate::id::{IdError, RecordId, percent_decode};
 use crate::model::Record;
 use crate::search::facets::{self, Meta};
@@ -244,6 +246,12 @@ impl Engine {
     /// (`/v2/organizations?query=x`), as sent (percent-encoded).
     pub fn handle(&self, path_and_query: &str) -> Response {
         let started = self.now_ms();
+        // Every front end (serve, the Worker, the service worker) gets the
+        // same 400 for a target whose escapes do not decode.
+        let malformed = escapes::malformed(path_and_query);
+        if !malformed.is_empty() {
+            return Response::errors(400, &malformed);
+        }
         let target = path_and_query.split('#').next().unwrap_or("");
         let (path, qs) = target.split_once('?').unwrap_or((target, ""));
         let trimmed = path.trim_start_matches('/');

@@ -1,16 +1,16 @@
-//! Percent-escapes of an API request target, checked before the router
-//! sees it. The router decodes leniently (an escape that is not `%` and two
+//! Percent-escapes of an API request target, checked before it is routed.
+//! The decoding itself is lenient (an escape that is not `%` and two
 //! hex digits stays as text, bytes that are not UTF-8 become U+FFFD), so
 //! `?query=%ZZ` searched for the text `%ZZ` and answered 200 with nothing:
 //! the client's mistake was hidden. Upstream does the same (Python's
 //! `unquote`); upstream-behaviour.md §0 asks for a clear JSON error where
 //! upstream silently misbehaves, in the spec's `{"errors": [...]}` shape.
 
-use registry_core::router::form_decode;
+use super::form_decode;
 
 /// One message per part of `target` (the path, each parameter's name or
 /// value) whose escapes cannot be decoded; empty when all can.
-pub fn malformed(target: &str) -> Vec<String> {
+pub(super) fn malformed(target: &str) -> Vec<String> {
     let target = target.split('#').next().unwrap_or("");
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let mut errors = Vec::new();
