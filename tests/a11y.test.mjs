@@ -40,6 +40,19 @@ test("search page at phone width: the filters panel open, a selected filter as a
   }
 });
 
+test("search page with the skip link focused, and with no results", async () => {
+  const { page } = t;
+  await page.goto(t.url("?q=university"));
+  await appReady(page);
+  await page.waitForSelector(".result");
+  await page.locator("a.skip-link").focus();
+  assert.deepEqual(await scan(page), []);
+  await page.goto(t.url("?q=university&filter=type:archive,country:zw"));
+  await appReady(page);
+  await page.waitForSelector(".results-col .notice");
+  assert.deepEqual(await scan(page), []);
+});
+
 test("record page", async () => {
   const { page } = t;
   await page.goto(t.url("?id=0cy1q8h86"));

@@ -578,15 +578,25 @@ for (const [width, height] of [[1100, 850], [390, 844]]) {
   });
 }
 
+/** Opens a record the way the app's own links do (no reload: 63 reloads take minutes). */
+async function openRecord(page, id) {
+  await page.evaluate((id) => {
+    history.pushState(null, "", `?id=${id}`);
+    dispatchEvent(new PopStateEvent("popstate"));
+  }, id);
+  await page.waitForFunction((id) => document.querySelector("article.record #record-id")?.textContent.endsWith(`/${id}`), id);
+}
+
 test("record pages at 390 px: no sideways scrolling; long URLs and ids wrap", async () => {
   const { page } = t;
   await page.setViewportSize({ width: 390, height: 844 });
   try {
+    await page.goto(t.url());
+    await appReady(page);
+    await page.waitForSelector(".result");
     const wide = [];
     for (const rec of DEMO) {
-      await page.goto(t.url(`?id=${bare(rec.id)}`));
-      await appReady(page);
-      await page.waitForSelector("article.record");
+      await openRecord(page, bare(rec.id));
       const { sw, cw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
       if (sw > cw) wide.push(`${bare(rec.id)}: ${sw} px wide in ${cw} px`);
     }
@@ -646,20 +656,98 @@ test("← Back on a record opened from a shared link goes to the search page; fr
 
 test("record sections with nothing in them are left out, the same way for every section", async () => {
   const { page } = t;
+  await page.goto(t.url());
+  await appReady(page);
+  await page.waitForSelector(".result");
   for (const rec of DEMO) {
     const id = bare(rec.id);
-    await page.goto(t.url(`?id=${id}`));
-    await appReady(page);
-    await page.waitForSelector("article.record");
-    const empty = await page.locator("article.record section").evaluateAll((ss) =>
-      ss.filter((s) => [...s.children].every((c) => /^H\d$/.test(c.tagName) || !c.textContent.trim())).map((s) => s.querySelector("h2")?.textContent));
-    assert.deepEqual(empty, [], `${id}: sections with only a heading`);
-    const headings = await page.locator("article.record h2").allInnerTexts();
-    assert.equal(headings.includes("Links"), (rec.links ?? []).length > 0, `${id}: ${headings}`);
-    assert.equal(headings.includes("External identifiers"), (rec.external_ids ?? []).length > 0, `${id}: ${headings}`);
-    const facts = await page.locator("article.record > dl.facts dt").allInnerTexts();
-    assert.equal(facts.includes("Domains"), (rec.domains ?? []).length > 0, `${id}: ${facts}`);
-    assert.doesNotMatch(await page.locator("article.record > dl.facts").innerText(), /—/, id);
+    await openRecord(page, id);
+    const shown = await page.evaluate(() => {
+      const article = document.querySelector("article.record");
+      return {
+        empty: [...article.querySelectorAll("section")]
+          .filter((s) => [...s.children].every((c) => /^H\d$/.test(c.tagName) || !c.textContent.trim()))
+          .map((s) => s.querySelector("h2")?.textContent),
+        headings: [...article.querySelectorAll("h2")].map((h) => h.textContent),
+        facts: [...article.querySelectorAll(":scope > dl.facts dt")].map((d) => d.textContent),
+        factsText: article.querySelector(":scope > dl.facts").textContent,
+      };
+    });
+    assert.deepEqual(shown.empty, [], `${id}: sections with only a heading`);
+    assert.equal(shown.headings.includes("Links"), (rec.links ?? []).length > 0, `${id}: ${shown.headings}`);
+    assert.equal(shown.headings.includes("External identifiers"), (rec.external_ids ?? []).length > 0, `${id}: ${shown.headings}`);
+    assert.equal(shown.facts.includes("Domains"), (rec.domains ?? []).length > 0, `${id}: ${shown.facts}`);
+    assert.doesNotMatch(shown.factsText, /—/, id);
+  }
+});
+
+test("a search with no results: no facet headings or map link, a next step instead", async () => {
+  const { page } = t;
+  for (const width of [1100, 390]) {
+    await page.setViewportSize({ width, height: 850 });
+    try {
+      // Words that match nothing: a hint, no facets.
+      await page.goto(t.url("?q=qqqqxz"));
+      await appReady(page);
+      await page.waitForSelector(".results-h[data-total='0']");
+      const visible = (sel) => page.locator(sel).evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).length);
+      assert.equal(await visible(".facet"), 0, `${width}: facet groups shown`);
+      assert.equal(await visible(".map-toggle"), 0, `${width}: map link shown`);
+      assert.equal(await visible(".facets-toggle"), 0, `${width}: Filters button shown`);
+      assert.match(await page.locator(".results-col .notice").innerText(), /spelling/);
+      assert.equal(await page.locator(".results-col .result, .results-col .view-toggle").count(), 0);
+      // Filters that exclude everything: a way to clear them.
+      await page.goto(t.url("?q=university&filter=type:archive,country:zw"));
+      await appReady(page);
+      await page.waitForSelector(".results-h[data-total='0']");
+      assert.equal(await visible(".facet"), 0);
+      assert.equal(await visible(".map-toggle"), 0);
+      await page.locator(".results-col .notice").getByRole("button", { name: /clear the filters/i }).click();
+      await page.waitForSelector(".result");
+      assert.doesNotMatch(page.url(), /filter=/);
+      assert.match(page.url(), /q=university/);
+      assert.ok((await visible(".facet")) > 0 || width < 700, "the facets are back with results");
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+    }
+  }
+});
+
+test("keyboard: 'Skip to results' right after the search box, shown on focus, leads to the first result", async () => {
+  const { page } = t;
+  for (const width of [1100, 390]) {
+    await page.setViewportSize({ width, height: 850 });
+    try {
+      await page.goto(t.url("?q=university"));
+      await appReady(page);
+      await page.waitForSelector(".result");
+      const skip = page.locator("a.skip-link");
+      assert.equal(await skip.evaluate((e) => e.getBoundingClientRect().width <= 1), true, "hidden until focused");
+      await input().focus();
+      // Tab past the search box and the advanced query's summary.
+      let stops = 0;
+      while (!(await skip.evaluate((e) => e === document.activeElement)) && stops < 5) {
+        await page.keyboard.press("Tab");
+        stops++;
+      }
+      assert.ok(stops <= 3, `${stops} Tab stops from the search box to the skip link`);
+      const box = await skip.boundingBox();
+      assert.ok(box.width > 40 && box.height > 10 && box.y >= 0 && box.y < 850, `visible when focused: ${JSON.stringify(box)}`);
+      assert.equal(await skip.innerText(), "Skip to results");
+      await page.keyboard.press("Enter");
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "results-h");
+      assert.doesNotMatch(page.url(), /#/);
+      // From there, the first result's link is at most two Tabs away (the list/map toggle between).
+      const firstLink = page.locator(".result h3 a").first();
+      let tabs = 0;
+      while (!(await firstLink.evaluate((e) => e === document.activeElement)) && tabs < 5) {
+        await page.keyboard.press("Tab");
+        tabs++;
+      }
+      assert.ok(tabs <= 3, `${tabs} Tab stops from the skip target to the first result`);
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+    }
   }
 });
 

@@ -672,7 +672,7 @@ pub fn App() -> impl IntoView {
             && !s.q.chars().any(char::is_alphanumeric);
         if nothing_to_search {
             return view! {
-                <h2 id="results-h" class="results-h" data-total=0>{heading}</h2>
+                <h2 id="results-h" class="results-h" tabindex="-1" data-total=0>{heading}</h2>
                 <p class="notice" role="status">{format!(
                     "“{}” has no letters or digits to search for: type a name, an acronym or an identifier. \
                      Field queries and operators go in “Advanced query”.",
@@ -725,11 +725,35 @@ pub fn App() -> impl IntoView {
                 format!("There is no page {}: this search has {pages} pages.", s.page)
             };
             return view! {
-                <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+                <h2 id="results-h" class="results-h" tabindex="-1" data-total=r.total>{heading}</h2>
                 <p class="notice" role="status" data-pages=pages>{why}" "
                     {page_link(pages, if pages == 1 { "Show the results".to_string() } else { format!("Go to the last page ({pages})") }, None)}
                     {(pages > 1).then(|| view! { " · " {page_link(1, "the first page".to_string(), None)} })}
                 </p>
+            }
+            .into_any();
+        }
+        // Nothing found: no list, and one next step instead (the facets
+        // and their map link are hidden, see `.layout[data-results]`).
+        if r.total == 0 && r.error.is_none() {
+            let words = s.q.split_whitespace().count();
+            let hint = if !s.filter.is_empty() {
+                Some("No organization matches all of the selected filters. ")
+            } else if !s.adv.is_empty() {
+                Some("Nothing matches this query: check its field names and values, or ask for less.")
+            } else if words > 1 {
+                Some("Try fewer words, or check the spelling.")
+            } else if words == 1 {
+                Some("Check the spelling, or try a shorter part of the name.")
+            } else {
+                None
+            };
+            let clear_filters = (!s.filter.is_empty()).then(|| view! {
+                <button type="button" class="link" on:click=move |_| clear.run(())>"Clear the filters"</button>
+            });
+            return view! {
+                <h2 id="results-h" class="results-h" tabindex="-1" data-total=0>{heading}</h2>
+                {hint.map(|h| view! { <p class="notice" role="status">{h}{clear_filters}</p> })}
             }
             .into_any();
         }
@@ -738,14 +762,14 @@ pub fn App() -> impl IntoView {
         let toggle = (r.total > 0).then(|| view! { <crate::dots::ViewToggle state=s.clone() go=go /> });
         if s.map && r.total > 0 {
             return view! {
-                <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+                <h2 id="results-h" class="results-h" tabindex="-1" data-total=r.total>{heading}</h2>
                 {toggle}
                 <crate::dots::ResultsMap state=s />
             }
             .into_any();
         }
         view! {
-            <h2 id="results-h" class="results-h" data-total=r.total>{heading}</h2>
+            <h2 id="results-h" class="results-h" tabindex="-1" data-total=r.total>{heading}</h2>
             {toggle}
             <ol class="results" aria-labelledby="results-h">{items}</ol>
             <nav class="pager" aria-label="Pages" hidden=pages <= 1>
@@ -775,9 +799,24 @@ pub fn App() -> impl IntoView {
         }.into_any(),
         Some(id) => view! { <RecordView id=id go=go /> }.into_any(),
         None => view! {
-            <div class="layout">
+            <div class="layout" data-results=move || results.with(|r| match r {
+                    Some(r) if r.total == 0 => "none",
+                    _ => "some",
+                })>
+                // Keyboard users would otherwise tab through every facet
+                // checkbox (about 35 stops) before the first result.
+                <a class="skip-link" href="#results-h" on:click=move |ev: web_sys::MouseEvent| {
+                    ev.prevent_default(); // no `#results-h` in the URL: the state is the query string
+                    let target = document()
+                        .get_element_by_id("results-h")
+                        .or_else(|| document().query_selector(".results-col").ok().flatten());
+                    if let Some(el) = target {
+                        let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
+                        let _ = el.focus();
+                    }
+                }>"Skip to results"</a>
                 <Facets groups=groups years=years selection=filter on_toggle=toggle on_clear=clear />
-                <section class="results-col" aria-live="off"
+                <section class="results-col" tabindex="-1" aria-live="off"
                     data-for=move || results.with(|r| r.as_ref().map(|r| r.q.clone()))>{results_view}</section>
             </div>
         }
