@@ -569,6 +569,10 @@ test("email-domain: the attribute's organisations are offered on focus and boost
   // What is submitted is the display name and the id.
   assert.equal(await input.inputValue(), "Northfield University");
   assert.equal(await page.locator("input[name=host_id]").inputValue(), byName("Northfield University").id);
+  // Every text of the demo's Spanish picker is overridden: no English is left.
+  assert.equal(await page.locator("#host-picker-note").innerText(), "Elegida del registro.");
+  await input.fill("Instituto que no está en el registro");
+  assert.match(await page.locator("#host-picker-note").innerText(), /texto libre/);
 });
 
 test("context: boosts and labels from the pieces in the keystroke's task; e-mail offers from the whole registry", async () => {
