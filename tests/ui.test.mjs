@@ -751,6 +751,21 @@ test("keyboard: 'Skip to results' right after the search box, shown on focus, le
   }
 });
 
+test("leaving a record while its line of succession is still being fetched raises no error", async () => {
+  const { page, errors } = t;
+  const before = errors.length;
+  for (let i = 0; i < 4; i++) {
+    await page.goto(t.url("?q=university"));
+    await appReady(page);
+    await page.waitForSelector(".result");
+    await openRecord(page, "041qyp388"); // its predecessor's record is fetched after the page is shown
+    await openRecord(page, "00dfjtk55");
+    await page.waitForSelector("article.record h2"); // the fetches of the record left behind come back meanwhile
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+  }
+  assert.deepEqual(errors.slice(before), []);
+});
+
 test("no console errors", () => {
   const intended = /status of (400|404)/; // the unknown-id and bad-query answers asked for above
   assert.deepEqual(t.errors.filter((e) => !intended.test(e)), []);

@@ -157,22 +157,36 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
         spawn_local(async move {
             let mut want = first;
             for _ in 0..=CHAIN_STEPS {
-                let asked: Vec<_> = want
-                    .iter()
-                    .filter(|id| !known.with_untracked(|k| k.contains_key(bare_id(id))))
-                    .map(|id| (bare_id(id).to_string(), fetch(id)))
-                    .collect();
+                // `known` goes with the page: once another record is shown
+                // (the fetches outlive it) the walk stops, where reading a
+                // disposed signal would panic.
+                let Some(asked) = known.try_with_untracked(|k| {
+                    want.iter()
+                        .filter(|id| !k.contains_key(bare_id(id)))
+                        .map(|id| (bare_id(id).to_string(), fetch(id)))
+                        .collect::<Vec<_>>()
+                }) else {
+                    return;
+                };
                 if asked.is_empty() {
                     break;
                 }
                 for (id, f) in asked {
-                    if let Some(k) = f.await {
-                        known.update(|m| {
-                            m.insert(id, k);
-                        });
+                    if let Some(k) = f.await
+                        && known
+                            .try_update(|m| {
+                                m.insert(id, k);
+                            })
+                            .is_none()
+                    {
+                        return;
                     }
                 }
-                let (p, s) = known.with_untracked(|k| line(&own_id, &own_pred, &own_succ, k));
+                let Some((p, s)) =
+                    known.try_with_untracked(|k| line(&own_id, &own_pred, &own_succ, k))
+                else {
+                    return;
+                };
                 want = p.into_iter().chain(s).map(|(i, _)| i).collect();
             }
         });
