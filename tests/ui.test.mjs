@@ -745,6 +745,19 @@ test("keyboard: 'Skip to results' right after the search box, shown on focus, le
         tabs++;
       }
       assert.ok(tabs <= 3, `${tabs} Tab stops from the skip target to the first result`);
+      // The list/map toggle passed on the way shows its focus ring: drawn
+      // inside the button (the toggle clips what lies outside its buttons),
+      // in a colour other than the button's own.
+      await page.locator(".view-toggle [data-view=list]").focus();
+      await page.keyboard.press("Shift+Tab");
+      await page.keyboard.press("Tab");
+      const ring = await page.locator(".view-toggle [data-view=list]").evaluate((b) => {
+        const s = getComputedStyle(b);
+        return { focused: b.matches(":focus-visible"), style: s.outlineStyle, width: parseFloat(s.outlineWidth), offset: parseFloat(s.outlineOffset), colour: s.outlineColor, background: s.backgroundColor };
+      });
+      assert.ok(ring.focused && ring.style !== "none" && ring.width >= 2, JSON.stringify(ring));
+      assert.ok(ring.offset <= -ring.width, `inside the button: ${JSON.stringify(ring)}`);
+      assert.notEqual(ring.colour, ring.background, JSON.stringify(ring));
     } finally {
       await page.setViewportSize({ width: 1100, height: 850 });
     }
