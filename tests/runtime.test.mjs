@@ -28,6 +28,10 @@ const URLS = [
   "organizations?filter=locations.geo_details.continent_name:South%20America",
   "v2/organizations?page=0",
   "v2/organizations/0000000000",
+  // Another version, a bad escape, the heartbeat: the router's JSON from the service worker too.
+  "v3/organizations?query=x",
+  "v2/organizations?query=%ZZ",
+  "v2/heartbeat",
 ];
 
 before(async () => {
@@ -79,7 +83,9 @@ test("the Worker answers like the router and reports the data release", async ()
   assert.equal(info.release, "demo");
   assert.ok(info.recordCount >= 30);
   assert.equal(info.manifest.record_count, info.recordCount);
-  assert.deepEqual(out.map((r) => r.status), [200, 200, 200, 200, 200, 400, 404]);
+  assert.deepEqual(out.map((r) => r.status), [200, 200, 200, 200, 200, 400, 404, 404, 400, 200]);
+  assert.match(JSON.parse(out[7].body).errors[0], /unknown API version 'v3'/);
+  assert.match(JSON.parse(out[8].body).errors[0], /'query'.*'%ZZ'/);
   const first = JSON.parse(out[0].body);
   assert.ok(first.number_of_results >= 1);
   assert.ok(first.items[0].names.some((n) => /Northfield/.test(n.value)));
@@ -94,6 +100,28 @@ test("the service worker answers /v1 and /v2 URLs with the same JSON as the Work
   assert.deepEqual(sw.map((r) => r.status), out.map((r) => r.status));
   assert.deepEqual(sw.map((r) => stable(r.body)), out.map((r) => stable(r.body)));
   assert.ok(sw.every((r) => r.release === "demo"));
+});
+
+test("the API page shows any answer: JSON pretty-printed, a page that is no API answer as it came", async () => {
+  await page.goto(server.url + "api.html");
+  const send = async (path) => {
+    await page.locator("#url").fill(path);
+    await page.locator("#status").evaluate((e) => (e.textContent = "pending"));
+    await page.locator("#form button").click();
+    await page.waitForFunction(() => document.getElementById("status").textContent !== "pending");
+    return { status: await page.locator("#status").innerText(), out: await page.locator("#out").innerText() };
+  };
+  const before = errors.length;
+  const json = await send("v2/organizations/0bsd6jb11");
+  assert.match(json.status, /^HTTP 200 · data demo$/);
+  assert.equal(JSON.parse(json.out).id, "https://ror.org/0bsd6jb11");
+  const page404 = await send("v3/organizations?query=x");
+  assert.match(page404.status, /^HTTP 404 · data demo$/);
+  assert.match(JSON.parse(page404.out).errors[0], /unknown API version/);
+  const html = await send("index.html");
+  assert.match(html.status, /^HTTP 200 · not an API answer$/);
+  assert.match(html.out, /<!DOCTYPE html>/i, "the previous answer is not left on screen");
+  assert.deepEqual(errors.slice(before), [], "no uncaught error");
 });
 
 test("typeahead mode answers suggest from summary + names, then loads records on demand", async () => {

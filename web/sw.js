@@ -2,7 +2,8 @@
 // updates. Registered as a module worker from the site root:
 //   navigator.serviceWorker.register("./sw.js", { type: "module" })
 //
-// * GET <scope>v1/organizations…, v2/organizations…, organizations… are
+// * GET <scope>v1/organizations…, v2/organizations…, organizations… (and
+//   v2/heartbeat, and another version's path, `v3/…`, for its JSON error) are
 //   answered by the local registry (the same router, status codes and JSON as
 //   every other front end), online or offline. Until the offline copy of
 //   the data is complete, a URL naming one record is answered from its
@@ -39,7 +40,9 @@ const DATA = new URL("data/", ROOT);
 const APP_CACHE = "registry-app";
 const META_CACHE = "registry-meta";
 const DATA_PREFIX = "registry-data-";
-const API = /^(v1\/|v2\/)?organizations(\/|$)/;
+// The router's paths, and any other version's (`v3/…`), which the router
+// answers with its JSON error rather than the app's plain 404.
+const API = /^(v\d+(\/|$)|organizations(\/|$)|heartbeat$)/;
 const CURRENT = new URL("__current", ROOT).href;
 
 let registryPromise = null;
