@@ -35,8 +35,11 @@
 // joins a list of removable entries, submitted as repeated <name> and
 // <name>_id fields (the id empty for text kept as typed); the change event's
 // detail is then {values: [{id, name, freeText}]}.
-// Event: a bubbling "change" CustomEvent with
-//   detail = {id, name, country, status, freeText}.
+// Events (bubbling CustomEvents): "change", detail = {id, name, country,
+//   status, freeText}; "registry-picker-ready" (no detail) once the picker
+//   is mounted, also when its data failed; "registry-picker-error", detail =
+//   {url, reason: "network"|"http"|"invalid"|"code", status, message}, when
+//   the data (or the widget's own code: "code") could not be loaded.
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
 //
 // Loading: this script asks at once for the suggest-only registry wasm, the
@@ -49,7 +52,9 @@
 // synchronously once a piece is here; the whole registry (registry.js: a
 // Web Worker and the summary + names files) is opened only when a query
 // needs it (a pasted id, an e-mail domain, a record by id). Until the UI's
-// wasm is ready the element holds a plain enabled input: what is typed there
+// wasm is ready the element holds a plain enabled input (the page's, if it
+// has one, with its label and id field, in the picker's layout, `required`
+// and `disabled` applied): what is typed there
 // is kept, its word's pieces are fetched, its suggestions are shown in an
 // early list under it (a pick there is kept), and the picker, once mounted,
 // takes over the text, focus, caret and pick. One registry per page, shared
@@ -129,12 +134,33 @@ function start(el) {
   const ui = wasmModule(UI_JS, UI_JS_SRI, UI_WASM, UI_WASM_SRI, suggest.catch(() => {}));
   // The manifest (which names every data file) with the code, not after
   // registry-pieces.js: the first keystroke's files follow it at once.
-  const manifestRes = fetch(new URL("manifest.json", DATA), { cache: "no-cache" });
-  manifestRes.catch(() => {}); // reported by the pieces, which read it
-  const pieces = piecesJs.then((m) => m.startPieces({ dataUrl: DATA, wasm: suggest, manifest: m.fetchPiecesManifest(DATA, manifestRes) }));
-  const client = Promise.all([piecesJs, pieces]).then(
-    ([m, p]) => new m.TypeaheadClient(p, () => import(new URL("registry.js", BASE).href).then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))),
+  const manifestUrl = new URL("manifest.json", DATA);
+  const manifestRes = fetch(manifestUrl, { cache: "no-cache" }).then(
+    (res) => {
+      if (res.ok) return res;
+      throw dataError(manifestUrl, "http", res.status, res.status === 404 ? "not found: data-url must name a folder written by `registry build` / `registry site`" : "the data host answered with an error");
+    },
+    (e) => {
+      throw dataError(manifestUrl, "network", null, `${e.message}: the data host is unreachable, or it sends no Access-Control-Allow-Origin for this page's origin (CORS)`);
+    },
   );
+  manifestRes.catch(() => {}); // reported by the pieces, which read it
+  const pieces = piecesJs.then((m) => {
+    const manifest = m.fetchPiecesManifest(DATA, manifestRes);
+    // Data without pieces is not a failure: the whole registry answers it.
+    manifest.catch((e) => e?.name !== "NoPiecesError" && health.failed(e, manifestUrl));
+    return m.startPieces({ dataUrl: DATA, wasm: suggest, manifest });
+  });
+  const openWhole = () =>
+    import(new URL("registry.js", BASE).href)
+      .then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))
+      .then(
+        (whole) => (health.ok(), whole),
+        (e) => {
+          throw health.failed(e, manifestUrl);
+        },
+      );
+  const client = Promise.all([piecesJs, pieces]).then(([m, p]) => new (guarded(m.TypeaheadClient))(p, openWhole));
   const loaded = Promise.all([ui, client]).then(([ui, client]) => {
     ui.setClient(client);
     return ui;
@@ -147,6 +173,73 @@ function start(el) {
   started = { loaded, pieces, client };
   return started;
 }
+
+/** An Error for a data file that could not be loaded: `detail` is the `registry-picker-error` event's. */
+function dataError(url, reason, status, why) {
+  const message = `cannot load ${url}${status ? ` (HTTP ${status})` : ""}: ${why}`;
+  return Object.assign(new Error(message), { detail: { url: String(url), reason, status, message } });
+}
+
+// After the data failed to load, the page's queries fail at once with that
+// error for RETRY_MS (one console line and one event per failed attempt,
+// not a refetch per keystroke); the first query after that tries again.
+const RETRY_MS = 30_000;
+const health = {
+  error: null,
+  at: 0,
+  listeners: new Set(),
+  /** Records `e` (made to name `url` and its likely cause if it does not); → the error to throw. */
+  failed(e, url) {
+    if (!e?.detail) {
+      const network = e instanceof TypeError || /fetch|network/i.test(e?.message ?? "");
+      e = network
+        ? dataError(url, "network", null, `${e.message}: the data host is unreachable, or it sends no Access-Control-Allow-Origin for this page's origin (CORS)`)
+        : Object.assign(new Error(String(e?.message ?? e)), { detail: { url: String(url), reason: "invalid", status: null, message: String(e?.message ?? e) } });
+    }
+    if (health.error?.detail.message !== e.detail.message || Date.now() - health.at >= RETRY_MS) {
+      console.error(`registry-picker: ${e.message}`);
+      for (const f of health.listeners) f(e.detail);
+    }
+    health.error = e;
+    health.at = Date.now();
+    return e;
+  },
+  ok() {
+    health.error = null;
+  },
+  /** The error to answer with now, or null: then ask (again). */
+  holding() {
+    return health.error && Date.now() - health.at < RETRY_MS ? health.error : null;
+  },
+};
+
+/** The typeahead client, answering with the data's error while `health` holds one. */
+function guarded(TypeaheadClient) {
+  return class extends TypeaheadClient {
+    suggestNow(text, options) {
+      return health.holding() ? null : super.suggestNow(text, options);
+    }
+    suggestPartialNow(text, options) {
+      return health.holding() ? null : super.suggestPartialNow(text, options);
+    }
+    suggest(text, options) {
+      const e = health.holding();
+      return e ? Promise.reject(e) : super.suggest(text, options);
+    }
+    call(method, args) {
+      const e = health.holding();
+      return e ? Promise.reject(e) : super.call(method, args);
+    }
+    request(pathAndQuery) {
+      const e = health.holding();
+      return e ? Promise.reject(e) : super.request(pathAndQuery);
+    }
+  };
+}
+
+// Attributes of the page's input that the picker's input takes over
+// (autocomplete, required and placeholder count too when the element has none).
+const CARRIED = ["maxlength", "minlength", "pattern", "title", "inputmode", "enterkeyhint", "dir"];
 
 const list = (v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : []);
 let counter = 0;
@@ -187,12 +280,10 @@ const memory = {
  */
 function earlyList(input, uid, label, client, options, allowInactive, strings, onPick) {
   const STATUS = { active: "Active", inactive: "Inactive", withdrawn: "Withdrawn" }; // the UI's defaults (lib.rs Strings)
-  const box = Object.assign(document.createElement("div"), { className: "cb" });
   const list = Object.assign(document.createElement("ul"), { id: `${uid}-early`, className: "cb-list", hidden: true });
   list.setAttribute("role", "listbox");
   list.setAttribute("aria-label", label);
-  box.append(list);
-  input.after(box);
+  input.after(list);
   input.setAttribute("aria-controls", list.id);
   let hits = [];
   let active = -1;
@@ -285,7 +376,7 @@ function earlyList(input, uid, label, client, options, allowInactive, strings, o
       input.removeEventListener("keydown", onKey);
       input.removeEventListener("blur", hide);
       input.removeAttribute("aria-activedescendant");
-      box.remove();
+      list.remove();
       return picked;
     },
   };
@@ -302,6 +393,7 @@ class RegistryPicker extends HTMLElement {
   #picker = null; // {reset(value, idValue)} once mounted
   #initial = null; // [value, idValue] when connected, what reset() restores
   #disabled = false;
+  #idField = null; // the early input's id field, until the picker is mounted
 
   /** The form this picker belongs to (ElementInternals), or null. */
   get form() {
@@ -312,6 +404,8 @@ class RegistryPicker extends HTMLElement {
   formResetCallback() {
     const [value, id] = this.#initial ?? ["", ""];
     this.#picker?.reset(value, id);
+    // (A hidden input's value is its attribute: a form reset leaves it.)
+    if (this.#idField) this.#idField.value = id;
     this.value = null;
     this.removeAttribute("data-free-text");
   }
@@ -388,28 +482,64 @@ class RegistryPicker extends HTMLElement {
     if (this.#mounted) return;
     this.#mounted = true;
     const name = this.getAttribute("name") || "organization";
-    // Until the wasm is ready, a plain enabled input keeps the form usable;
-    // what is typed there is carried over to the picker.
+    const idName = this.getAttribute("id-name") || `${name}_id`;
     const uid = this.id ? `${this.id}-picker` : `registry-picker-${++counter}`;
-    // The page may hold one already (progressive enhancement: usable from
-    // the first paint, and submitted as free text without JavaScript).
+    // The page may hold an input already (progressive enhancement: usable
+    // from the first paint, and submitted as free text without JavaScript),
+    // with a <label> of its own.
     let fallback = this.querySelector("input:not([type=hidden])");
+    const pageLabel = this.querySelector("label")?.textContent.trim();
+    const label = this.getAttribute("label") || pageLabel || "Organization";
     if (!fallback) {
       fallback = document.createElement("input");
       fallback.value = fallback.defaultValue = this.getAttribute("value") ?? "";
-      this.replaceChildren(fallback);
+    }
+    // What the page's input says that the picker's input (which replaces it) keeps.
+    const carried = CARRIED.filter((a) => fallback.hasAttribute(a)).map((a) => [a, fallback.getAttribute(a)]);
+    const autocomplete = this.getAttribute("autocomplete") || fallback.getAttribute("autocomplete") || "organization";
+    const required = this.hasAttribute("required") || fallback.required;
+    const placeholder = this.getAttribute("placeholder") ?? fallback.getAttribute("placeholder") ?? "";
+    // Until the wasm is ready, the plain input in the picker's own layout
+    // (its label, the id field, the note's room), so nothing moves when the
+    // picker replaces it; what is typed there is carried over to the picker.
+    const hadFocus = document.activeElement === fallback;
+    const caret = [fallback.selectionStart, fallback.selectionEnd];
+    const el = (tag, props) => Object.assign(document.createElement(tag), props);
+    if (!fallback.id) fallback.id = `${uid}-early-input`;
+    const cb = el("div", { className: "cb" });
+    cb.append(el("label", { htmlFor: fallback.id, textContent: label }), fallback);
+    const idField = el("input", { type: "hidden", name: idName });
+    idField.value = this.getAttribute("id-value") ?? "";
+    // Typed before this script ran: not the page's pick any more.
+    if (fallback.value !== fallback.defaultValue) idField.value = "";
+    this.#idField = idField;
+    const box = el("div", { className: "rp" });
+    box.append(cb, idField, el("p", { className: "rp-note" }));
+    this.replaceChildren(box);
+    if (hadFocus) {
+      // Moving the input took its focus.
+      fallback.focus();
+      if (caret[0] !== null) fallback.setSelectionRange(...caret);
     }
     fallback.name = name;
+    fallback.required = required;
+    if (placeholder) fallback.placeholder = placeholder;
+    if (this.#disabled || this.matches(":disabled")) this.formDisabledCallback(true);
     // Its native change event (fired as it is replaced by the picker too)
     // has no detail: the element's own "change" stands for it, as for the picker's input.
     fallback.addEventListener("change", (e) => e.stopPropagation());
-    fallback.autocomplete = "off";
+    // Any edit makes it text as typed (a pick sets the text without one).
+    fallback.addEventListener("input", () => (idField.value = ""));
+    fallback.autocomplete = "off"; // the early list stands for the browser's
     fallback.setAttribute("role", "combobox");
     fallback.setAttribute("aria-expanded", "false");
     fallback.setAttribute("aria-autocomplete", "list");
-    fallback.setAttribute("aria-label", this.getAttribute("label") || "Organization");
-    if (this.hasAttribute("placeholder")) fallback.placeholder = this.getAttribute("placeholder");
+    fallback.removeAttribute("aria-label"); // named by its label
     const { loaded, pieces, client } = start(this);
+    const onError = (detail) => this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail }));
+    health.listeners.add(onError);
+    // Failed before this picker was connected: it is told too.
+    if (health.error) queueMicrotask(() => onError(health.error.detail));
     // The first character's pieces, while the code still loads.
     const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
     fallback.addEventListener("input", prefetch);
@@ -423,17 +553,18 @@ class RegistryPicker extends HTMLElement {
       ...list(this.getAttribute("status")).map((s) => `status:${s}`),
       ...list(this.getAttribute("continent")).map((c) => `locations.geo_details.continent_code:${c}`),
     ];
-    const label = this.getAttribute("label") || "Organization";
     // The first suggestions from the pieces, before the UI's wasm is in.
     const early = this.hasAttribute("multiple")
       ? null
       : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h, text) =>
+        {
+          idField.value = h?.summary.id ?? "";
           this.#changed(
             h
               ? { id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }
               : { id: null, name: text, country: null, status: null, freeText: !!text.trim() },
-          ),
-        );
+          );
+        });
     try {
       const ui = await loaded;
       this.#initial = [fallback.defaultValue, this.getAttribute("id-value") || ""];
@@ -446,13 +577,14 @@ class RegistryPicker extends HTMLElement {
       this.#picker = ui.mountPicker(this, {
         uid,
         name,
-        idName: this.getAttribute("id-name") || `${name}_id`,
+        idName,
         label,
-        placeholder: this.getAttribute("placeholder") || "",
+        placeholder,
         value: typed,
-        idValue: earlyPick?.summary.id ?? (this.getAttribute("id-value") || ""),
-        autocomplete: this.getAttribute("autocomplete") || "organization",
-        required: this.hasAttribute("required"),
+        // The early pick, the page's id-value, or none after an edit.
+        idValue: idField.value,
+        autocomplete,
+        required,
         allowInactive: this.hasAttribute("allow-inactive"),
         multiple: this.hasAttribute("multiple"),
         filters,
@@ -465,6 +597,8 @@ class RegistryPicker extends HTMLElement {
       // a detail: the element's "change" (above) replaces it.
       const input = this.querySelector("input[role=combobox]");
       input?.addEventListener("change", (e) => e.stopPropagation());
+      for (const [a, v] of carried) input?.setAttribute(a, v);
+      this.#idField = null;
       if (this.#disabled) this.formDisabledCallback(true);
       // Typed before the picker was ready: same text, focus and caret, and
       // the suggestions for it.
@@ -477,8 +611,10 @@ class RegistryPicker extends HTMLElement {
       }
       this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
     } catch (e) {
-      // Free text still works in the plain input.
-      console.error("registry-picker:", e);
+      // Free text (and an early pick's id) still work in the plain input.
+      console.error("registry-picker: the widget's code could not be loaded:", e);
+      const message = String(e?.message ?? e);
+      this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: { url: null, reason: "code", status: null, message } }));
     }
   }
 }
