@@ -1,5 +1,5 @@
 // Types of the registry-picker package: the <registry-picker> element, its
-// change event, and the JavaScript runtime (registry.js, registry-pieces.js).
+// events, and the JavaScript runtime (registry.js, registry-pieces.js).
 
 /** One organization in a change event. */
 export interface PickedOrganization {
@@ -27,6 +27,29 @@ export interface RegistryPickerChangeDetail {
   values?: PickedOrganization[];
 }
 
+/**
+ * `event.detail` of the element's bubbling "registry-picker-error" event:
+ * its data (or the widget's own code) could not be loaded. The picker still
+ * takes free text; the data is asked for again by the first query 30 s later.
+ */
+export interface RegistryPickerErrorDetail {
+  /** The URL that failed (null when the widget's own code failed to start). */
+  url: string | null;
+  /** `network` (offline, DNS, CORS), `http` (see `status`), `invalid` (not the data it should be), `code` (the widget's own files). */
+  reason: "network" | "http" | "invalid" | "code";
+  /** The HTTP status, when there was one. */
+  status: number | null;
+  /** A sentence for the console or a log. */
+  message: string;
+}
+
+/** The element's events ("registry-picker-ready": mounted, also when its data failed; no detail). */
+export interface RegistryPickerEventMap extends HTMLElementEventMap {
+  change: CustomEvent<RegistryPickerChangeDetail>;
+  "registry-picker-ready": CustomEvent<null>;
+  "registry-picker-error": CustomEvent<RegistryPickerErrorDetail>;
+}
+
 /** Overridable texts (the `strings` attribute, JSON with these keys). */
 export interface RegistryPickerStrings {
   noResults?: string; results?: string; oneResult?: string; useSuccessor?: string;
@@ -52,6 +75,8 @@ export declare class RegistryPicker extends HTMLElement {
   readonly rememberKey: string | null;
   /** Forgets the picks remembered for this picker's list. */
   forgetRemembered(): void;
+  addEventListener<K extends keyof RegistryPickerEventMap>(type: K, listener: (this: RegistryPicker, ev: RegistryPickerEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
 /** Form context for suggestions (boosts and offers, never filters). */
