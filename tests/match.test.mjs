@@ -104,6 +104,7 @@ for (const width of [1100, 390]) {
       const pickIndex = (await options.count()) > 2 ? 1 : 0;
       const pickedName = (await options.nth(pickIndex).evaluate((l) => l.firstChild.textContent)).trim();
       const line = Number(/line (\d+)/.exec(await first.locator("legend .line").textContent())[1]);
+      const firstName = (await options.nth(0).evaluate((l) => l.firstChild.textContent)).trim();
       await options.nth(pickIndex).click();
       assert.ok(await first.locator("input[type=radio]").nth(pickIndex).isChecked());
       // "None of these" on the next row.
@@ -130,6 +131,10 @@ for (const width of [1100, 390]) {
       assert.ok(pickedId, pickedName);
       assert.deepEqual([picked[col("id")], picked[col("name")], picked[col("chosen")], picked[col("reviewed")]], [pickedId, pickedName, "true", "picked"]);
       assert.deepEqual([out[noneLine - 2][col("id")], out[noneLine - 2][col("reviewed")]], ["", "none"]);
+      // After a decision the runner-up columns name another organization, or none after "None of these".
+      assert.notEqual(picked[col("second_id")], picked[col("id")], "the picked organization is not its own runner-up");
+      if (pickIndex === 1) assert.equal(picked[col("second_name")], firstName, "the best candidate becomes the runner-up");
+      assert.deepEqual(["second_id", "second_name", "second_score"].map((c) => out[noneLine - 2][col(c)]), ["", "", ""]);
       assert.equal(out.filter((r) => r[col("chosen")] === "true").length, chosen + 1);
       assert.equal(out.filter((r) => r[col("id")] === "" ).length, none + 1);
       assert.deepEqual(errors, []);
@@ -161,8 +166,190 @@ test("pasted lines, and a CSV whose rows cannot all be read", async () => {
   assert.equal(out.length, 5);
   const errors = out.slice(1).map((r) => r[out[0].indexOf("error")]);
   assert.equal(errors[0], "");
-  assert.match(errors[1], /^line 3: 1 fields where the header has 2/);
+  assert.match(errors[1], /^line 3: 1 field where the header has 2/);
   assert.match(errors[2], /^line 4: a quote inside unquoted field 2/);
   assert.match(errors[3], /^line 5: field 2 opens a quote that is never closed/);
   assert.equal(out[1][out[0].indexOf("name")], "Northfield University");
+});
+
+/** Loads a file into the page as a person choosing it would. */
+async function choose(page, name, content) {
+  await page.locator("#file").setInputFiles({ name, mimeType: "application/octet-stream", buffer: Buffer.from(content) });
+}
+
+/** Pastes `text` at once (typing thousands of lines would take minutes). */
+async function paste(page, text) {
+  await page.locator("#pasted").evaluate((el, text) => (el.value = text), text);
+  await page.locator("#use-pasted").click();
+}
+
+async function downloadRows(page) {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download").click()]);
+  return { name: download.suggestedFilename(), rows: parseCsv(fs.readFileSync(await download.path(), "utf8")) };
+}
+
+const loaded = (page, re) => page.waitForFunction((re) => new RegExp(re).test(document.getElementById("loaded").textContent), re.source);
+const done = (page, n) => page.waitForFunction((n) => document.getElementById("status").textContent.startsWith(`Done: ${n} row`), n, { timeout: 120_000 });
+
+test("the affiliation column is guessed by whole words, never an id column, and an empty column is said", async () => {
+  const { page } = t;
+  await page.goto(t.url("match.html"));
+  await choose(page, "authors.csv", "author_id,name,institution_id,affiliation,country\n1,Ana,,Northfield University,AR\n2,Ken,,Kestrel Quantum,JP\n");
+  await loaded(page, /2 rows from authors\.csv/);
+  assert.equal(await page.locator("#column").inputValue(), "3", "'affiliation', not 'institution_id'");
+  assert.ok(await page.locator("#column-note").isHidden());
+  await choose(page, "ids.csv", "org_id,institution\nX1,Northfield University\n");
+  await loaded(page, /1 row from ids\.csv/);
+  assert.equal(await page.locator("#column").inputValue(), "1");
+  // An affiliation column left empty: said before anything is matched.
+  await choose(page, "blank.csv", "name,affiliation\nAna,\nKen,\n");
+  await loaded(page, /2 rows from blank\.csv/);
+  assert.match(await page.locator("#column-note").textContent(), /"affiliation" is empty in every row/);
+});
+
+test("a new list, a new column or Cancel stops a run; results always belong to the rows shown", async () => {
+  const { page, errors } = t;
+  errors.length = 0;
+  await page.goto(t.url("match.html"));
+  const big = Array.from({ length: 3000 }, (_, k) => `Department ${k}, Northfield University`).join("\n");
+  await paste(page, big);
+  await loaded(page, /3000 rows from pasted lines/);
+  await page.locator("#match").click();
+  await page.waitForFunction(() => /^Matched \d+ of 3000/.test(document.getElementById("status").textContent), null, { timeout: 60_000 });
+  assert.match(await page.locator("#status").textContent(), /against \d+ records/, "the record count is known");
+  // A new list while the run goes on.
+  await page.locator("#pasted").fill("Kestrel Quantum\nIndependent researcher\n");
+  await page.locator("#use-pasted").click();
+  await loaded(page, /2 rows from pasted lines/);
+  assert.match(await page.locator("#status").textContent(), /stopped/);
+  assert.ok(await page.locator("#results").isHidden());
+  await page.locator("#match").click();
+  await done(page, 2);
+  const { name, rows } = await downloadRows(page);
+  assert.equal(name, "pasted-lines-matched.csv");
+  assert.deepEqual(rows.slice(1).map((r) => r[0]), ["Kestrel Quantum", "Independent researcher"]);
+  assert.match(rows[1][1], /ror\.org/);
+
+  // Cancel.
+  await paste(page, big);
+  await loaded(page, /3000 rows/);
+  await page.locator("#match").click();
+  await page.waitForFunction(() => /^Matched \d+ of 3000/.test(document.getElementById("status").textContent), null, { timeout: 60_000 });
+  await page.locator("#cancel").click();
+  assert.match(await page.locator("#status").textContent(), /cancelled/);
+  assert.ok(await page.locator("#cancel").isHidden());
+  assert.ok(await page.locator("#match").isEnabled());
+  assert.ok(await page.locator("#progress").isHidden());
+  await page.waitForTimeout(1000); // the batch that was under way when cancelled comes back, and is dropped
+  assert.match(await page.locator("#status").textContent(), /cancelled/);
+
+  // A new column after matching: the results of the old one go.
+  await choose(page, "two.csv", "a,affiliation\nKestrel Quantum,Northfield University\n");
+  await loaded(page, /1 row from two\.csv/);
+  await page.locator("#match").click();
+  await done(page, 1);
+  await page.locator("#column").selectOption("0");
+  assert.ok(await page.locator("#results").isHidden());
+  await page.locator("#match").click();
+  await done(page, 1);
+  const after = await downloadRows(page);
+  assert.match(after.rows[1][after.rows[0].indexOf("name")], /Kestrel/);
+  assert.deepEqual(errors, []);
+});
+
+test("files that are not UTF-8 text are refused, and the error stays with no list loaded", async () => {
+  const { page } = t;
+  await page.goto(t.url("match.html"));
+  const latin1 = Buffer.concat([Buffer.from("id,affiliation\n1,Universit"), Buffer.from([0xe9]), Buffer.from(" de Lyon\n")]);
+  await choose(page, "latin1.csv", latin1);
+  await loaded(page, /not valid UTF-8; save the file as UTF-8/);
+  assert.ok(await page.locator("#match").isDisabled());
+  await choose(page, "image.csv", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0x2c, 0x0a]));
+  await loaded(page, /not a text file/);
+  assert.ok(await page.locator("#match").isDisabled());
+
+  // An empty file after a list: the error stays, the old list is not used.
+  await page.locator("#pasted").fill("Kestrel Quantum\nNorthfield University\n");
+  await page.locator("#use-pasted").click();
+  await loaded(page, /2 rows from pasted lines/);
+  await choose(page, "empty.csv", "");
+  await loaded(page, /empty/);
+  await page.waitForTimeout(500); // (it used to vanish at once)
+  assert.match(await page.locator("#loaded").textContent(), /empty\.csv.*empty.*No list is loaded/);
+  assert.ok(await page.locator("#match").isDisabled(), "the earlier list is not matched");
+});
+
+test("rows with too many fields or an unclosed quote keep the output's columns in place", async () => {
+  const { page } = t;
+  await page.goto(t.url("match.html"));
+  await choose(page, "ragged.csv", 'id,affiliation\n1,Rangitoto Polytechnic, Auckland\n2,Cape Fynbos Herbarium\n3\n4,"unterminated, Kestrel,c\n');
+  await loaded(page, /4 rows from ragged\.csv/);
+  await page.locator("#match").click();
+  await done(page, 4);
+  const { rows } = await downloadRows(page);
+  const header = rows[0];
+  assert.deepEqual(header.slice(0, 5), ["id", "affiliation", "extra_1", "extra_2", "match_id"]);
+  const col = (n) => header.indexOf(n);
+  for (const r of rows) assert.equal(r.length, header.length);
+  assert.deepEqual(rows[1].slice(0, 3), ["1", "Rangitoto Polytechnic", " Auckland"]);
+  assert.equal(rows[1][col("match_id")], "");
+  assert.match(rows[1][col("error")], /line 2: 3 fields where the header has 2/);
+  assert.match(rows[2][col("match_id")], /^https:\/\/ror\.org\//);
+  assert.match(rows[4][col("error")], /never closed/);
+  assert.equal(rows[4][col("match_id")], "");
+});
+
+test("rows with no candidate and rows with an error are listed on the page", async () => {
+  const { page } = t;
+  await page.goto(t.url("match.html"));
+  await choose(page, "mixed.csv", "id,affiliation\n1,Northfield University\n2,xqzv kjw plo\n3\n");
+  await loaded(page, /3 rows from mixed\.csv/);
+  await page.locator("#match").click();
+  await done(page, 3);
+  assert.match(await page.locator("#none-list summary").textContent(), /^1 row with no candidate/);
+  assert.match(await page.locator("#none-list li").first().textContent(), /line 3: xqzv kjw plo/);
+  assert.match(await page.locator("#error-list summary").textContent(), /^1 row with an error/);
+  assert.match(await page.locator("#error-list li").first().textContent(), /line 4.*1 field where the header has 2/);
+  await page.locator("#pasted").fill("Northfield University\n");
+  await page.locator("#use-pasted").click();
+  await loaded(page, /^1 row from pasted lines/);
+});
+
+test("the live region hears the start, the end and little between; focus goes to the summary", async () => {
+  const { page } = t;
+  await page.goto(t.url("match.html"));
+  await paste(page, Array.from({ length: 800 }, (_, k) => `Institute ${k}, Kestrel Quantum`).join("\n"));
+  await loaded(page, /800 rows/);
+  await page.evaluate(() => {
+    window.liveTexts = [];
+    for (const el of document.querySelectorAll("[aria-live], [role=status]"))
+      new MutationObserver(() => window.liveTexts.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+  });
+  const t0 = Date.now();
+  await page.locator("#match").click();
+  await done(page, 800);
+  const secs = (Date.now() - t0) / 1000;
+  const texts = await page.evaluate(() => window.liveTexts);
+  assert.ok(texts.length <= 3 + Math.ceil(secs / 10), `${texts.length} announcements in ${secs} s`);
+  assert.match(texts[0], /Matching 800 rows/);
+  assert.match(texts.at(-1), /finished/);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "status");
+});
+
+test("semicolon and tab separated files, and a text list with no .txt", async () => {
+  const { page } = t;
+  await page.goto(t.url("match.html"));
+  await choose(page, "export.csv", "id;affiliation\n1;Rangitoto Polytechnic, Auckland\n2;Cape Fynbos Herbarium\n");
+  await loaded(page, /2 rows from export\.csv/);
+  assert.equal(await page.locator("#column").inputValue(), "1");
+  await page.locator("#match").click();
+  await done(page, 2);
+  assert.match(await page.locator("#status").textContent(), /0 with errors/);
+  await choose(page, "list", "Northfield University\nKestrel Quantum\n");
+  await loaded(page, /2 rows from list/);
+  assert.ok(await page.locator("#column-row").isHidden(), "one string a line");
+  await choose(page, "list.dat", "affiliation\tcountry\nNorthfield University\tUS\n");
+  await loaded(page, /1 row from list\.dat/);
+  assert.ok(await page.locator("#column-row").isVisible(), "two columns, split at the tab");
+  assert.equal(await page.locator("#column").inputValue(), "0");
 });

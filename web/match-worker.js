@@ -6,9 +6,10 @@
 // a person reviewing the list needs, so full records are never posted back.
 //
 // Protocol: {type: "open", dataUrl} → {type: "opened", records, release};
-// {type: "match", start, texts} → {type: "matched", start, results}, one
+// {type: "match", seq, start, texts} → {type: "matched", seq, start, results}, one
 // result per text: {candidates: [{id, name, score, chosen, matching_type,
-// place}], error}; a failure → {type: "error", message}.
+// place}], error}; a failure → {type: "error", seq, message} (seq, the
+// request's number, lets the page drop answers to a run it cancelled).
 import init, { Registry } from "./pkg/registry_wasm.js";
 import { loadShardFiles } from "./registry-data.js";
 
@@ -24,7 +25,7 @@ async function open(dataUrl) {
   await init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
   const { manifest, files } = await loadShardFiles(dataUrl, ["all"]);
   registry = files.length === 1 ? new Registry(files[0]) : Registry.fromFiles(files);
-  return { records: registry.info().records, release: manifest.release };
+  return { records: registry.info().recordCount, release: manifest.release };
 }
 
 const displayName = (org) =>
@@ -60,9 +61,9 @@ self.onmessage = async ({ data }) => {
     if (data.type === "open") self.postMessage({ type: "opened", ...(await open(data.dataUrl)) });
     else if (data.type === "match") {
       if (!registry) throw new Error("the registry is not open yet");
-      self.postMessage({ type: "matched", start: data.start, results: data.texts.map(matchOne) });
+      self.postMessage({ type: "matched", seq: data.seq, start: data.start, results: data.texts.map(matchOne) });
     }
   } catch (e) {
-    self.postMessage({ type: "error", message: e?.message ?? String(e) });
+    self.postMessage({ type: "error", seq: data?.seq, message: e?.message ?? String(e) });
   }
 };

@@ -20,7 +20,7 @@ const ADDED = ["id", "name", "score", "chosen", "matching_type", "second_id", "s
  * line, so one stray quote cannot swallow the rest of the file (the rules of
  * `registry match`).
  */
-function parseCsv(text) {
+function parseCsv(text, sep = ",") {
   const records = [];
   let i = 0;
   let line = 1;
@@ -52,13 +52,13 @@ function parseCsv(text) {
           unclosed = true;
           break;
         }
-        if (i < n && !",\r\n".includes(text[i])) error ??= `text after the closing quote of field ${k}`;
+        if (i < n && text[i] !== sep && text[i] !== "\r" && text[i] !== "\n") error ??= `text after the closing quote of field ${k}`;
       }
-      while (i < n && text[i] !== "," && text[i] !== "\n") {
+      while (i < n && text[i] !== sep && text[i] !== "\n") {
         if (text[i] === '"') error ??= `a quote inside unquoted field ${k}`;
         field += text[i++];
       }
-      if (text[i] === ",") {
+      if (text[i] === sep) {
         fields.push(field);
         i++;
         continue;
@@ -71,7 +71,7 @@ function parseCsv(text) {
     if (unclosed) {
       let end = text.indexOf("\n", start);
       if (end < 0) end = n;
-      records.push({ line: startLine, fields: text.slice(start, end).replace(/\r$/, "").split(","), error: `field ${fields.length + 1} opens a quote that is never closed` });
+      records.push({ line: startLine, fields: text.slice(start, end).replace(/\r$/, "").split(sep), error: `field ${fields.length + 1} opens a quote that is never closed` });
       i = end + 1;
       line = startLine + 1;
       continue;
@@ -87,51 +87,153 @@ function csvField(v) {
   return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** The page's state: the input table and, once matched, one result per row. */
-const state = { name: "list", header: [], rows: [], column: 0, results: null, decisions: new Map(), shown: PAGE };
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The page's state: the input table and, once matched, one result per row.
+ * `run` counts runs: a new list, a new column or Cancel bumps it, so an
+ * older run sees it is stale and never writes its results over other rows.
+ */
+const state = { name: "", header: [], rows: [], column: 0, results: null, decisions: new Map(), shown: PAGE, run: 0, running: false };
+
+/**
+ * The delimiter of a CSV, from its header line (comma, semicolon or tab,
+ * whichever occurs most outside quotes), or null when the line has none:
+ * such a file is one string a line, whatever its name says.
+ */
+function sniffDelimiter(text) {
+  const first = text.split("\n").find((l) => l.trim()) ?? "";
+  const counts = { ",": 0, ";": 0, "\t": 0 };
+  let quoted = false;
+  for (const c of first) {
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && c in counts) counts[c]++;
+  }
+  const [best, count] = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
+  return count > 0 ? best : null;
+}
+
+/** How well a header names the affiliation strings: higher is better, below 0 never guessed. */
+function columnScore(h) {
+  const words = h.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  if (words.length === 0) return 0;
+  // An id or code column holds identifiers, not the strings to match.
+  if (/^(id|ids|ror|uuid|code|no|nr|num|number|key)$/.test(words.at(-1))) return -1;
+  const whole = (re) => words.some((w) => re.test(w));
+  if (words.length === 1 && /^affiliations?$/.test(words[0])) return 5;
+  if (whole(/^affiliations?$/)) return 4;
+  if (whole(/^(organi[sz]ations?|institutions?|employers?|institutes?)$/)) return 3;
+  if (/affil|organi[sz]ation|institut|employer/i.test(h)) return 2;
+  return 0;
+}
+
+/**
+ * The column to match: the best-named one (even if empty: the page then says
+ * so), else the first that holds text and is no id column.
+ */
+function guessColumn(header, rows) {
+  const filled = (k) => rows.some((r) => !r.error && (r.fields[k] ?? "").trim());
+  const ranked = header.map((h, k) => ({ k, score: columnScore(h) })).sort((a, b) => b.score - a.score || a.k - b.k);
+  return (ranked.find((c) => c.score > 0) ?? ranked.find((c) => c.score === 0 && filled(c.k)) ?? ranked.find((c) => c.score === 0) ?? ranked[0]).k;
+}
 
 /** Reads a CSV's text: header, then rows ({line, fields, error}); blank lines are no rows. */
-function loadCsv(text, name) {
-  const records = parseCsv(text.replace(/^\uFEFF/, "")).filter((r) => r.error || r.fields.some((f) => f.trim()));
+function loadCsv(text, name, sep) {
+  const records = parseCsv(text, sep).filter((r) => r.error || r.fields.some((f) => f.trim()));
   const head = records.shift();
-  if (!head) throw new Error("the file is empty: a CSV needs a header line naming its columns");
-  state.header = head.fields.map((f) => f.trim());
-  state.rows = records.map((r) => ({
+  if (!head) throw new Error(`${name}: the file is empty: a CSV needs a header line naming its columns`);
+  const header = head.fields.map((f) => f.trim());
+  const rows = records.map((r) => ({
     line: r.line,
     fields: r.fields,
-    error: r.error ? `line ${r.line}: ${r.error}` : r.fields.length !== state.header.length ? `line ${r.line}: ${r.fields.length} fields where the header has ${state.header.length}` : null,
+    error: r.error ? `line ${r.line}: ${r.error}` : r.fields.length !== header.length ? `line ${r.line}: ${plural(r.fields.length, "field")} where the header has ${header.length}` : null,
   }));
-  state.name = name;
-  const guess = state.header.findIndex((h) => /affil|organi[sz]ation|institut|employer/i.test(h));
-  state.column = guess >= 0 ? guess : 0;
+  return { header, rows, name, column: guessColumn(header, rows) };
 }
 
 /** Pasted text or a plain text file: one string a line, in a column named `text`. */
 function loadLines(text, name) {
-  state.header = ["text"];
-  state.rows = [];
-  text.replace(/^\uFEFF/, "").split("\n").forEach((l, k) => {
+  const rows = [];
+  text.split("\n").forEach((l, k) => {
     l = l.replace(/\r$/, "");
-    if (l.trim()) state.rows.push({ line: k + 1, fields: [l], error: null });
+    if (l.trim()) rows.push({ line: k + 1, fields: [l], error: null });
   });
-  state.name = name;
-  state.column = 0;
+  return { header: ["text"], rows, name, column: 0 };
+}
+
+/** Stops the run in progress, if any, and forgets results: they belonged to other rows or another column. */
+function cancelRun(note) {
+  state.run++;
+  if (state.results) clearStatus();
+  state.results = null;
+  state.decisions = new Map();
+  $("results").hidden = true;
+  if (state.running) {
+    state.running = false;
+    runEnded();
+    $("status").textContent = note;
+    announce(note);
+  }
+}
+
+/** Makes `table` the list (or, when null, leaves no list loaded). */
+function setList(table) {
+  cancelRun("Matching stopped: a new list was loaded.");
+  Object.assign(state, table ?? { header: [], rows: [], name: "", column: 0 });
+  showInput();
 }
 
 function showInput() {
   const select = $("column");
   select.replaceChildren(...state.header.map((h, k) => new Option(h || `(column ${k + 1})`, String(k), false, k === state.column)));
   $("column-row").hidden = state.header.length < 2;
-  $("loaded").textContent = `${state.rows.length} rows from ${state.name}.`;
+  const loaded = $("loaded");
+  loaded.classList.remove("error");
+  loaded.textContent = state.name ? `${plural(state.rows.length, "row")} from ${state.name}.` : "No list loaded.";
+  showColumnNote();
   $("match").disabled = state.rows.length === 0;
-  state.results = null;
-  $("results").hidden = true;
+}
+
+/** Says so when the chosen column holds nothing to match. */
+function showColumnNote() {
+  const empty = state.rows.length > 0 && state.rows.every((r) => r.error || !(r.fields[state.column] ?? "").trim());
+  const note = $("column-note");
+  note.hidden = !empty;
+  note.textContent = empty ? `The column "${state.header[state.column] || state.column + 1}" is empty in every row: choose the column with the affiliation strings.` : "";
+}
+
+/** Decodes a file's bytes: UTF-8 text, or an error (nothing is guessed or replaced). */
+function decode(bytes, name) {
+  if (bytes.length === 0) throw new Error(`${name}: the file is empty.`);
+  // Text never holds NUL bytes: spreadsheets, images and archives do.
+  if (bytes.subarray(0, 65536).includes(0)) throw new Error(`${name} is not a text file (it holds binary data): save the list as CSV (UTF-8) or plain text.`);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new Error(`${name} is not valid UTF-8; save the file as UTF-8 (in a spreadsheet: "CSV UTF-8").`);
+  }
+}
+
+function readText(text, name) {
+  if (/\.(txt|lst)$/i.test(name)) return loadLines(text, name);
+  if (/\.tsv$/i.test(name)) return loadCsv(text, name, "\t");
+  const sep = sniffDelimiter(text);
+  if (sep) return loadCsv(text, name, sep);
+  // No delimiter: one string a line, except a one-column .csv whose first line names its column.
+  const first = (text.split("\n").find((l) => l.trim()) ?? "").trim().replace(/^"(.*)"$/, "$1");
+  return /\.csv$/i.test(name) && columnScore(first) > 0 ? loadCsv(text, name, ",") : loadLines(text, name);
 }
 
 async function readFile(file) {
-  const text = await file.text();
-  if (/\.(txt|lst)$/i.test(file.name)) loadLines(text, file.name);
-  else loadCsv(text, file.name);
+  return readText(decode(new Uint8Array(await file.arrayBuffer()), file.name), file.name);
+}
+
+/** A file that cannot be loaded: its error stays, and no earlier list stays loaded unseen. */
+function loadFailed(e) {
+  setList(null);
+  const loaded = $("loaded");
+  loaded.textContent = `${e.message ?? e} No list is loaded.`;
+  loaded.classList.add("error");
 }
 
 function fail(e) {
@@ -144,12 +246,27 @@ function clearStatus() {
   $("status").classList.remove("error");
 }
 
+/** The polite live region: told only the start, about every ANNOUNCE_MS, and the end, not every batch. */
+const ANNOUNCE_MS = 10_000;
+function announce(text) {
+  $("announce").textContent = text;
+}
+
 let workerReady = null;
+let seq = 0;
+const pending = new Map();
 /** The matching Worker, with the data loaded (once per page). */
 function openWorker() {
   workerReady ??= new Promise((resolve, reject) => {
     const worker = new Worker(new URL("./match-worker.js", import.meta.url), { type: "module" });
-    worker.onmessage = ({ data }) => (data.type === "opened" ? resolve({ worker, ...data }) : reject(new Error(data.message)));
+    worker.onmessage = ({ data }) => {
+      if (data.type === "opened") return resolve({ worker, ...data });
+      // Answers carry their request's number: a cancelled run's late answer finds no one waiting.
+      const wait = pending.get(data.seq);
+      if (!wait) return data.seq === undefined && reject(new Error(data.message));
+      pending.delete(data.seq);
+      data.type === "matched" ? wait.resolve(data.results) : wait.reject(new Error(data.message));
+    };
     worker.onerror = (e) => reject(new Error(`the matching worker failed: ${e.message}`));
     worker.postMessage({ type: "open", dataUrl: String(new URL("./data/", document.baseURI)) });
   });
@@ -157,41 +274,72 @@ function openWorker() {
   return workerReady;
 }
 
+function ask(worker, start, texts) {
+  return new Promise((resolve, reject) => {
+    const n = ++seq;
+    pending.set(n, { resolve, reject });
+    worker.postMessage({ type: "match", seq: n, start, texts });
+  });
+}
+
+function runEnded() {
+  $("progress").hidden = true;
+  $("cancel").hidden = true;
+  $("match").disabled = state.rows.length === 0;
+}
+
 async function matchAll() {
   clearStatus();
+  const run = ++state.run;
+  const stale = () => run !== state.run;
+  state.running = true;
+  state.results = null;
+  $("results").hidden = true;
   $("match").disabled = true;
+  $("cancel").hidden = false;
   const bar = $("progress");
   bar.hidden = false;
   bar.value = 0;
   bar.max = state.rows.length;
   $("status").textContent = "Loading the registry…";
+  const { rows, column } = state;
+  announce(`Matching ${plural(rows.length, "row")}…`);
   const { worker, records } = await openWorker();
-  const rows = state.rows;
+  if (stale()) return;
   const results = new Array(rows.length);
   const started = performance.now();
+  let announced = started;
   for (let start = 0; start < rows.length; start += BATCH) {
     const slice = rows.slice(start, start + BATCH);
-    const texts = slice.map((r) => (r.error ? "" : r.fields[state.column] ?? ""));
-    const answer = await new Promise((resolve, reject) => {
-      worker.onmessage = ({ data }) => (data.type === "matched" ? resolve(data.results) : reject(new Error(data.message)));
-      worker.postMessage({ type: "match", start, texts });
-    });
+    const texts = slice.map((r) => (r.error ? "" : r.fields[column] ?? ""));
+    const answer = await ask(worker, start, texts);
+    if (stale()) return;
     answer.forEach((r, k) => (results[start + k] = slice[k].error ? { candidates: [], error: slice[k].error } : r.error ? { ...r, error: `line ${slice[k].line}: ${r.error}` } : r));
     bar.value = start + slice.length;
-    $("status").textContent = `Matched ${start + slice.length} of ${rows.length} strings against ${records} records…`;
+    const progress = `Matched ${start + slice.length} of ${rows.length} strings against ${records} records…`;
+    $("status").textContent = progress;
+    if (performance.now() - announced >= ANNOUNCE_MS) {
+      announced = performance.now();
+      announce(progress);
+    }
   }
   const secs = (performance.now() - started) / 1000;
+  state.running = false;
   state.results = results;
   state.decisions = new Map();
   state.shown = PAGE;
   const chosen = results.filter((r) => r.candidates[0]?.chosen).length;
   const none = results.filter((r) => !r.error && r.candidates.length === 0).length;
   const errors = results.filter((r) => r.error).length;
-  $("status").textContent =
-    `Done: ${rows.length} rows in ${secs.toFixed(1)} s — ${chosen} matched with confidence, ` +
-    `${rows.length - chosen - none - errors} to review, ${none} with no candidate, ${errors} with errors.`;
-  $("match").disabled = false;
+  const done =
+    `Done: ${plural(rows.length, "row")} in ${secs.toFixed(1)} s — ${chosen} matched with confidence, ` +
+    `${rows.length - chosen - none - errors} to review, ${none} with no candidate, ${errors} with ${errors === 1 ? "an error" : "errors"}.`;
+  $("status").textContent = done;
+  runEnded();
   showResults();
+  announce("Matching finished.");
+  // The button that started the run is disabled now: focus goes to what it produced.
+  $("status").focus();
 }
 
 /** Rows to review: candidates but none chosen, the closest calls first. */
@@ -207,12 +355,41 @@ function showResults() {
   $("results").hidden = false;
   const list = uncertain();
   $("review-count").textContent = list.length
-    ? `${list.length} rows have candidates but no confident match. Pick the right organization, or "none of these"; rows you leave keep the best candidate, marked as not chosen.`
+    ? `${plural(list.length, "row has", "rows have")} candidates but no confident match. Pick the right organization, or "none of these"; rows you leave keep the best candidate, marked as not chosen.`
     : "Every row with a candidate has a confident match.";
   const box = $("review");
   box.replaceChildren();
   for (const { r, k } of list.slice(0, state.shown)) box.append(reviewRow(r, k));
   $("more").hidden = list.length <= state.shown;
+  showUnmatched();
+}
+
+/** Rows shown in each list of rows without a candidate or with an error. */
+const UNMATCHED_SHOWN = 200;
+
+/** The rows with no candidate and the rows with an error, on the page (not only in the download). */
+function showUnmatched() {
+  const lists = [
+    ["none-list", "no candidate", state.results.map((r, k) => ({ r, k })).filter(({ r }) => !r.error && r.candidates.length === 0), () => ""],
+    ["error-list", "an error", state.results.map((r, k) => ({ r, k })).filter(({ r }) => r.error), (r) => r.error],
+  ];
+  for (const [id, what, items, detail] of lists) {
+    const box = $(id);
+    box.hidden = items.length === 0;
+    const summary = document.createElement("summary");
+    summary.textContent = `${plural(items.length, "row")} with ${what}`;
+    const ul = document.createElement("ul");
+    for (const { r, k } of items.slice(0, UNMATCHED_SHOWN)) {
+      const row = state.rows[k];
+      const li = document.createElement("li");
+      li.textContent = `line ${row.line}: ${row.fields[state.column] ?? ""}`;
+      const d = detail(r);
+      if (d) li.append(Object.assign(document.createElement("span"), { className: "detail", textContent: ` — ${d}` }));
+      ul.append(li);
+    }
+    box.replaceChildren(summary, ul);
+    if (items.length > UNMATCHED_SHOWN) box.append(Object.assign(document.createElement("p"), { className: "note", textContent: `The first ${UNMATCHED_SHOWN} are listed; the download has them all.` }));
+  }
 }
 
 function reviewRow(result, k) {
@@ -246,24 +423,36 @@ function reviewRow(result, k) {
   return fs;
 }
 
-/** The output CSV: the input's columns, then ADDED (prefixed `match_` where a name is taken). */
+/** The first and second organization of a row, after the person's decision. */
+function decided(r, decision) {
+  if (decision === "none") return { first: undefined, second: undefined, chosen: "false", reviewed: "none" };
+  if (decision !== undefined) {
+    const j = +decision;
+    // The runner-up is the best candidate other than the one picked.
+    return { first: r.candidates[j], second: r.candidates[j === 0 ? 1 : 0], chosen: "true", reviewed: "picked" };
+  }
+  return { first: r.candidates[0], second: r.candidates[1], chosen: r.error ? "" : String(Boolean(r.candidates[0]?.chosen)), reviewed: "" };
+}
+
+/**
+ * The output CSV: the input's columns, then ADDED (prefixed `match_` where a
+ * name is taken). A row with more fields than the header keeps them all, in
+ * columns `extra_1`, … added to the header, so ADDED stay under their names.
+ */
 function outputCsv() {
+  const width = Math.max(state.header.length, ...state.rows.map((r) => r.fields.length));
+  const header = [...state.header];
+  for (let k = 1; header.length < width; k++) if (!state.header.includes(`extra_${k}`)) header.push(`extra_${k}`);
   const names = ADDED.map((n) => {
-    while (state.header.includes(n)) n = `match_${n}`;
+    while (header.includes(n)) n = `match_${n}`;
     return n;
   });
-  const lines = [[...state.header, ...names].map(csvField).join(",")];
+  const lines = [[...header, ...names].map(csvField).join(",")];
   state.rows.forEach((row, k) => {
     const r = state.results[k];
-    const decision = state.decisions.get(k);
-    const second = r.candidates[1];
-    let first = r.candidates[0];
-    let chosen = r.error ? "" : String(Boolean(first?.chosen));
-    let reviewed = "";
-    if (decision === "none") [first, chosen, reviewed] = [undefined, "false", "none"];
-    else if (decision !== undefined) [first, chosen, reviewed] = [r.candidates[+decision], "true", "picked"];
+    const { first, second, chosen, reviewed } = decided(r, state.decisions.get(k));
     const fields = [...row.fields];
-    while (fields.length < state.header.length) fields.push("");
+    while (fields.length < width) fields.push("");
     const added = [
       first?.id, first?.name, first?.score?.toFixed(2), chosen, first?.matching_type,
       second?.id, second?.name, second?.score?.toFixed(2), r.error ?? "", reviewed,
@@ -275,10 +464,9 @@ function outputCsv() {
 
 function download() {
   const blob = new Blob([outputCsv()], { type: "text/csv;charset=utf-8" });
-  const a = Object.assign(document.createElement("a"), {
-    href: URL.createObjectURL(blob),
-    download: `${state.name.replace(/\.[^.]*$/, "")}-matched.csv`,
-  });
+  // A name without spaces: "pasted lines" becomes pasted-lines-matched.csv.
+  const base = state.name.replace(/\.[^.]*$/, "").trim().replace(/\s+/g, "-") || "list";
+  const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(blob), download: `${base}-matched.csv` });
   document.body.append(a);
   a.click();
   a.remove();
@@ -287,7 +475,7 @@ function download() {
 
 function init() {
   const drop = $("drop");
-  const take = (f) => f && readFile(f).then(showInput, fail).then(clearStatus);
+  const take = (f) => f && readFile(f).then(setList, loadFailed);
   $("file").addEventListener("change", (e) => take(e.target.files[0]));
   drop.addEventListener("dragover", (e) => {
     e.preventDefault();
@@ -301,16 +489,32 @@ function init() {
   });
   $("use-pasted").addEventListener("click", () => {
     clearStatus();
-    loadLines($("pasted").value, "pasted lines");
-    showInput();
+    setList(loadLines($("pasted").value.replace(/^\uFEFF/, ""), "pasted lines"));
   });
-  $("column").addEventListener("change", (e) => (state.column = +e.target.value));
-  $("match").addEventListener("click", () => matchAll().catch((e) => (fail(e), ($("match").disabled = false))));
+  $("column").addEventListener("change", (e) => {
+    cancelRun("Matching stopped: the column changed.");
+    state.column = +e.target.value;
+    showColumnNote();
+  });
+  $("match").addEventListener("click", () => {
+    const run = state.run + 1;
+    matchAll().catch((e) => {
+      if (run !== state.run) return; // a cancelled run's failure is no news
+      state.running = false;
+      runEnded();
+      fail(e);
+    });
+  });
+  $("cancel").addEventListener("click", () => {
+    cancelRun("Matching cancelled.");
+    $("match").focus();
+  });
   $("more").addEventListener("click", () => {
     state.shown += PAGE;
     showResults();
   });
   $("download").addEventListener("click", download);
+  showInput();
 }
 
 init();
