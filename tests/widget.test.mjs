@@ -696,7 +696,10 @@ test("remember: a pick is kept in this browser, ranked first after a reload, mar
   assert.equal(await page.locator("#institution-picker-list .cb-mark[data-reason=remembered]").count(), 1);
   const forget = page.getByRole("button", { name: "Forget my past picks" });
   assert.ok(await forget.isVisible());
-  // The button is reachable from the keyboard: Tab from the input lands on it.
+  // The button is reachable from the keyboard: Tab from the input lands on
+  // it after the × at the input's end (the visual order).
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.className), "rp-clear");
   await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => document.activeElement.className), "rp-forget");
   await page.keyboard.press("Enter");
@@ -739,6 +742,204 @@ test("remember still works as a picker when localStorage throws (privacy modes)"
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
+  }
+});
+
+test("Enter submits the form as a plain field does once no option is highlighted (after a pick, on free text); an active option is picked without submitting; validation holds", async () => {
+  const { page } = t;
+  await open();
+  await page.evaluate(() => {
+    document.body.insertAdjacentHTML(
+      "beforeend",
+      `<form id="en"><registry-picker id="en-p" name="org" label="Org" required></registry-picker>
+         <registry-picker id="en-m" name="orgs" label="Orgs" multiple></registry-picker><button>Send</button></form>`,
+    );
+    window.__sent = [];
+    document.getElementById("en").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const fd = new FormData(e.target);
+      window.__sent.push({ org: fd.get("org"), id: fd.get("org_id"), orgs: fd.getAll("orgs"), freeText: document.getElementById("en-p").value?.freeText ?? null });
+    });
+  });
+  const input = page.locator("#en-p-picker-input");
+  await input.waitFor();
+  const sent = () => page.evaluate(() => window.__sent);
+  // Required and empty: the browser's validation stops the submission.
+  await input.focus();
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await sent(), []);
+  assert.equal(await page.evaluate(() => document.getElementById("en-p-picker-input").matches(":invalid")), true);
+  // Enter on the highlighted option picks it, and only that.
+  await suggestionsFor("#en-p-picker-input", "#en-p-picker-list", "northfield univ hosp");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  const rec = DEMO.find((r) => display(r) === "Northfield University Hospital");
+  assert.equal(await input.inputValue(), "Northfield University Hospital");
+  assert.deepEqual(await sent(), []);
+  // The list is closed: Enter submits, the pick's pair in it.
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => window.__sent.length === 1);
+  assert.deepEqual((await sent())[0], { org: "Northfield University Hospital", id: rec.id, orgs: [], freeText: false });
+  // Text as typed, options shown but none highlighted: Enter submits it
+  // (the element's value says free text by the submit event).
+  await suggestionsFor("#en-p-picker-input", "#en-p-picker-list", "Northfield Nowhere Institute");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => window.__sent.length === 2);
+  assert.deepEqual((await sent())[1], { org: "Northfield Nowhere Institute", id: "", orgs: [], freeText: true });
+  assert.equal(await input.getAttribute("aria-expanded"), "false");
+  // multiple: Enter keeps a typed text as an entry (no submission); with
+  // nothing typed it submits.
+  const multi = page.locator("#en-m-picker-input");
+  await multi.fill("Somewhere Else");
+  await multi.press("Enter");
+  assert.equal((await sent()).length, 2);
+  assert.deepEqual(await page.locator("#en-m .rp-item-name").allInnerTexts(), ["Somewhere Else"]);
+  await multi.press("Enter");
+  await page.waitForFunction(() => window.__sent.length === 3);
+  assert.deepEqual((await sent())[2].orgs, ["Somewhere Else"]);
+  await page.evaluate(() => document.getElementById("en").remove());
+});
+
+for (const [width, height] of [[1280, 850], [390, 844]]) {
+  test(`the clear button is centred on the input at ${width} px, whatever the label's height`, async () => {
+    const { page } = t;
+    await page.setViewportSize({ width, height });
+    try {
+      await open();
+      await page.evaluate(() => {
+        document.body.insertAdjacentHTML(
+          "beforeend",
+          `<form id="cl"><registry-picker id="cl-long" name="a" label="Institution where you carried out the work described in this submission (main affiliation at the time, or the one you held longest)"
+             value="Northfield University" id-value="https://ror.org/041qyp388"></registry-picker>
+           <registry-picker id="cl-short" name="b" label="Short" value="Northfield University"></registry-picker></form>`,
+        );
+      });
+      for (const id of ["cl-long", "cl-short"]) {
+        await page.locator(`#${id}-picker-input`).waitFor();
+        const clear = page.locator(`#${id} .rp-clear`);
+        await clear.waitFor();
+        const [i, c, l] = await Promise.all([page.locator(`#${id}-picker-input`).boundingBox(), clear.boundingBox(), page.locator(`#${id} label`).boundingBox()]);
+        assert.ok(Math.abs(i.y + i.height / 2 - (c.y + c.height / 2)) <= 1, `${id}: × at ${c.y}+${c.height}, input at ${i.y}+${i.height}`);
+        assert.ok(c.y >= i.y && c.y + c.height <= i.y + i.height, `${id}: the × stays inside the input`);
+        assert.ok(c.x + c.width <= i.x + i.width && c.x > i.x + i.width / 2, `${id}: the × is at the input's end`);
+        if (id === "cl-long" && width === 390) assert.ok(l.height > 40, "the long label wraps");
+      }
+      if (SHOTS || process.env.UI_SCREENSHOTS) await page.locator("#cl").screenshot({ path: path.join(process.env.SHOT_DIR ?? DOCS, `widget-clear-${width}.png`) });
+      await page.evaluate(() => document.getElementById("cl").remove());
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+    }
+  });
+}
+
+// Text against what is under it, as the eye sees it (WCAG 2 contrast).
+async function contrasts(page, pairs) {
+  return page.evaluate((pairs) => {
+    const cv = Object.assign(document.createElement("canvas"), { width: 1, height: 1 });
+    const cx = cv.getContext("2d", { willReadFrequently: true });
+    // The opaque colour of `el`'s background: its own over its ancestors'.
+    const bgOf = (el) => {
+      const layers = [];
+      for (let e = el; e; e = e.parentElement) layers.push(getComputedStyle(e).backgroundColor);
+      cx.fillStyle = getComputedStyle(document.documentElement).colorScheme.includes("dark") && matchMedia("(prefers-color-scheme: dark)").matches ? "#121212" : "#ffffff";
+      cx.fillRect(0, 0, 1, 1);
+      for (const c of layers.reverse()) {
+        cx.fillStyle = c;
+        cx.fillRect(0, 0, 1, 1);
+      }
+      return [...cx.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+    };
+    const rgb = (c, under) => {
+      cx.fillStyle = `rgb(${under})`;
+      cx.fillRect(0, 0, 1, 1);
+      cx.fillStyle = c;
+      cx.fillRect(0, 0, 1, 1);
+      return [...cx.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+    };
+    const lum = (c) => c.map((v) => v / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const out = {};
+    for (const [name, sel] of pairs) {
+      const el = document.querySelector(sel);
+      if (!el) throw new Error(`no ${sel}`);
+      const bg = bgOf(el);
+      const fg = rgb(getComputedStyle(el).color, bg);
+      const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+      out[name] = Math.round(((a + 0.05) / (b + 0.05)) * 100) / 100;
+    }
+    return out;
+  }, pairs);
+}
+
+// Dark: the integrator's theme (every property documented before, under
+// prefers-color-scheme: dark, on a page that declares `light dark`), and
+// the defaults alone on such a page: every text reads at >= 4.5:1.
+for (const theme of ["page theme", "defaults"]) {
+  test(`dark (${theme}): the withdrawn and successor rows, badges, notes and the error read at 4.5:1 or more`, async () => {
+    const { page } = t;
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      await open();
+      await page.evaluate((themed) => {
+        document.documentElement.style.colorScheme = "light dark";
+        document.body.style.cssText += ";background: Canvas; color: CanvasText";
+        const style = document.createElement("style");
+        style.textContent = themed
+          ? `@media (prefers-color-scheme: dark) { registry-picker { --registry-picker-fg: #e8e8e8; --registry-picker-bg: #1f1f1f; --registry-picker-muted: #b0b0b0;
+               --registry-picker-accent: #8ab4f8; --registry-picker-active-bg: #2b3a55; --registry-picker-border: #777; --registry-picker-mark: #5c4a00; } }`
+          : "";
+        document.head.append(style);
+        document.body.insertAdjacentHTML(
+          "beforeend",
+          `<form id="dk"><registry-picker id="dk-a" name="a" label="A"></registry-picker>
+             <registry-picker id="dk-f" name="f" label="F" value="Somewhere Else"></registry-picker>
+             <registry-picker id="dk-p" name="p" label="P" value="Northfield University" id-value="https://ror.org/041qyp388"></registry-picker></form>`,
+        );
+      }, theme === "page theme");
+      await page.locator("#dk-p-picker-input").waitFor();
+      await suggestionsFor("#dk-a-picker-input", "#dk-a-picker-list", "Northfield University Board of Regents");
+      await page.locator("#dk-a-picker-list .cb-succ").first().waitFor();
+      const list = "#dk-a-picker-list";
+      const got = await contrasts(page, [
+        ["withdrawn name", `${list} [data-status=withdrawn] .cb-name`],
+        ["withdrawn meta", `${list} [data-status=withdrawn] .cb-meta`],
+        ["withdrawn badge", `${list} [data-status=withdrawn] .badge`],
+        ["successor line", `${list} .cb-succ .cb-line`],
+        ["successor meta", `${list} .cb-succ .cb-meta`],
+        ["input", "#dk-a-picker-input"],
+        ["free-text note", "#dk-f-picker-note"],
+        ["picked note", "#dk-p-picker-note"],
+      ]);
+      for (const [name, ratio] of Object.entries(got)) assert.ok(ratio >= 4.5, `${name}: ${ratio}:1 (${JSON.stringify(got)})`);
+      // The other badges, and the load error's text, on their backgrounds.
+      await page.evaluate(() => {
+        document.getElementById("dk").insertAdjacentHTML(
+          "beforeend",
+          `<div class="rp"><div class="cb"><span class="badge" data-status="active" id="dk-b1">Active</span><span class="badge" data-status="inactive" id="dk-b2">Inactive</span>
+           <div class="cb-error" id="dk-err">Suggestions are unavailable</div></div></div>`,
+        );
+      });
+      const more = await contrasts(page, [["active badge", "#dk-b1"], ["inactive badge", "#dk-b2"], ["error", "#dk-err"]]);
+      for (const [name, ratio] of Object.entries(more)) assert.ok(ratio >= 4.5, `${name}: ${ratio}:1`);
+      if (process.env.SHOT_DIR) {
+        await page.locator("#dk-a-picker-input").focus();
+        await page.locator("#dk").screenshot({ path: path.join(process.env.SHOT_DIR, `widget-dark-${theme.replace(" ", "-")}.png`) });
+      }
+      await page.evaluate(() => document.getElementById("dk").remove());
+    } finally {
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+  });
+}
+
+test("a light-only page keeps a light picker when the visitor prefers dark (the widget follows the page's color-scheme)", async () => {
+  const { page } = t;
+  await page.emulateMedia({ colorScheme: "dark" });
+  try {
+    await open();
+    const bg = await page.locator("#affiliation-picker-input").evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.equal(bg, "rgb(255, 255, 255)");
+  } finally {
+    await page.emulateMedia({ colorScheme: "light" });
   }
 });
 

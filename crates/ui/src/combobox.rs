@@ -48,6 +48,11 @@ pub fn Combobox(
     /// Called on Enter when no option is highlighted (the input's value).
     #[prop(optional)]
     on_enter: Option<Callback<String>>,
+    /// Whether such an Enter (given the input's value) is also left to the
+    /// form, whose implicit submission is its default; without this, every
+    /// such Enter is handled here only (its default prevented).
+    #[prop(optional)]
+    enter_to_form: Option<Callback<String, bool>>,
     /// Called when the user edits the text.
     #[prop(optional)]
     on_edit: Option<Callback<String>>,
@@ -89,6 +94,10 @@ pub fn Combobox(
     /// for the current text if the input has focus.
     #[prop(optional)]
     refresh: Option<Trigger>,
+    /// Shown over the input's end (e.g. a clear button), in a box as tall
+    /// as the input, so it stays centred on it whatever the label's height.
+    #[prop(optional)]
+    field_end: Option<Children>,
     /// Shown between the input and the listbox (in the flow, so an open
     /// listbox does not cover it).
     #[prop(optional)]
@@ -411,11 +420,17 @@ pub fn Combobox(
                     ev.prevent_default();
                     commit(i);
                 } else if let Some(cb) = on_enter {
-                    ev.prevent_default();
+                    let t = text.get_untracked();
+                    // Left to the form, the key submits it as in any text
+                    // field (the browser's implicit submission, with its
+                    // validation): a phone keyboard's "Go" too.
+                    if !enter_to_form.is_some_and(|f| f.run(t.clone())) {
+                        ev.prevent_default();
+                    }
                     seq.update_value(|k| *k += 1); // an answer still on its way is for text now handled
                     open.set(false);
                     active.set(None);
-                    cb.run(text.get_untracked());
+                    cb.run(t);
                 }
             }
             // Closes what is shown under the input (the options, or the
@@ -557,6 +572,7 @@ pub fn Combobox(
     view! {
         <div class="cb">
             <label for=input_id.clone() class:visually-hidden=label_hidden>{label.clone()}</label>
+            <div class="cb-field">
             <input id=input_id type="text" role="combobox" aria-autocomplete="list"
                 aria-controls=list_id.clone()
                 aria-expanded=move || expanded().to_string()
@@ -576,6 +592,8 @@ pub fn Combobox(
                     active.set(None);
                     if let Some(cb) = on_blur { cb.run(()); }
                 } />
+            {field_end.map(|c| c())}
+            </div>
             {children.map(|c| c())}
             <ul id=list_id role="listbox" aria-label=label class="cb-list" hidden=move || !expanded() data-for=move || shown_for.get()>
                 {move || options.get().into_iter().enumerate().map(render).collect_view()}

@@ -196,7 +196,8 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
             picked.set(Some(p.clone()));
             emit(Some(p.clone()), p.name);
         });
-        // `multiple`: Enter keeps the text as an entry of its own.
+        // `multiple`: Enter keeps the text as an entry of its own. Else the
+        // text as typed is the value (told before the form's submit event).
         let on_enter = Callback::new(move |t: String| {
             let t = t.trim().to_string();
             if multiple && !t.is_empty() {
@@ -204,8 +205,13 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
                     name: t,
                     ..Pick::default()
                 });
+            } else if !multiple && picked.with_untracked(Option::is_none) {
+                emit(None, text.get_untracked());
             }
         });
+        // Enter submits the form as in a plain field, except for a text that
+        // `multiple` keeps as an entry.
+        let enter_to_form = Callback::new(move |t: String| !multiple || t.trim().is_empty());
         let removed = RwSignal::new(String::new());
         let removed_msg = strings.removed.clone();
         let remove_uid = uid.clone();
@@ -305,15 +311,23 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
         let single = (!multiple).then(|| {
             view! {
                 <input type="hidden" name=id_name.clone() prop:value=move || picked.with(|p| p.as_ref().map(|p| p.id.clone()).unwrap_or_default()) />
-                <button type="button" class="rp-clear" aria-label=clear_label.clone() title=clear_label.clone() hidden=move || text.with(String::is_empty)
-                    on:click=move |_| {
-                        text.set(String::new());
-                        picked.set(None);
-                        emit(None, String::new());
-                        if let Some(i) = crate::combobox::input_of(&input_uid) { let _ = i.focus(); }
-                    }>"×"</button>
                 <p id=note_id.clone() class="rp-note" data-state=state>{note}</p>
             }
+        });
+        // Over the input's end, centred on it (not on the label above it).
+        let clear: Children = Box::new(move || {
+            (!multiple).then(move || {
+                view! {
+                    <button type="button" class="rp-clear" aria-label=clear_label.clone() title=clear_label hidden=move || text.with(String::is_empty)
+                        on:click=move |_| {
+                            text.set(String::new());
+                            picked.set(None);
+                            emit(None, String::new());
+                            if let Some(i) = crate::combobox::input_of(&input_uid) { let _ = i.focus(); }
+                        }>"×"</button>
+                }
+            })
+            .into_any()
         });
         // In `multiple` mode the input only searches: the list is submitted.
         let input_name = if multiple {
@@ -323,10 +337,10 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
         }; // an empty name is not submitted
         view! {
             <div class="rp" data-state=state data-multiple=multiple.then_some("")>
-                <Combobox id=uid.clone() label=label.clone() text=text filters=filters on_pick=on_pick on_enter=on_enter on_edit=on_edit on_blur=on_blur
+                <Combobox id=uid.clone() label=label.clone() text=text filters=filters on_pick=on_pick on_enter=on_enter enter_to_form=enter_to_form on_edit=on_edit on_blur=on_blur
                     disable_inactive=!allow_inactive name=input_name autocomplete=autocomplete.clone() placeholder=placeholder.clone()
                     describedby=note_id.clone() required=required && !multiple strings=strings.clone()
-                    context=context on_remembered_shown=Callback::new(move |b| remembered_shown.set(b)) refresh=refresh>
+                    context=context on_remembered_shown=Callback::new(move |b| remembered_shown.set(b)) refresh=refresh field_end=clear>
                     <button type="button" class="rp-forget" hidden=move || !remembered_shown.get()
                         on:mousedown=|e| e.prevent_default() on:click=forget>{forget_label.clone()}</button>
                 </Combobox>
