@@ -108,18 +108,37 @@ fn csv_record<'a>(
 }
 
 /// CSV: the header (the input's, or `text` for plain lines) and each row's
-/// fields followed by the added columns.
+/// fields followed by the added columns. A row with more fields than the
+/// header keeps them all, in columns `extra_1`, … added to the header, so
+/// every row's added columns stay under their names.
 pub fn write_csv(
     out: &mut impl Write,
     header: &[Vec<u8>],
     rows: &[Row],
     outcomes: &[Outcome],
 ) -> io::Result<()> {
-    let header: Vec<&[u8]> = if header.is_empty() {
+    let own: Vec<&[u8]> = if header.is_empty() {
         vec![b"text"]
     } else {
         header.iter().map(Vec::as_slice).collect()
     };
+    let width = rows
+        .iter()
+        .map(|r| match &r.raw {
+            Raw::Fields(f) => f.len(),
+            _ => 1,
+        })
+        .fold(own.len(), usize::max);
+    let extra: Vec<Vec<u8>> = (1..)
+        .map(|k| format!("extra_{k}").into_bytes())
+        .filter(|n| !own.contains(&n.as_slice()))
+        .take(width - own.len())
+        .collect();
+    let header: Vec<&[u8]> = own
+        .iter()
+        .copied()
+        .chain(extra.iter().map(Vec::as_slice))
+        .collect();
     let names = added_names(&header);
     csv_record(
         out,
@@ -250,6 +269,44 @@ mod tests {
 1,\"a, b\",x,\"Name, \"\"x\"\"\",0.90,true,PHRASE,y,\"Name, \"\"y\"\"\",0.50,\r\n\
 \xFF,,,,,,,,,,line 3: bad\r\n";
         assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(want));
+    }
+
+    #[test]
+    fn csv_rows_with_extra_fields_keep_the_added_columns_in_place() {
+        let row = |line, fields: &[&str], error: Option<&str>| Row {
+            line,
+            raw: Raw::Fields(fields.iter().map(|f| f.as_bytes().to_vec()).collect()),
+            text: None,
+            error: error.map(Into::into),
+        };
+        let rows = vec![
+            row(
+                2,
+                &["1", "Rangitoto Polytechnic", " Auckland"],
+                Some("line 2: 3 fields where the header has 2"),
+            ),
+            row(3, &["2", "Cape"], None),
+        ];
+        let outcomes = vec![
+            Outcome::default(),
+            Outcome {
+                first: cand("x", 1.0),
+                second: None,
+                chosen: true,
+            },
+        ];
+        let mut out = Vec::new();
+        write_csv(
+            &mut out,
+            &[b"id".to_vec(), b"extra_1".to_vec()],
+            &rows,
+            &outcomes,
+        )
+        .unwrap();
+        let want = "id,extra_1,extra_2,match_id,name,score,chosen,matching_type,second_id,second_name,second_score,error\r\n\
+1,Rangitoto Polytechnic,\" Auckland\",,,,,,,,,line 2: 3 fields where the header has 2\r\n\
+2,Cape,,x,\"Name, \"\"x\"\"\",1.00,true,PHRASE,,,,\r\n";
+        assert_eq!(String::from_utf8_lossy(&out), want);
     }
 
     #[test]
