@@ -267,6 +267,8 @@ test("files that are not UTF-8 text are refused, and the error stays with no lis
   await choose(page, "image.csv", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0x2c, 0x0a]));
   await loaded(page, /not a text file/);
   assert.ok(await page.locator("#match").isDisabled());
+  await choose(page, "unicode.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("Kestrel Quantum\n", "utf16le")]));
+  await loaded(page, /UTF-16 text, not UTF-8/);
 
   // An empty file after a list: the error stays, the old list is not used.
   await page.locator("#pasted").fill("Kestrel Quantum\nNorthfield University\n");

@@ -205,6 +205,9 @@ function showColumnNote() {
 /** Decodes a file's bytes: UTF-8 text, or an error (nothing is guessed or replaced). */
 function decode(bytes, name) {
   if (bytes.length === 0) throw new Error(`${name}: the file is empty.`);
+  // Excel's "Unicode text" is UTF-16, whose NUL bytes would otherwise read as binary.
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    throw new Error(`${name} is UTF-16 text, not UTF-8; save the file as UTF-8 (in a spreadsheet: "CSV UTF-8").`);
   // Text never holds NUL bytes: spreadsheets, images and archives do.
   if (bytes.subarray(0, 65536).includes(0)) throw new Error(`${name} is not a text file (it holds binary data): save the list as CSV (UTF-8) or plain text.`);
   try {
