@@ -694,6 +694,40 @@ fn no_organization_chooses_none() {
     }
 }
 
+/// `explain`'s `name_type` is spelled as the returned records spell name
+/// types (the spec's `registry_display`; the importer also reads upstream's
+/// `ror_display`, which the constructed records here use).
+#[test]
+fn explain_name_type_is_spelled_as_the_records_are() {
+    let e = engine();
+    for url in [
+        "/v2/organizations?affiliation=Newcastle%20University%2C%20UK&explain=1",
+        "/v2/organizations?affiliation=MIT&explain=1",
+    ] {
+        let r = e.handle(url);
+        let v: Value = serde_json::from_str(&r.json).expect("json");
+        let items = v["items"].as_array().expect("items");
+        assert!(!items.is_empty(), "{url}: {}", r.json);
+        for item in items {
+            let x = &item["explanation"];
+            let names = item["organization"]["names"].as_array().expect("names");
+            let entry = names
+                .iter()
+                .find(|n| n["value"] == x["name"])
+                .unwrap_or_else(|| panic!("{url}: {x} names none of {names:?}"));
+            assert!(
+                entry["types"]
+                    .as_array()
+                    .expect("types")
+                    .contains(&x["name_type"]),
+                "{url}: name_type {} not among {}",
+                x["name_type"],
+                entry["types"]
+            );
+        }
+    }
+}
+
 /// `explain` (an extension): each item says which words matched which
 /// name, which evidence counted and what was decided; without it the
 /// items keep the spec's shape.
@@ -712,7 +746,7 @@ fn explain_says_which_words_matched_which_name() {
     assert_eq!(first["chosen"], true, "{}", r.json);
     let x = &first["explanation"];
     assert_eq!(x["name"], "Newcastle University", "{x}");
-    assert_eq!(x["name_type"], "ror_display");
+    assert_eq!(x["name_type"], "registry_display");
     assert_eq!(x["matched_words"], json!(["Newcastle", "University"]));
     assert_eq!(x["evidence"]["country"], "agrees");
     assert_eq!(x["evidence"]["city"], true);

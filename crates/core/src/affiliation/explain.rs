@@ -23,7 +23,9 @@ pub const VERSION: u32 = 1;
 pub struct Explanation {
     /// The record's name that matched best.
     pub name: String,
-    /// Its type: `ror_display`, `label`, `alias` or `acronym`.
+    /// Its type, spelled as in the records this API returns (the spec's
+    /// names, not upstream's `ror_display`): `registry_display`, `label`,
+    /// `alias` or `acronym`.
     pub name_type: &'static str,
     /// The words of the string that matched the name, as written.
     pub matched_words: Vec<String>,
@@ -101,7 +103,7 @@ pub(super) fn explain(
         .nth(ix.entry_position(s.entry))
         .map(|n| {
             let kind = if n.is_display() {
-                "ror_display"
+                "registry_display"
             } else if n.is_label() {
                 "label"
             } else if n.is_alias() {
