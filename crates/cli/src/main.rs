@@ -207,7 +207,9 @@ const COMMANDS: &[Command] = &[
                               input rows plus id, name, score, chosen, matching_type of
                               the best candidate (the chosen one when there is one), the
                               second candidate's id, name and score, and an error column;
-                              rows that cannot be read keep their line and say why.
+                              rows that cannot be read keep their line and say why; a
+                              row with more fields than the header keeps them in columns
+                              extra_1, … added after the header's.
                               CSV or plain lines → CSV, JSON lines → JSON lines; progress
                               and a summary (chosen, no candidate, errors, strings/s) on
                               stderr. <file> may be - (standard input)
