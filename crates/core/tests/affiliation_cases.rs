@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use registry_core::affiliation::AffiliationMatch;
-use registry_core::affiliation::model::{TIE_PRIOR_LEAD, tied};
+use registry_core::affiliation::model::{Ineligible, TIE_PRIOR_LEAD, ineligible, tied};
 use registry_core::search::{Engine, Filters, Version};
 use registry_core::{RecordId, Registry, import, shard};
 use serde_json::{Value, json};
@@ -492,25 +492,20 @@ fn symmetric_organizations_choose_none() {
     }
 }
 
-/// A string with two affiliations is about the one named first, after its
-/// department chain ("Department of Physics, A University, …; B, …"): that
-/// one may be chosen although the address places the other in another
-/// country. The one named second never is, chain or not, and neither is
-/// when neither has a chain before it.
+/// A string with two affiliations placed in two countries answers none,
+/// whatever comes before either and whatever separates them: a department
+/// chain before the first is no reason to prefer it (it measured no better
+/// than choosing none, and the same string with "," or "and" must not
+/// answer otherwise than with ";").
 #[test]
-fn the_organization_after_the_department_chain_leads_a_two_organization_string() {
-    let text = "Department of Physics, Newcastle University, Newcastle upon Tyne, UK; \
-                ETH, Zurich, Switzerland";
-    assert_eq!(feature(text, NEWCASTLE, "rival_elsewhere"), Some(0.0));
-    assert_eq!(feature(text, ETH, "rival_elsewhere"), Some(1.0));
-    // Newcastle may be chosen (the model decides), ETH may not.
-    assert_eq!(eligible_best(text), Some(NEWCASTLE), "{}", explain(text));
-    assert_ne!(chosen(text), Some(ETH));
+fn a_department_chain_does_not_choose_one_of_two_organizations() {
     for text in [
-        // The one with the chain is named second.
+        "Department of Physics, Newcastle University, Newcastle upon Tyne, UK; \
+         ETH, Zurich, Switzerland",
+        "Department of Physics, Newcastle University, Newcastle upon Tyne, UK, \
+         ETH, Zurich, Switzerland",
         "ETH, Zurich, Switzerland; \
          Department of Physics, Newcastle University, Newcastle upon Tyne, UK",
-        // No chain.
         "Newcastle University, Newcastle upon Tyne, UK; ETH, Zurich, Switzerland",
     ] {
         assert_eq!(
@@ -519,29 +514,37 @@ fn the_organization_after_the_department_chain_leads_a_two_organization_string()
             "{text}"
         );
         assert_eq!(feature(text, ETH, "rival_elsewhere"), Some(1.0), "{text}");
+        for n in [NEWCASTLE, ETH] {
+            let x = features(text, n).expect("listed");
+            assert!(ineligible(&x).is_some(), "{text}: {n}: {}", explain(text));
+        }
         check(text, None);
     }
 }
 
-/// The same structure lifts the tie rule: after a department chain, the
-/// first of two organizations named equally well is eligible (the model
-/// decides; a tie keeps its score low); the other never is.
+/// Nor does the chain lift the tie rule: of two organizations named equally
+/// well, the first after a department chain is not eligible either (the
+/// `leads_ties` signal stays, for the trees only).
 #[test]
-fn the_department_chain_makes_a_tied_organization_eligible() {
-    let text = "Department of Physics, Newcastle University, Newcastle upon Tyne, UK; \
-                ETH Zurich, Zurich, Switzerland";
-    for n in [NEWCASTLE, ETH] {
-        let x = features(text, n).expect("listed");
-        assert!(tied(&x), "{n}: {}", explain(text));
+fn a_department_chain_does_not_lift_the_tie_rule() {
+    for sep in ["; ", ", "] {
+        let text = format!(
+            "Department of Physics, Newcastle University, Newcastle upon Tyne, UK{sep}\
+             ETH Zurich, Zurich, Switzerland"
+        );
+        let text = text.as_str();
+        for n in [NEWCASTLE, ETH] {
+            let x = features(text, n).expect("listed");
+            assert!(tied(&x), "{n}: {}", explain(text));
+        }
+        assert_eq!(feature(text, NEWCASTLE, "leads_ties"), Some(1.0), "{text}");
+        assert_eq!(feature(text, ETH, "leads_ties"), Some(0.0), "{text}");
+        for n in [NEWCASTLE, ETH] {
+            let x = features(text, n).expect("listed");
+            assert_eq!(ineligible(&x), Some(Ineligible::Tied), "{text}: {n}");
+        }
+        check(text, None);
     }
-    assert_eq!(feature(text, NEWCASTLE, "leads_ties"), Some(1.0));
-    assert_eq!(feature(text, ETH, "leads_ties"), Some(0.0));
-    assert_eq!(eligible_best(text), Some(NEWCASTLE), "{}", explain(text));
-    assert_ne!(chosen(text), Some(ETH));
-    // Without the chain neither is eligible.
-    let text = "Newcastle University, Newcastle upon Tyne, UK; ETH Zurich, Zurich, Switzerland";
-    assert_eq!(feature(text, NEWCASTLE, "leads_ties"), Some(0.0));
-    assert_eq!(eligible_best(text), None, "{}", explain(text));
 }
 
 #[test]

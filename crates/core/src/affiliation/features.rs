@@ -84,8 +84,9 @@ pub const PRIOR_LEAD: usize = 46;
 /// Index of the `leads_ties` feature: the candidate is named after a
 /// department chain and before every unrelated candidate named about as
 /// well (within [`NEAR_TIE`]; "Department of X, A University, …; B
-/// Institute, …": the string is about A). It lets the model choose a
-/// candidate tied with another.
+/// Institute, …"). A signal for the trees only: it does not make a
+/// candidate tied with another, or placed apart from it, eligible (see
+/// [`super::model::ineligible`]).
 pub const LEADS_TIES: usize = 47;
 
 /// Index of the `exact` feature.
@@ -280,15 +281,13 @@ pub fn extract(
                 let named = o.score >= v.score - 0.25;
                 parent |= named && rel.parent_of(i, j);
                 child |= named && rel.parent_of(j, i);
-                // A string with two affiliations names the one it is about
-                // first, after its department chain: that one may be chosen,
-                // the one named after it may not.
+                // Named first, after a department chain, before this
+                // competitor (the `leads_ties` signal).
                 let leads = chain && v.parts.end <= o.parts.start;
                 if !related && !rel.explained_by(j, i) && o.score >= v.score - NEAR_TIE {
                     leads_ties &= leads;
                 }
                 rival_elsewhere |= !related
-                    && !leads
                     && placed(v)
                     && placed(o)
                     && o.score >= 0.9
