@@ -800,56 +800,6 @@ test("Enter submits the form as a plain field does once no option is highlighted
   await page.evaluate(() => document.getElementById("en").remove());
 });
 
-// The element and its inner input both named `org` made form.elements.org
-// a RadioNodeList of two, whose value is always "". Needs the loader to pass
-// mountPicker's `formValue` (ElementInternals.setFormValue) and to make
-// element.value the text (see crates/ui/src/widget.rs mount_picker).
-const LOADER_FORM_VALUE = "web/registry-picker.js must pass formValue to mountPicker and give element.value as the text";
-test("form.elements[name] is the picker alone, its value the text; FormData has one pair per pick (repeated pairs with multiple)", { todo: LOADER_FORM_VALUE }, async () => {
-  const { page } = t;
-  await open();
-  await page.evaluate(() => {
-    document.body.insertAdjacentHTML(
-      "beforeend",
-      `<form id="fe"><registry-picker id="fe-p" name="org" label="Org"></registry-picker>
-         <registry-picker id="fe-m" name="orgs" label="Orgs" multiple></registry-picker></form>`,
-    );
-  });
-  const input = page.locator("#fe-p-picker-input");
-  await input.waitFor();
-  const state = () =>
-    page.evaluate(() => {
-      const form = document.getElementById("fe");
-      const fd = new FormData(form);
-      const el = form.elements.org;
-      return { one: el instanceof HTMLElement && el.localName === "registry-picker", value: el.value, org: fd.getAll("org"), id: fd.getAll("org_id"), multiOne: form.elements.orgs?.localName === "registry-picker", orgs: fd.getAll("orgs"), orgsId: fd.getAll("orgs_id") };
-    });
-  await suggestionsFor("#fe-p-picker-input", "#fe-p-picker-list", "northfield univ hosp");
-  await input.press("ArrowDown");
-  await input.press("Enter");
-  const rec = DEMO.find((r) => display(r) === "Northfield University Hospital");
-  await page.waitForFunction(() => new FormData(document.getElementById("fe")).get("org_id"));
-  assert.deepEqual(await state(), { one: true, value: "Northfield University Hospital", org: ["Northfield University Hospital"], id: [rec.id], multiOne: true, orgs: [], orgsId: [] });
-  await input.fill("Somewhere Else");
-  await page.waitForFunction(() => new FormData(document.getElementById("fe")).get("org") === "Somewhere Else");
-  const free = await state();
-  assert.deepEqual([free.value, free.org, free.id], ["Somewhere Else", ["Somewhere Else"], [""]]);
-  const multi = page.locator("#fe-m-picker-input");
-  await suggestionsFor("#fe-m-picker-input", "#fe-m-picker-list", "kilimani agri");
-  await multi.press("ArrowDown");
-  await multi.press("Enter");
-  await multi.fill("Not In The Registry");
-  await multi.press("Enter");
-  await page.waitForFunction(() => new FormData(document.getElementById("fe")).getAll("orgs").length === 2);
-  const m = await state();
-  assert.deepEqual(m.orgs, ["Kilimani University of Agriculture", "Not In The Registry"]);
-  assert.equal(m.orgsId.length, 2);
-  assert.match(m.orgsId[0], /^https:\/\/ror\.org\//);
-  assert.equal(m.orgsId[1], "");
-  assert.equal(m.multiOne, true);
-  await page.evaluate(() => document.getElementById("fe").remove());
-});
-
 for (const [width, height] of [[1280, 850], [390, 844]]) {
   test(`the clear button is centred on the input at ${width} px, whatever the label's height`, async () => {
     const { page } = t;

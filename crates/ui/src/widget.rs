@@ -39,10 +39,7 @@ fn get_fn(o: &JsValue, k: &str) -> Option<js_sys::Function> {
 /// Mounts a picker into `host`. `options`: `{uid, name, idName, label,
 /// placeholder, value, idValue, filters: [..], strings: {..}, required,
 /// allowInactive, autocomplete, onChange(detail), context() → {preferCountries,
-/// preferTypes, emailDomain, remembered, lang}, onForget(), multiple,
-/// formValue([[name, value], …])}`. With `formValue`, every change of the
-/// submitted pairs is handed to it (for ElementInternals.setFormValue) and
-/// the inner inputs have no name.
+/// preferTypes, emailDomain, remembered, lang}, onForget(), multiple}`.
 /// With `multiple`, each pick (or text kept with Enter) joins a list of
 /// removable entries, submitted as repeated `name` / `idName` pairs (an
 /// empty id for text kept as typed); the input itself is not submitted.
@@ -81,11 +78,6 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     // remembered picks can change after mounting.
     let context_fn = get_fn(&options, "context").map(StoredValue::new_local);
     let on_forget = StoredValue::new_local(get_fn(&options, "onForget"));
-    // Given `formValue(pairs)`, the element submits the pairs itself
-    // (ElementInternals.setFormValue) and no inner input has a name: the
-    // element is then the only control of that name in `form.elements`.
-    let form_value = StoredValue::new_local(get_fn(&options, "formValue"));
-    let own_value = form_value.with_value(Option::is_some);
     // The picker's state lives outside the view, so that `reset` can reach it.
     let text = RwSignal::new(initial.clone());
     let picked = RwSignal::new((!initial_id.is_empty()).then(|| Pick {
@@ -112,32 +104,6 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     reset.forget(); // lives as long as the page: pickers are not unmounted
 
     let handle = leptos::mount::mount_to(host, move || {
-        if own_value {
-            let (name, id_name) = (name.clone(), id_name.clone());
-            Effect::new(move |_| {
-                let pairs = js_sys::Array::new();
-                let pair = |k: &str, v: &str| {
-                    pairs.push(&js_sys::Array::of2(&k.into(), &v.into()));
-                };
-                if multiple {
-                    picks.with(|ps| {
-                        for p in ps {
-                            pair(&name, &p.name);
-                            pair(&id_name, &p.id);
-                        }
-                    });
-                } else {
-                    // Both fields, empty or not, as the inputs sent them.
-                    text.with(|t| pair(&name, t));
-                    picked.with(|p| pair(&id_name, p.as_ref().map_or("", |p| p.id.as_str())));
-                }
-                form_value.with_value(|f| {
-                    if let Some(f) = f {
-                        let _ = f.call1(&JsValue::NULL, &pairs);
-                    }
-                });
-            });
-        }
         let emit = move |p: Option<Pick>, text: String| {
             let key = (
                 p.as_ref().map(|p| p.id.clone()).unwrap_or_default(),
@@ -329,8 +295,8 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
                         <li class="rp-item">
                             <span class="rp-item-name">{p.name.clone()}</span>{free}
                             <button type="button" class="rp-remove" aria-label=label.clone() title=label on:click=move |_| remove.run(i)>"×"</button>
-                            <input type="hidden" name=(!own_value).then(|| list_name.clone()) value=p.name.clone() />
-                            <input type="hidden" name=(!own_value).then(|| list_id_name.clone()) value=p.id.clone() />
+                            <input type="hidden" name=list_name.clone() value=p.name.clone() />
+                            <input type="hidden" name=list_id_name.clone() value=p.id.clone() />
                         </li>
                     }
                 })
@@ -344,7 +310,7 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
         });
         let single = (!multiple).then(|| {
             view! {
-                <input type="hidden" name=(!own_value).then(|| id_name.clone()) prop:value=move || picked.with(|p| p.as_ref().map(|p| p.id.clone()).unwrap_or_default()) />
+                <input type="hidden" name=id_name.clone() prop:value=move || picked.with(|p| p.as_ref().map(|p| p.id.clone()).unwrap_or_default()) />
                 <p id=note_id.clone() class="rp-note" data-state=state>{note}</p>
             }
         });
@@ -364,7 +330,7 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
             .into_any()
         });
         // In `multiple` mode the input only searches: the list is submitted.
-        let input_name = if multiple || own_value {
+        let input_name = if multiple {
             String::new()
         } else {
             name.clone()
