@@ -565,8 +565,6 @@ pub fn fit(rows: &[&Row], set: &Settings) -> Result<Model, String> {
 
 /// Where the training rows' recall is lost (printed by `--analyze`).
 fn analyze(model: &Model, rows: &[&Row], examples: usize) {
-    use registry_core::affiliation::features::{LEADS_TIES, PRIOR_LEAD, RIVAL_ELSEWHERE};
-    use registry_core::affiliation::model::TIE_PRIOR_LEAD;
     let mut classes: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut shown_examples: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for r in rows.iter().filter(|r| r.has_gold) {
@@ -582,17 +580,16 @@ fn analyze(model: &Model, rows: &[&Row], examples: usize) {
             continue;
         };
         let x = &feats[g];
+        // The engine's own rules (model::ineligible), not a copy of them.
+        use registry_core::affiliation::model::{Ineligible, ineligible};
         let class = if model.choose(&feats) == Some(g) {
             "chosen, correct"
-        } else if x[0] < registry_core::affiliation::model::MIN_SCORE {
-            "gold below MIN_SCORE"
-        } else if registry_core::affiliation::model::tied(x)
-            && x[LEADS_TIES] <= 0.0
-            && (x[PRIOR_LEAD] < TIE_PRIOR_LEAD || x[7] > 0.0 || x[11] > 0.0)
-        {
-            "gold tied (prior lead short)"
-        } else if x[RIVAL_ELSEWHERE] > 0.0 {
-            "gold has a rival elsewhere"
+        } else if let Some(why) = ineligible(x) {
+            match why {
+                Ineligible::LowScore => "gold below MIN_SCORE",
+                Ineligible::Tied => "gold tied (prior lead short)",
+                Ineligible::RivalElsewhere => "gold has a rival elsewhere",
+            }
         } else {
             match model.best(&feats) {
                 Some((b, _)) if b != g && model.choose(&feats).is_some() => "another chosen",
