@@ -96,13 +96,25 @@ const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
  */
 const state = { name: "", header: [], rows: [], column: 0, results: null, decisions: new Map(), shown: PAGE, run: 0, running: false };
 
+/** The first line that is not blank (without splitting a large file into all its lines). */
+function firstLine(text) {
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    const line = text.slice(at, end);
+    if (line.trim()) return line;
+    at = end + 1;
+  }
+  return "";
+}
+
 /**
  * The delimiter of a CSV, from its header line (comma, semicolon or tab,
  * whichever occurs most outside quotes), or null when the line has none:
  * such a file is one string a line, whatever its name says.
  */
 function sniffDelimiter(text) {
-  const first = text.split("\n").find((l) => l.trim()) ?? "";
+  const first = firstLine(text);
   const counts = { ",": 0, ";": 0, "\t": 0 };
   let quoted = false;
   for (const c of first) {
@@ -223,7 +235,7 @@ function readText(text, name) {
   const sep = sniffDelimiter(text);
   if (sep) return loadCsv(text, name, sep);
   // No delimiter: one string a line, except a one-column .csv whose first line names its column.
-  const first = (text.split("\n").find((l) => l.trim()) ?? "").trim().replace(/^"(.*)"$/, "$1");
+  const first = firstLine(text).trim().replace(/^"(.*)"$/, "$1");
   return /\.csv$/i.test(name) && columnScore(first) > 0 ? loadCsv(text, name, ",") : loadLines(text, name);
 }
 

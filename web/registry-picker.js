@@ -141,7 +141,7 @@ function start(el) {
       throw dataError(manifestUrl, "http", res.status, res.status === 404 ? "not found: data-url must name a folder written by `registry build` / `registry site`" : "the data host answered with an error");
     },
     (e) => {
-      throw dataError(manifestUrl, "network", null, `${e.message}: the data host is unreachable, or it sends no Access-Control-Allow-Origin for this page's origin (CORS)`);
+      throw networkError(manifestUrl, e);
     },
   );
   manifestRes.catch(() => {}); // reported by the pieces, which read it
@@ -180,6 +180,11 @@ function dataError(url, reason, status, why) {
   return Object.assign(new Error(message), { detail: { url: String(url), reason, status, message } });
 }
 
+/** A fetch of `url` that failed before any answer (`e`): unreachable, or refused by CORS. */
+function networkError(url, e) {
+  return dataError(url, "network", null, `${e.message}: the data host is unreachable, or it sends no Access-Control-Allow-Origin for this page's origin (CORS)`);
+}
+
 // After the data failed to load, the page's queries fail at once with that
 // error for RETRY_MS (one console line and one event per failed attempt,
 // not a refetch per keystroke); the first query after that tries again.
@@ -193,7 +198,7 @@ const health = {
     if (!e?.detail) {
       const network = e instanceof TypeError || /fetch|network/i.test(e?.message ?? "");
       e = network
-        ? dataError(url, "network", null, `${e.message}: the data host is unreachable, or it sends no Access-Control-Allow-Origin for this page's origin (CORS)`)
+        ? networkError(url, e)
         : Object.assign(new Error(String(e?.message ?? e)), { detail: { url: String(url), reason: "invalid", status: null, message: String(e?.message ?? e) } });
     }
     if (health.error?.detail.message !== e.detail.message || Date.now() - health.at >= RETRY_MS) {
