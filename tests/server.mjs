@@ -16,6 +16,7 @@ const TYPES = {
   ".svg": "image/svg+xml",
   ".png": "image/png",
   ".shard": "application/octet-stream",
+  ".pack": "application/octet-stream",
 };
 
 /**
@@ -23,9 +24,10 @@ const TYPES = {
  * to {url, close}. `cors`: answer every origin (a CDN serving the widget).
  * `hold(path)`: a promise to wait for before answering that path (relative
  * to `root`), or null; it holds requests of Workers too, which a page's
- * routes do not see.
+ * routes do not see. `noRange`: ignore `Range` and answer every request
+ * with the whole file (200), as `python3 -m http.server` does.
  */
-export async function serve(root, prefix = "/", { cors = false, hold = null } = {}) {
+export async function serve(root, prefix = "/", { cors = false, hold = null, noRange = false } = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     if (!url.pathname.startsWith(prefix)) {
@@ -44,11 +46,26 @@ export async function serve(root, prefix = "/", { cors = false, hold = null } = 
       const body = await fs.readFile(file);
       const type = TYPES[path.extname(file)] ?? "application/octet-stream";
       const hashed = /\.[0-9a-f]{16}\./.test(path.basename(file));
-      res.writeHead(200, {
+      const headers = {
         "content-type": type,
         "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache",
-        ...(cors ? { "access-control-allow-origin": "*" } : {}),
-      });
+        ...(cors ? { "access-control-allow-origin": "*", "access-control-expose-headers": "content-range" } : {}),
+        ...(noRange ? {} : { "accept-ranges": "bytes" }),
+      };
+      // One range (`bytes=a-b`, `a-`, `-n`), as static hosts answer it; several: the whole file.
+      const m = !noRange && /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+      if (m && (m[1] !== "" || m[2] !== "")) {
+        const size = body.length;
+        const [start, end] = m[1] === "" ? [Math.max(0, size - Number(m[2])), size - 1] : [Number(m[1]), Math.min(size - 1, m[2] === "" ? size - 1 : Number(m[2]))];
+        if (start >= size || end < start) {
+          res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
+          return;
+        }
+        res.writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${size}` });
+        res.end(body.subarray(start, end + 1));
+        return;
+      }
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404, { "content-type": "text/plain", ...(cors ? { "access-control-allow-origin": "*" } : {}) }).end("not found");
@@ -111,4 +128,17 @@ export async function goOffline(context, page) {
     quiet = inFlight.size ? 0 : quiet + 1;
   }
   await context.setOffline(true);
+}
+
+/**
+ * The pieces-folder file a request URL reads (`6165.shard`, `r-041q.json`,
+ * `ht-3.json`…), or null for any other URL: in a packed folder (pieces
+ * version 9) the file's name rides along as the `f` query of its pack's
+ * URL; before, it was the URL's last segment under `pieces/<build id>/`.
+ */
+export function pieceOf(url) {
+  const u = new URL(url);
+  if (/\/packs\/pieces\.[0-9a-f]{16}\.pack$/.test(u.pathname)) return u.searchParams.get("f");
+  const m = /\/pieces\/[0-9a-f]{16}\/([^/]+)$/.exec(u.pathname);
+  return m ? m[1] : null;
 }

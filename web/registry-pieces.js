@@ -83,7 +83,150 @@ export async function sha256Hex(bytes) {
  * 2026-11-27: ~7× fewer bytes a request at ×4 records), else with the
  * two-level tables (registry_contract::Pieces::tree, ::hashes).
  */
-export const checkedPieces = (m, base) => checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes);
+export const checkedPieces = (m, base) =>
+  m.pieces.packed ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed) : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes);
+
+/** FNV-1a (32 bits) of a string's UTF-8 (registry_contract::bucket, ::slot). */
+function fnv32(s) {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h;
+}
+
+/** FNV-1a (64 bits) of a string's UTF-8: the key a slot lists a file by (registry_contract::name_key). */
+export function nameKey(name) {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(name)) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+  return h;
+}
+
+const HASH_BYTES = 12;
+const ENTRY_BYTES = 30;
+const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * Slot `i` of a packed folder (registry_core::shard::packed): its files as
+ * a Map from name key to `{hash, pack, offset, length}` when its bytes
+ * have the layout and its proof leads to `packed.root`, else null.
+ */
+export async function provenSlot(bytes, i, packed) {
+  const levels = Math.log2(packed.buckets);
+  const bodyLength = packed.slot_bytes - levels * HASH_BYTES;
+  if (bytes.length !== packed.slot_bytes || bodyLength < 2) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const count = view.getUint16(0, true);
+  if (2 + count * ENTRY_BYTES > bodyLength) return null;
+  let node = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(0, bodyLength)));
+  for (let l = 0; l < levels; l++) {
+    const sibling = bytes.subarray(bodyLength + l * HASH_BYTES, bodyLength + (l + 1) * HASH_BYTES);
+    const mine = node.subarray(0, HASH_BYTES);
+    const pair = new Uint8Array(2 * HASH_BYTES);
+    pair.set(Math.floor(i / 2 ** l) % 2 ? sibling : mine, 0);
+    pair.set(Math.floor(i / 2 ** l) % 2 ? mine : sibling, HASH_BYTES);
+    node = new Uint8Array(await crypto.subtle.digest("SHA-256", pair));
+  }
+  if (hexOf(node) !== packed.root) return null;
+  const files = new Map();
+  for (let at = 2; at < 2 + count * ENTRY_BYTES; at += ENTRY_BYTES)
+    files.set(view.getBigUint64(at, true), {
+      hash: hexOf(bytes.subarray(at + 8, at + 20)),
+      pack: view.getUint16(at + 20, true),
+      offset: view.getUint32(at + 22, true),
+      length: view.getUint32(at + 26, true),
+    });
+  return files;
+}
+
+/** Hosts that answered a range request with the whole file: by origin, the error every later read gets at once. */
+const rangeIgnored = new Map();
+
+/**
+ * The bytes `[start, start + length)` of `url` by one HTTP range request
+ * (`bytes=a-b`, the one form a browser sends cross-origin without a
+ * preflight). A host that answers with the whole file (HTTP 200, e.g.
+ * `python3 -m http.server`) is told once in the console, the download is
+ * stopped, and this read and every later one to that host throw a
+ * NoPiecesError: the whole registry answers instead.
+ */
+export async function fetchRange(url, start, length, attempt = 0) {
+  const origin = new URL(url).origin;
+  if (rangeIgnored.has(origin)) throw rangeIgnored.get(origin);
+  const res = await fetch(url, { headers: { Range: `bytes=${start}-${start + length - 1}` }, ...(attempt ? { cache: "reload" } : {}) });
+  if (res.status === 200) {
+    res.body?.cancel().catch(() => {});
+    if (!rangeIgnored.has(origin)) {
+      console.warn(
+        `registry: ${origin} answered a range request for ${new URL(url).pathname} with the whole file (HTTP 200): ` +
+          "this host ignores HTTP Range requests, so the data's pieces cannot be read and the whole registry answers instead (a slower first visit). See HOSTING.md.",
+      );
+      rangeIgnored.set(origin, noPieces(`${origin} ignores HTTP Range requests`));
+    }
+    throw rangeIgnored.get(origin);
+  }
+  if (res.status !== 206) throw new Error(`${new URL(url).pathname}: HTTP ${res.status} to a range request`);
+  // More bytes than asked: refused as soon as they pass the length (a host that sends other ranges is not read).
+  return readCapped(res, length, new URL(url).pathname);
+}
+
+/**
+ * `checkedFiles` of a packed folder (pieces version 9,
+ * registry_contract::Packed): a file's slot is read by range from the
+ * slot tables (its place found by arithmetic) and checked by its proof up
+ * to the manifest's root; the slot gives the file's pack, offset, length
+ * and hash; the file is read by range and checked. A name its slot lacks
+ * is not part of the build (null). As in `checkedFiles`, a mismatch is
+ * reported and read once more past the HTTP cache, and a second one
+ * throws. `get(name, cap, sha256)`: a file stored on its own (the
+ * first-keystroke pack), checked by the hash given.
+ */
+export function packedFiles(folder, packed) {
+  const refused = new Map(); // what was wrong twice: not asked again
+  const slots = new Map(); // slot index → Promise<Map>
+  // `read(attempt)` → bytes or null; `check(bytes)` → what to return, or null when they do not check.
+  async function checked(what, read, check) {
+    if (refused.has(what)) throw new Error(refused.get(what));
+    for (let attempt = 0; ; attempt++) {
+      const bytes = await read(attempt);
+      const good = bytes && (await check(bytes));
+      if (good) return good;
+      const why = `${what}: ${bytes ? "its bytes do not match their hash" : "missing, or not the bytes asked for"} (damaged or altered)`;
+      if (attempt) throw new Error(refused.set(what, `${why}, again: not used`).get(what));
+      console.error(`registry: ${why}; fetching it once more`);
+    }
+  }
+  function slot(i) {
+    if (!slots.has(i)) {
+      const per = packed.slots_per_file;
+      const file = new URL(packed.tables[Math.floor(i / per)], folder);
+      const p = checked(`slot ${i}`, (attempt) => fetchRange(file, (i % per) * packed.slot_bytes, packed.slot_bytes, attempt), (bytes) => provenSlot(bytes, i, packed));
+      slots.set(i, p);
+      p.catch(() => slots.delete(i)); // a failed read may be retried
+    }
+    return slots.get(i);
+  }
+  const entry = async (name) => (await slot(fnv32(name) % packed.buckets)).get(nameKey(name));
+  const hashCheck = (want) => async (bytes) => ((await sha256Hex(bytes)).startsWith(want) ? bytes : null);
+  async function get(name, cap, want) {
+    if (want !== undefined) {
+      const url = new URL(name, folder);
+      return checked(name, async (attempt) => {
+        const res = await fetch(url, attempt ? { cache: "reload" } : {});
+        if (res.status === 404) return null;
+        if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
+        return readCapped(res, cap, name);
+      }, hashCheck(await want));
+    }
+    const at = await entry(name);
+    if (!at) return null; // not part of this build
+    if (at.length > cap || at.pack >= packed.packs.length) throw new Error(`${name}: its slot says ${at.length} bytes in pack ${at.pack}, more than such a file holds (damaged?)`);
+    // The name rides along as a query: the network log, caches and tests see which file a range is.
+    const url = new URL(`${packed.packs[at.pack]}?f=${encodeURIComponent(name)}`, folder);
+    return checked(name, (attempt) => fetchRange(url, at.offset, at.length, attempt), hashCheck(at.hash));
+  }
+  /** Whether the build has a file `name`, from its slot alone (no read of the file). */
+  get.listed = async (name) => Boolean(await entry(name));
+  return get;
+}
 
 /**
  * The one check of every file of the pieces folder: `get(name, cap,
@@ -352,14 +495,14 @@ export class RecordPieces {
 }
 
 /** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
-export const PIECES_VERSION = 8;
+export const PIECES_VERSION = 9;
 
 /** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
 function piecesUnusable(m) {
   if (!m?.pieces?.split_first) return "this data has no typeahead pieces; rebuild it with `registry build`";
   const v = m.pieces.version ?? 1;
   if (v > PIECES_VERSION) return `its pieces are version ${v}, newer than this reader (${PIECES_VERSION}): the whole registry answers`;
-  return m.pieces.hashes?.root ? null : "its pieces have no hashes (built before version 3), so they cannot be checked: the whole registry answers";
+  return m.pieces.packed?.root || m.pieces.hashes?.root ? null : "its pieces have no hashes (built before version 3), so they cannot be checked: the whole registry answers";
 }
 
 /**

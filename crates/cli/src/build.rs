@@ -345,8 +345,21 @@ pub fn data_files(
         step.count(done, total)
     })?;
     step.done(format!("{} pieces", pieces.manifest.pieces));
-    manifest.pieces = Some(pieces.manifest);
-    files.extend(pieces.files);
-    files.extend(pieces.search);
+    let step = Step::start(quiet, "packs");
+    let mut about = pieces.manifest;
+    let logical: Vec<OutFile> = pieces.files.into_iter().chain(pieces.search).collect();
+    let count = logical.len();
+    let first = about.first_pack.name.clone();
+    let packed = crate::packs::pack(&about.path, logical, &first)?;
+    step.done(format!(
+        "{count} files in {} packs and {} slot tables",
+        packed.packed.packs.len(),
+        packed.packed.tables.len()
+    ));
+    about.path = crate::packs::FOLDER.into();
+    about.first_pack.name = packed.first_pack;
+    about.packed = Some(packed.packed);
+    manifest.pieces = Some(about);
+    files.extend(packed.files);
     Ok((files, manifest))
 }

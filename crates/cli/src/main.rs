@@ -14,6 +14,7 @@ mod fit_affiliation;
 mod fit_prior;
 mod gzip;
 mod load;
+mod packs;
 mod picks;
 mod pieces;
 mod pr_svg;

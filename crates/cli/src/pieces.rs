@@ -159,7 +159,7 @@ pub fn build_pieces(
     let records_written = record_pieces(built, records, level, &mut record_files)?;
     let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
     let path = format!("pieces/{:016x}/", built.info.build_id);
-    let mut manifest = registry_contract::Pieces {
+    let manifest = registry_contract::Pieces {
         version: registry_contract::PIECES_VERSION,
         path,
         split_first: parts.keys().map(|k| k.to_string()).collect(),
@@ -177,6 +177,7 @@ pub fn build_pieces(
         search: Some(search.1),
         hashes: None,
         tree: None,
+        packed: None,
         pieces: specs.len(),
         piece_bytes: files.iter().map(|f| f.bytes.len()).sum::<usize>(),
     };
@@ -194,165 +195,12 @@ pub fn build_pieces(
         bytes: pack,
     });
     files.extend(record_files);
-    // Every file's hash, once for both layouts.
-    let listed = listed(&manifest.path, files.iter().chain(&search.0));
-    let (tables, hashes) = bucket_tables(&manifest.path, &listed);
-    let (tree_tables, tree) = hash_tree(&manifest.path, &listed);
-    manifest.hashes = Some(hashes);
-    manifest.tree = Some(tree);
-    files.extend(tables);
-    files.extend(tree_tables);
     Ok(Written {
         files,
         search: search.0,
         manifest,
         specs,
     })
-}
-
-/// Leading hex digits of SHA-256 kept per file and per tree node (96 bits).
-const HASH_DIGITS: usize = 24;
-
-/// What checking one piece costs with two-level tables besides the piece
-/// is the root (~13 bytes compressed a table) and the piece's table (~18
-/// bytes compressed a file): with `n` files and `b` tables, `13 b + 18 n /
-/// b`, least near `b = √(1.4 n)`. Rounded up to a power of two.
-fn bucket_count(files: usize) -> u32 {
-    ((files as f64 * 1.4).sqrt().ceil() as usize)
-        .max(1)
-        .next_power_of_two() as u32
-}
-
-/// Each of `files`, named relative to `folder`, with its hash (what the
-/// hash tables list).
-fn listed<'a>(folder: &str, files: impl Iterator<Item = &'a OutFile>) -> Vec<(&'a str, String)> {
-    files
-        .map(|f| {
-            let name = f.name.strip_prefix(folder).unwrap_or(&f.name);
-            (name, build::sha256_hex(&f.bytes)[..HASH_DIGITS].to_string())
-        })
-        .collect()
-}
-
-/// The `listed` files in the table of their bucket among `buckets`.
-fn bucketed<'a>(
-    listed: &'a [(&'a str, String)],
-    buckets: u32,
-) -> Vec<std::collections::BTreeMap<&'a str, &'a str>> {
-    let mut tables = vec![std::collections::BTreeMap::new(); buckets as usize];
-    for (name, hash) in listed {
-        tables[registry_contract::bucket(name, buckets) as usize].insert(*name, hash.as_str());
-    }
-    tables
-}
-
-/// The two-level hash tables of the pieces folder `folder` whose files
-/// are `listed` ([`registry_contract::Pieces::hashes`], what readers
-/// before the tree check with): the bucket tables and the root, as files,
-/// and what the manifest says of them.
-fn bucket_tables(
-    folder: &str,
-    listed: &[(&str, String)],
-) -> (Vec<OutFile>, registry_contract::PieceHashes) {
-    let buckets = bucket_count(listed.len());
-    let mut out = Vec::with_capacity(buckets as usize + 1);
-    let mut root = Vec::with_capacity(buckets as usize);
-    for (i, t) in bucketed(listed, buckets).iter().enumerate() {
-        let bytes = serde_json::to_vec(t).unwrap_or_default();
-        root.push(build::sha256_hex(&bytes)[..HASH_DIGITS].to_string());
-        out.push(OutFile {
-            name: format!("{folder}h-{i}.json"),
-            sections: Vec::new(),
-            bytes,
-        });
-    }
-    let bytes = serde_json::to_vec(&root).unwrap_or_default();
-    let hashes = registry_contract::PieceHashes {
-        root: build::sha256_hex(&bytes),
-        buckets,
-        digits: HASH_DIGITS,
-        proofs: false,
-    };
-    out.push(OutFile {
-        name: format!("{folder}hashes.json"),
-        sections: Vec::new(),
-        bytes,
-    });
-    (out, hashes)
-}
-
-/// Files a tree table lists, about. A request checks ~6 files, each in a
-/// table of its own, and a table costs its files (~21 bytes each,
-/// compressed) plus its proof (~13 bytes a level of the tree): ~8 files a
-/// table keeps both small (~0.5 KB a table at 35,990 and ×4 records) for
-/// ~12 % more files in the folder. (The two-level tables cost a request
-/// the root, 3.3 / 12.9 KB, plus ~6 tables of 3.4 / 5.6 KB.)
-const FILES_PER_TABLE: usize = 8;
-
-/// The number of tree tables for `files` files: the power of two nearest
-/// (in ratio) to `files / FILES_PER_TABLE`, at least 1.
-fn table_count(files: usize) -> u32 {
-    let want = (files as f64 / FILES_PER_TABLE as f64).max(1.0);
-    1 << (want.log2().round() as u32).min(30)
-}
-
-/// The hash tree of the pieces folder `folder` whose files are `listed`
-/// ([`registry_contract::Pieces::tree`]): each table, as a file, with the
-/// proof that ties it to the root the manifest holds.
-fn hash_tree(
-    folder: &str,
-    listed: &[(&str, String)],
-) -> (Vec<OutFile>, registry_contract::PieceHashes) {
-    let buckets = table_count(listed.len());
-    let bodies: Vec<Vec<u8>> = bucketed(listed, buckets)
-        .iter()
-        .map(|t| serde_json::to_vec(t).unwrap_or_default())
-        .collect();
-    // The tree, bottom up: a leaf is the hash of its table's body, a node
-    // the hash of its two children's (truncated) hex side by side.
-    let mut levels: Vec<Vec<String>> = vec![bodies.iter().map(|b| build::sha256_hex(b)).collect()];
-    while levels[levels.len() - 1].len() > 1 {
-        let below = &levels[levels.len() - 1];
-        let up = below
-            .chunks(2)
-            .map(|pair| {
-                build::sha256_hex(
-                    format!("{}{}", &pair[0][..HASH_DIGITS], &pair[1][..HASH_DIGITS]).as_bytes(),
-                )
-            })
-            .collect();
-        levels.push(up);
-    }
-    let root = levels[levels.len() - 1][0].clone();
-    let out = bodies
-        .into_iter()
-        .enumerate()
-        .map(|(i, body)| {
-            // The siblings on the way up, leaf level first.
-            let proof: Vec<&str> = levels[..levels.len() - 1]
-                .iter()
-                .enumerate()
-                .map(|(l, level)| &level[(i >> l) ^ 1][..HASH_DIGITS])
-                .collect();
-            let mut bytes = b"[".to_vec();
-            bytes.extend(serde_json::to_vec(&proof).unwrap_or_default());
-            bytes.push(b',');
-            bytes.extend(body);
-            bytes.push(b']');
-            OutFile {
-                name: format!("{folder}ht-{i}.json"),
-                sections: Vec::new(),
-                bytes,
-            }
-        })
-        .collect();
-    let hashes = registry_contract::PieceHashes {
-        root,
-        buckets,
-        digits: HASH_DIGITS,
-        proofs: true,
-    };
-    (out, hashes)
 }
 
 /// A file of one section that records do not make (statistics, members).
@@ -602,16 +450,12 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
             sizes.last().copied().unwrap_or(0.0)
         );
     }
-    let mut table_sizes: Vec<f64> = record_files
-        .iter()
-        .filter(|f| f.name.contains("/ht-"))
-        .map(|f| f.bytes.len() as f64)
-        .collect();
+    let (buckets, slot_bytes) =
+        crate::packs::slot_layout(w.files.iter().chain(&w.search).map(|f| {
+            f.name.strip_prefix(w.manifest.path.as_str()).unwrap_or(&f.name)
+        }));
     println!(
-        "hash tree (a file is checked with its bucket's table, which carries its proof; the two-level tables are written besides for earlier readers): {} tables; bytes p50 {:.0}  max {:.0}",
-        table_sizes.len(),
-        percentile(&mut table_sizes, 0.5),
-        table_sizes.last().copied().unwrap_or(0.0)
+        "slots (a file is found and checked with its bucket's slot, read by range from the slot tables): {buckets} slots of {slot_bytes} bytes"
     );
     // A cold client: directory + the one piece its query needs (or the
     // whole typeahead data), for the first 1–3 keystrokes of the relevance
@@ -627,8 +471,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let step = (reg.len() / targets.max(1)).max(1);
     let mut cold: Vec<f64> = Vec::new();
     // The same with the hash tables that check the files (as served).
-    let buckets = w.manifest.tree.as_ref().map_or(1, |h| h.buckets);
-    let table_bytes = served_tree_tables(&w);
+    let table_bytes = vec![slot_bytes; buckets as usize];
     let mut cold_checked: Vec<f64> = Vec::new();
     let (mut whole, mut total) = (0usize, 0usize);
     for i in (0..reg.len()).step_by(step) {
@@ -646,7 +489,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
                 let mut tables = std::collections::BTreeSet::new();
                 let mut checked = |name: &str| {
                     let name = name.strip_prefix(&w.manifest.path).unwrap_or(name);
-                    tables.insert(registry_contract::bucket(name, buckets));
+                    tables.insert(registry_contract::slot(name, buckets));
                 };
                 loop {
                     match c
@@ -774,32 +617,12 @@ fn read_queries(path: &Path) -> Result<Vec<registry_core::pieces::search::ListQu
     Ok(out)
 }
 
-/// Each tree table's size as served (zstd 19, near brotli's size for
-/// tables of hex hashes), by index: what `bench-pieces` adds to a
-/// request's files for the tables that check them.
-fn served_tree_tables(w: &Written) -> Vec<usize> {
-    let buckets = w.manifest.tree.as_ref().map_or(0, |h| h.buckets) as usize;
-    let mut sizes = vec![0; buckets];
-    for f in &w.files {
-        let index = f.name.strip_prefix(w.manifest.path.as_str()).and_then(|n| {
-            n.strip_prefix("ht-")?
-                .strip_suffix(".json")?
-                .parse::<usize>()
-                .ok()
-        });
-        if let Some(slot) = index.and_then(|i| sizes.get_mut(i)) {
-            *slot = shard::Compressor::compress(&crate::build::Zstd(19), &f.bytes).len();
-        }
-    }
-    sizes
-}
-
 /// E2 over pieces: for a query set from the data (display names, their
 /// rarest word, the rarest word after common words, a quoted pair of
 /// words; without filter, by type, by the record's country; pages 1–3), the
 /// data bytes a cold client fetches before the first page of results, and
 /// how many requests the whole registry must answer instead.
-/// `table_bytes`: [`served_tree_tables`].
+/// `table_bytes`: each slot's bytes ([`crate::packs::slot_layout`]).
 #[allow(clippy::too_many_arguments)]
 fn bench_search_pieces(
     w: &Written,
@@ -946,11 +769,11 @@ fn bench_search_pieces(
     // bytes above, which are the files the client asks): the table of each
     // file's bucket, once a request (compressed as served: zstd 19 here,
     // near brotli's size for tables of hex hashes).
-    let buckets = w.manifest.tree.as_ref().map_or(0, |h| h.buckets);
+    let buckets = table_bytes.len() as u32;
     let tables_of = |names: &mut dyn Iterator<Item = String>| -> usize {
         let mut seen = std::collections::BTreeSet::new();
         for n in names {
-            seen.insert(registry_contract::bucket(&n, buckets));
+            seen.insert(registry_contract::slot(&n, buckets));
         }
         seen.iter().map(|&i| table_bytes[i as usize]).sum::<usize>()
     };

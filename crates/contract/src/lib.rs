@@ -90,7 +90,17 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   a reader that knows the tree uses it, an earlier one the two-level
 ///   tables, which builds keep writing (a widget pinned to an older
 ///   release keeps its pieces when the data is rebuilt).
-pub const PIECES_VERSION: u32 = 8;
+/// * 9: the files of the pieces folder are stored in a few content-hashed
+///   *packs* read by HTTP range ([`Pieces::packed`], [`Packed`]): a file is
+///   found by its name in the fixed-size *slot* of its bucket (slot tables
+///   `tables.<hash>.pack`, slot `i` at `i × slot_bytes`, so no directory
+///   is fetched first), which gives its pack, offset, length and hash, and
+///   carries its proof up to the root the manifest holds. At 143,960
+///   records the folder of version 8 was ~306,000 files (no common static
+///   host's file cap takes it); packs are a few dozen files of ≤ 24 MiB.
+///   A reader of version 8 drops these pieces (the whole registry
+///   answers); a reader of 9 reads version-8 folders as before.
+pub const PIECES_VERSION: u32 = 9;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -178,6 +188,12 @@ pub struct Pieces {
     /// ~7× fewer bytes a request at ×4 records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree: Option<PieceHashes>,
+    /// The folder's files stored in packs read by range, with their
+    /// locations and hashes in slot tables (version 9). When present,
+    /// `hashes` and `tree` are absent and [`Pieces::path`] is the folder
+    /// of the packs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packed: Option<Packed>,
     /// Typeahead pieces written (leaves, heads, id pieces).
     pub pieces: usize,
     /// Their bytes in all.
@@ -242,10 +258,19 @@ pub struct PieceHashes {
 /// the UTF-8 of its [`bucket_key`], modulo the count (registry-pieces.js
 /// computes the same).
 pub fn bucket(name: &str, buckets: u32) -> u32 {
-    let h = bucket_key(name).bytes().fold(0x811c_9dc5u32, |h, b| {
+    fnv1a32(bucket_key(name)) % buckets.max(1)
+}
+
+/// The slot of file `name` among `buckets` in a packed folder
+/// ([`Packed`]): FNV-1a (32 bits) of the name itself, modulo the count.
+pub fn slot(name: &str, buckets: u32) -> u32 {
+    fnv1a32(name) % buckets.max(1)
+}
+
+fn fnv1a32(s: &str) -> u32 {
+    s.bytes().fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    h % buckets.max(1)
+    })
 }
 
 /// The name file `name` is bucketed by: its own, but for a statistics part
@@ -262,6 +287,55 @@ pub fn bucket_key(name: &str) -> &str {
     } else {
         name
     }
+}
+
+/// The pieces folder stored in packs (pieces version 9): every file but
+/// the first-keystroke pack (a file of its own, checked by
+/// [`FirstPack::sha256`]) lies in one of `packs` at an offset, and is found
+/// through the *slot tables*, whose layout
+/// `registry_core::shard::packed` gives:
+/// * the file's bucket is [`slot`] of its name among `buckets` (a power
+///   of two): [`bucket`] without its [`bucket_key`] grouping, as a slot
+///   has a fixed size, so no bucket may hold many files;
+/// * bucket `i`'s slot is bytes `[s × slot_bytes, (s + 1) × slot_bytes)` of
+///   table file `tables[i / slots_per_file]`, `s = i % slots_per_file`:
+///   found without fetching anything first, read with one range request;
+/// * the slot lists each of its files by [`name_key`] with its pack (an
+///   index into `packs`), offset, length and the first 12 bytes of the
+///   SHA-256 of its bytes, and ends with its proof: the sibling hashes on
+///   its way up a binary tree over the slots (as in [`PieceHashes`], in
+///   binary: a leaf is the SHA-256 of the slot's bytes before the proof,
+///   a node the SHA-256 of its two children's first 12 bytes, left first),
+///   whose top, in full hex, is `root`.
+///
+/// Every name is computed from keys as before, so no reader needs a
+/// directory of names; a name its slot lacks is not part of the build.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Packed {
+    /// The pack files (content-hashed names, relative to
+    /// [`Pieces::path`]), by index.
+    pub packs: Vec<String>,
+    /// The slot table files (content-hashed names, relative to
+    /// [`Pieces::path`]), in slot order.
+    pub tables: Vec<String>,
+    /// Number of buckets, one slot each (a power of two).
+    pub buckets: u32,
+    /// Bytes of every slot.
+    pub slot_bytes: u32,
+    /// Slots in each table file (the last may hold fewer).
+    pub slots_per_file: u32,
+    /// Hex SHA-256 of the top of the slots' tree, in full.
+    pub root: String,
+}
+
+/// The key a slot lists file `name` by: FNV-1a (64 bits) of its UTF-8
+/// (registry-pieces.js computes the same). Names are told apart within
+/// their bucket only; a build whose bucket would hold two names with one
+/// key fails (never seen: ~8 names a bucket).
+pub fn name_key(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Examples of the data, for pages that demonstrate it.

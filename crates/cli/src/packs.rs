@@ -1,0 +1,310 @@
+//! Stores the pieces folder in packs read by range (pieces version 9,
+//! [`registry_contract::Packed`]; the slot layout is
+//! [`registry_core::shard::packed`]). Version 8 wrote every piece, rank
+//! chunk, group file and hash table as a file of its own: 306,616 files at
+//! 143,960 records, which no Cloudflare or GitLab Pages plan takes. Here the
+//! same files, byte for byte, are concatenated into content-hashed packs of
+//! at most 24 MiB, and their locations and hashes go into fixed-size slots
+//! that a reader finds by arithmetic: a few dozen files in all.
+//!
+//! Files keep their names (computed from keys by every reader); only where
+//! their bytes are fetched from changes. The first-keystroke pack stays a
+//! file of its own, checked by the manifest's hash, so a first keystroke
+//! still needs one plain request.
+
+use registry_core::shard::packed::{self, FILE_LIMIT, HASH_BYTES, Location};
+use sha2::{Digest, Sha256};
+
+use crate::build::OutFile;
+
+/// Folder of the packs, relative to the data folder. Pack and table names
+/// hold their content's hash, so the folder is shared by every build: what
+/// a release does not change keeps its URL.
+pub const FOLDER: &str = "packs/";
+
+/// Files a slot lists, about (as the tree tables of version 8: a request
+/// checks ~6 files, each with its own slot, ~1 KB each).
+const FILES_PER_SLOT: usize = 8;
+
+/// The packed folder: packs, slot tables and the first-keystroke pack as
+/// files to write, and what the manifest says of them.
+pub struct PackedFolder {
+    pub files: Vec<OutFile>,
+    pub packed: registry_contract::Packed,
+    /// The first-keystroke pack's name, relative to [`FOLDER`].
+    pub first_pack: String,
+}
+
+/// The number of slots for `files` files: the power of two nearest (in
+/// ratio) to `files / FILES_PER_SLOT`, at least 1.
+pub fn slot_count(files: usize) -> u32 {
+    let want = (files as f64 / FILES_PER_SLOT as f64).max(1.0);
+    1 << (want.log2().round() as u32).min(30)
+}
+
+/// Slots and the bytes of each for the files `names` (what `bench-pieces`
+/// counts a request's checks with): as many slots as [`slot_count`], each
+/// as large as the fullest needs.
+pub fn slot_layout<'a>(names: impl Iterator<Item = &'a str>) -> (u32, usize) {
+    let names: Vec<&str> = names.collect();
+    let buckets = slot_count(names.len());
+    let mut fill = vec![0usize; buckets as usize];
+    for n in &names {
+        fill[registry_contract::slot(n, buckets) as usize] += 1;
+    }
+    let fullest = fill.into_iter().max().unwrap_or(0);
+    (
+        buckets,
+        packed::slot_bytes(fullest, buckets.trailing_zeros() as usize),
+    )
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A file named by the hash of its bytes: `<stem>.<16 hex>.pack`.
+fn hashed(stem: &str, bytes: Vec<u8>) -> OutFile {
+    OutFile {
+        name: format!("{FOLDER}{stem}.{}.pack", &hex(&sha256(&bytes))[..16]),
+        sections: Vec::new(),
+        bytes,
+    }
+}
+
+/// Packs the files of the pieces folder `folder` (`files`, named under
+/// it; consumed, so the bytes are held once). `first_pack`: the name,
+/// under `folder`, of the first-keystroke pack, which stays a file.
+pub fn pack(folder: &str, files: Vec<OutFile>, first_pack: &str) -> Result<PackedFolder, String> {
+    let mut out = Vec::new();
+    let mut first = None;
+    let mut named: Vec<(String, Vec<u8>)> = Vec::with_capacity(files.len());
+    for f in files {
+        let name = f
+            .name
+            .strip_prefix(folder)
+            .ok_or_else(|| format!("{}: not in the pieces folder {folder}", f.name))?
+            .to_string();
+        if name == first_pack {
+            first = Some(hashed("first", f.bytes));
+        } else {
+            named.push((name, f.bytes));
+        }
+    }
+    let first = first.ok_or_else(|| format!("no first-keystroke pack {first_pack} to keep"))?;
+    let first_name = first.name[FOLDER.len()..].to_string();
+    out.push(first);
+    // Name order keeps what is read together near (a record's neighbours
+    // by id, a term's rank chunks), which a CDN's and a browser's caches of
+    // the same pack then share.
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    let (locations, packs) = concatenate(named)?;
+    let pack_names: Vec<String> = packs
+        .iter()
+        .map(|p| p.name[FOLDER.len()..].to_string())
+        .collect();
+    out.extend(packs);
+    let (tables, packed) = slot_tables(&locations, pack_names)?;
+    out.extend(tables);
+    Ok(PackedFolder {
+        files: out,
+        packed,
+        first_pack: first_name,
+    })
+}
+
+/// The files, in order, into packs of at most [`FILE_LIMIT`] bytes: each
+/// file's name with its location, and the packs.
+fn concatenate(named: Vec<(String, Vec<u8>)>) -> Result<(Vec<(String, Location)>, Vec<OutFile>), String> {
+    let mut locations = Vec::with_capacity(named.len());
+    let mut packs = Vec::new();
+    let mut current: Vec<u8> = Vec::new();
+    let mut waiting: Vec<usize> = Vec::new(); // locations in `current`, pack index set when it closes
+    for (name, bytes) in named {
+        if bytes.len() > FILE_LIMIT {
+            return Err(format!(
+                "{name}: {} bytes, more than a pack holds ({FILE_LIMIT})",
+                bytes.len()
+            ));
+        }
+        if current.len() + bytes.len() > FILE_LIMIT {
+            close_pack(&mut packs, &mut current, &mut waiting, &mut locations)?;
+        }
+        let hash = sha256(&bytes);
+        waiting.push(locations.len());
+        locations.push((
+            name.clone(),
+            Location {
+                key: registry_contract::name_key(&name),
+                hash: hash[..HASH_BYTES].try_into().unwrap_or_default(),
+                pack: 0,
+                offset: current.len() as u32,
+                length: bytes.len() as u32,
+            },
+        ));
+        current.extend(bytes);
+    }
+    if !current.is_empty() || packs.is_empty() {
+        close_pack(&mut packs, &mut current, &mut waiting, &mut locations)?;
+    }
+    Ok((locations, packs))
+}
+
+/// Ends the pack being filled: its files (`waiting`, indexes into
+/// `locations`) get its index.
+fn close_pack(
+    packs: &mut Vec<OutFile>,
+    current: &mut Vec<u8>,
+    waiting: &mut Vec<usize>,
+    locations: &mut [(String, Location)],
+) -> Result<(), String> {
+    let index = u16::try_from(packs.len()).map_err(|_| "more than 65,535 packs".to_string())?;
+    for &i in waiting.iter() {
+        locations[i].1.pack = index;
+    }
+    waiting.clear();
+    packs.push(hashed("pieces", std::mem::take(current)));
+    Ok(())
+}
+
+/// The slots of `locations`, as table files, with the tree over them.
+fn slot_tables(
+    locations: &[(String, Location)],
+    packs: Vec<String>,
+) -> Result<(Vec<OutFile>, registry_contract::Packed), String> {
+    let (buckets, slot_bytes) = slot_layout(locations.iter().map(|(n, _)| n.as_str()));
+    let levels = buckets.trailing_zeros() as usize;
+    let mut slots: Vec<Vec<Location>> = vec![Vec::new(); buckets as usize];
+    for (name, l) in locations {
+        let slot = &mut slots[registry_contract::slot(name, buckets) as usize];
+        if slot.iter().any(|o| o.key == l.key) {
+            return Err(format!(
+                "{name}: its name key is another name's in the same slot; rename a piece kind"
+            ));
+        }
+        slot.push(*l);
+    }
+    let bodies: Vec<Vec<u8>> = slots
+        .iter()
+        .map(|s| packed::encode_body(s, slot_bytes, levels).ok_or("a slot overflows its size"))
+        .collect::<Result<_, _>>()?;
+    // The tree, bottom up: a leaf hashes its slot's body, a node its two
+    // children's first bytes side by side.
+    let mut tree: Vec<Vec<[u8; 32]>> = vec![bodies.iter().map(|b| sha256(b)).collect()];
+    while tree[tree.len() - 1].len() > 1 {
+        let up = tree[tree.len() - 1]
+            .chunks(2)
+            .map(|pair| sha256(&[&pair[0][..HASH_BYTES], &pair[1][..HASH_BYTES]].concat()))
+            .collect();
+        tree.push(up);
+    }
+    let root = hex(&tree[tree.len() - 1][0]);
+    let slots_per_file = (FILE_LIMIT / slot_bytes).max(1);
+    let mut tables = Vec::new();
+    let mut table = Vec::with_capacity(slots_per_file.min(bodies.len()) * slot_bytes);
+    for (i, body) in bodies.into_iter().enumerate() {
+        table.extend(body);
+        // The proof: the siblings on the way up, leaf level first.
+        for (l, level) in tree[..levels].iter().enumerate() {
+            table.extend(&level[(i >> l) ^ 1][..HASH_BYTES]);
+        }
+        if (i + 1) % slots_per_file == 0 {
+            tables.push(hashed("tables", std::mem::take(&mut table)));
+        }
+    }
+    if !table.is_empty() {
+        tables.push(hashed("tables", table));
+    }
+    let packed = registry_contract::Packed {
+        packs,
+        tables: tables.iter().map(|t| t.name[FOLDER.len()..].to_string()).collect(),
+        buckets,
+        slot_bytes: slot_bytes as u32,
+        slots_per_file: slots_per_file as u32,
+        root,
+    };
+    Ok((tables, packed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, bytes: &[u8]) -> OutFile {
+        OutFile {
+            name: format!("pieces/0123456789abcdef/{name}"),
+            sections: Vec::new(),
+            bytes: bytes.to_vec(),
+        }
+    }
+
+    /// What a reader does: the slot by arithmetic, the entry by key, the
+    /// bytes by range, each checked; the slot by its proof up to the root.
+    fn read(p: &PackedFolder, name: &str) -> Option<Vec<u8>> {
+        let m = &p.packed;
+        let i = registry_contract::slot(name, m.buckets) as usize;
+        let per = m.slots_per_file as usize;
+        let table = p.files.iter().find(|f| f.name == format!("{FOLDER}{}", m.tables[i / per]))?;
+        let size = m.slot_bytes as usize;
+        let bytes = &table.bytes[(i % per) * size..(i % per + 1) * size];
+        let levels = m.buckets.trailing_zeros() as usize;
+        let slot = packed::decode_slot(bytes, size, levels).ok()?;
+        let mut node = sha256(slot.body);
+        for (l, sibling) in slot.proof.iter().enumerate() {
+            node = if (i >> l) & 1 == 1 {
+                sha256(&[&sibling[..], &node[..HASH_BYTES]].concat())
+            } else {
+                sha256(&[&node[..HASH_BYTES], &sibling[..]].concat())
+            };
+        }
+        assert_eq!(hex(&node), m.root, "slot {i} proves the root");
+        let at = slot.find(registry_contract::name_key(name))?;
+        let pack = p.files.iter().find(|f| f.name == format!("{FOLDER}{}", m.packs[at.pack as usize]))?;
+        let body = pack.bytes[at.offset as usize..(at.offset + at.length) as usize].to_vec();
+        assert_eq!(sha256(&body)[..HASH_BYTES], at.hash);
+        Some(body)
+    }
+
+    #[test]
+    fn every_file_is_found_by_its_name_and_checked_and_a_name_not_packed_is_absent() {
+        let mut files: Vec<OutFile> = (0..300)
+            .map(|i| file(&format!("k-{i:x}-0.shard"), format!("bytes of {i}").repeat(i % 7 + 1).as_bytes()))
+            .collect();
+        files.push(file("first.pack", b"first"));
+        let want: Vec<(String, Vec<u8>)> = files
+            .iter()
+            .filter(|f| !f.name.ends_with("first.pack"))
+            .map(|f| (f.name[24..].to_string(), f.bytes.clone()))
+            .collect();
+        let p = pack("pieces/0123456789abcdef/", files, "first.pack").unwrap();
+        assert!(p.first_pack.starts_with("first.") && p.first_pack.ends_with(".pack"));
+        assert!(p.packed.buckets.is_power_of_two() && p.packed.buckets >= 16);
+        for (name, bytes) in &want {
+            assert_eq!(read(&p, name).as_ref(), Some(bytes), "{name}");
+        }
+        assert_eq!(read(&p, "k-ffff-0.shard"), None);
+        // Content-hashed names: the same files give the same packs.
+        assert!(p.files.iter().all(|f| f.name.starts_with(FOLDER)));
+    }
+
+    #[test]
+    fn packs_split_below_the_file_limit() {
+        let big = vec![7u8; FILE_LIMIT / 3 + 1];
+        let files = vec![
+            file("a", &big),
+            file("b", &big),
+            file("c", &big),
+            file("first.pack", b"f"),
+        ];
+        let p = pack("pieces/0123456789abcdef/", files, "first.pack").unwrap();
+        assert_eq!(p.packed.packs.len(), 2);
+        assert!(p.files.iter().all(|f| f.bytes.len() <= FILE_LIMIT));
+        for n in ["a", "b", "c"] {
+            assert_eq!(read(&p, n).map(|b| b.len()), Some(big.len()));
+        }
+    }
+}
