@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
-import { watchErrors, CHROMIUM_ARGS } from "./server.mjs";
+import { watchErrors, pieceOf, CHROMIUM_ARGS } from "./server.mjs";
 import { splitSite } from "./ui-helpers.mjs";
 
 let browser, split;
@@ -46,7 +46,7 @@ test("pages from pieces equal the whole registry's, and cost a few small files",
   // 400s asked for above are intended.
   watchErrors(page, errors);
   const fetched = [];
-  page.on("request", (r) => /\/pieces\//.test(r.url()) && fetched.push(r.url().split("/").pop()));
+  page.on("request", (r) => pieceOf(r.url()) && fetched.push(pieceOf(r.url())));
   await page.goto(split.url + "widget-demo.html");
   const out = await page.evaluate(async (requests) => {
     const { startPiecesSearch } = await import("./registry-search.js");
@@ -112,9 +112,10 @@ test("a link's words' files are fetched while the wasm downloads: each one the a
         performance
           .getEntriesByType("resource")
           .filter((e) => e.responseStatus !== 404)
-          .map((e) => new URL(e.name).pathname)
-          .filter((p) => p.includes("/pieces/"))
-          .map((p) => p.split("/").pop());
+          .map((e) => new URL(e.name))
+          // A file of a pack is named by its URL's `f`; a slot read from the slot tables is "slot".
+          .map((u) => (/\/packs\/pieces\.[0-9a-f]{16}\.pack$/.test(u.pathname) ? u.searchParams.get("f") : /\/packs\/tables\./.test(u.pathname) ? "slot" : /\/pieces\//.test(u.pathname) ? u.pathname.split("/").pop() : null))
+          .filter(Boolean);
       let letIn;
       const held = new Promise((r) => (letIn = r));
       const wasm = held.then(async () => {
@@ -146,12 +147,12 @@ test("a link's words' files are fetched while the wasm downloads: each one the a
   for (const query of QUERIES) {
     const cold = await run(query, false);
     const warm = await run(query, true);
-    const files = (names) => names.filter((n) => !/^(ht?-\d+|hashes)\.json$/.test(n)); // tables aside
+    const files = (names) => names.filter((n) => n !== "slot"); // slots aside
     const needed = new Set(files(cold.all));
     const early = files(warm.before);
-    // Checked with the hash tree: no two-level table (kept for earlier readers) is read.
-    assert.ok(cold.all.some((n) => /^ht-\d+\.json$/.test(n)), `${query}: tree tables read`);
-    assert.deepEqual(cold.all.filter((n) => /^(h-\d+|hashes)\.json$/.test(n)), [], `${query}: two-level tables read`);
+    // Found and checked through the slots; nothing read as a loose file of a pieces folder.
+    assert.ok(cold.all.includes("slot"), `${query}: slots read`);
+    assert.deepEqual(cold.all.filter((n) => /\.json$/.test(n) && /^(ht?-\d+|hashes)\.json$/.test(n)), [], `${query}: no hash table read`);
     assert.ok(cold.answered && warm.answered, `${query}: answered from pieces`);
     // (A directory part is asked beside a word's group file's table: a
     // common word's is not needed, a kilobyte against a round trip.)

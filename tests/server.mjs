@@ -22,8 +22,8 @@ const TYPES = {
 /**
  * Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves
  * to {url, close}. `cors`: answer every origin (a CDN serving the widget).
- * `hold(path)`: a promise to wait for before answering that path (relative
- * to `root`), or null; it holds requests of Workers too, which a page's
+ * `hold(path, url)`: a promise to wait for before answering that path
+ * (relative to `root`; `url`: the request's URL, with its query), or null; it holds requests of Workers too, which a page's
  * routes do not see. `noRange`: ignore `Range` and answer every request
  * with the whole file (200), as `python3 -m http.server` does.
  */
@@ -41,7 +41,7 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
       res.writeHead(403).end();
       return;
     }
-    await hold?.(rel);
+    await hold?.(rel, url);
     try {
       const body = await fs.readFile(file);
       const type = TYPES[path.extname(file)] ?? "application/octet-stream";

@@ -497,8 +497,91 @@ fn proven<'a>(table: &'a [u8], i: usize, h: &registry_contract::PieceHashes) -> 
     (node == h.root).then_some(files)
 }
 
+/// Walks a packed pieces folder (pieces version 9, registry_contract::Packed)
+/// as a browser does: every slot read at its computed place in the slot
+/// tables and proven up to the manifest's root; every file it lists read
+/// from its pack and checked by its hash. The files tile each pack exactly
+/// (no byte unlisted, none listed twice). `names`: files that must be found
+/// by name. Returns the files listed.
+fn check_packed(manifest: &Path, names: &[&str]) -> usize {
+    use registry_core::shard::packed;
+    let folder = manifest.parent().unwrap();
+    let m: registry_contract::Manifest =
+        serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
+    let p = m.checked().unwrap().0.pieces.expect("pieces");
+    let k = p.packed.as_ref().expect("a packed folder");
+    assert!(p.hashes.is_none() && p.tree.is_none(), "no loose tables");
+    let dir = folder.join(&p.path);
+    let pack = std::fs::read(dir.join(&p.first_pack.name)).expect("the first-keystroke pack");
+    assert_eq!(p.first_pack.sha256, Some(sha256_hex(&pack)));
+    let packs: Vec<Vec<u8>> = k.packs.iter().map(|n| std::fs::read(dir.join(n)).unwrap()).collect();
+    let tables: Vec<Vec<u8>> = k.tables.iter().map(|n| std::fs::read(dir.join(n)).unwrap()).collect();
+    for (name, bytes) in k.packs.iter().zip(&packs).chain(k.tables.iter().zip(&tables)) {
+        assert!(bytes.len() <= packed::FILE_LIMIT, "{name}");
+        assert!(name.contains(&sha256_hex(bytes)[..16]), "{name} is named by its content");
+    }
+    assert!(k.buckets.is_power_of_two());
+    let levels = k.buckets.trailing_zeros() as usize;
+    let size = k.slot_bytes as usize;
+    let per = k.slots_per_file as usize;
+    let slot = |i: usize| &tables[i / per][(i % per) * size..(i % per + 1) * size];
+    let proves = |bytes: &[u8], i: usize| -> bool {
+        let Ok(s) = packed::decode_slot(bytes, size, levels) else {
+            return false;
+        };
+        let mut node = sha2::Sha256::digest(s.body).to_vec();
+        for (l, sibling) in s.proof.iter().enumerate() {
+            let pair = if (i >> l) & 1 == 1 {
+                [&sibling[..], &node[..packed::HASH_BYTES]].concat()
+            } else {
+                [&node[..packed::HASH_BYTES], &sibling[..]].concat()
+            };
+            node = sha2::Sha256::digest(&pair).to_vec();
+        }
+        sha256_hex_of(&node) == k.root
+    };
+    use sha2::Digest;
+    let mut spans: Vec<Vec<(u32, u32)>> = vec![Vec::new(); packs.len()];
+    let mut listed = 0;
+    for i in 0..k.buckets as usize {
+        assert!(proves(slot(i), i), "slot {i} proves the root");
+        assert!(!proves(slot(i), i ^ 1), "slot {i}'s proof is not its sibling's");
+        for l in packed::decode_slot(slot(i), size, levels).unwrap().entries {
+            let body = &packs[l.pack as usize][l.offset as usize..(l.offset + l.length) as usize];
+            assert_eq!(sha2::Sha256::digest(body)[..packed::HASH_BYTES], l.hash, "slot {i}");
+            spans[l.pack as usize].push((l.offset, l.length));
+            listed += 1;
+        }
+    }
+    for (n, mut s) in spans.into_iter().enumerate() {
+        s.sort();
+        let mut at = 0;
+        for (offset, length) in s {
+            assert_eq!(offset, at, "pack {n}: files tile it");
+            at += length;
+        }
+        assert_eq!(at as usize, packs[n].len(), "pack {n}: nothing after its last file");
+    }
+    for name in names {
+        let i = registry_contract::slot(name, k.buckets) as usize;
+        let s = packed::decode_slot(slot(i), size, levels).unwrap();
+        assert!(s.find(registry_contract::name_key(name)).is_some(), "{name} is in its slot");
+    }
+    // A slot altered anywhere does not prove.
+    for at in [0, 3, size / 2, size - 1] {
+        let mut altered = slot(1).to_vec();
+        altered[at] ^= 1;
+        assert!(!proves(&altered, 1), "altered at {at}");
+    }
+    listed
+}
+
+fn sha256_hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[test]
-fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
+fn every_piece_is_in_a_pack_under_its_hash_from_the_manifest_down() {
     let dir = tmp_dir("hashes");
     let out = registry(&["build", DEMO, "-o", dir.to_str().unwrap(), "-q"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -506,35 +589,11 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let p = m.pieces.unwrap();
     assert_eq!(p.version, registry_contract::PIECES_VERSION);
-    let folder = dir.join(&p.path);
-    let checked = check_chain(&dir.join("manifest.json"), &folder);
-    let tables =
-        p.hashes.as_ref().unwrap().buckets as usize + 1 + p.tree.as_ref().unwrap().buckets as usize;
-    let files = std::fs::read_dir(&folder).unwrap().count();
-    assert_eq!(
-        checked,
-        files - tables,
-        "every file but the tables is listed"
-    );
-    // A table whose listing or proof is altered by one digit does not prove.
-    let h = p.tree.unwrap();
-    assert!(
-        h.proofs && h.buckets > 1,
-        "a demo build has a tree ({} tables)",
-        h.buckets
-    );
-    let table = std::fs::read(folder.join("ht-1.json")).unwrap();
-    assert!(proven(&table, 1, &h).is_some());
-    assert!(
-        proven(&table, 0, &h).is_none(),
-        "table 1's proof is not table 0's"
-    );
-    let close = table.iter().position(|&b| b == b']').unwrap();
-    for at in [3, close + 40, table.len() - 4] {
-        let mut altered = table.clone();
-        altered[at] = if altered[at] == b'0' { b'1' } else { b'0' };
-        assert!(proven(&altered, 1, &h).is_none(), "altered at {at}");
-    }
+    let listed = check_packed(&dir.join("manifest.json"), &["search.stats", "r-041q.shard", "r-041q.json"]);
+    let k = p.packed.unwrap();
+    let files = std::fs::read_dir(dir.join(&p.path)).unwrap().count();
+    assert_eq!(files, 1 + k.packs.len() + k.tables.len(), "the first-keystroke pack, packs and tables: nothing loose");
+    assert!(listed > 100 && k.buckets > 1, "{listed} files in {} slots", k.buckets);
     // FNV-1a as registry-pieces.js computes it (its test vectors).
     assert_eq!(
         registry_contract::bucket("", 1 << 31),
@@ -544,14 +603,17 @@ fn every_piece_is_listed_under_its_hash_from_the_manifest_down() {
         registry_contract::bucket("a", 1 << 31),
         0xe40c_292c % (1 << 31)
     );
-    // Statistics parts share the statistics file's table.
+    assert_eq!(registry_contract::name_key(""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(registry_contract::name_key("a"), 0xaf63_dc4c_8601_ec8c);
+    // Statistics parts share the statistics file's table in the tree
+    // layout; a slot has a fixed size, so there they do not.
     assert_eq!(
         registry_contract::bucket("s-75.shard", 1 << 20),
         registry_contract::bucket("search.stats", 1 << 20)
     );
     assert_ne!(
-        registry_contract::bucket("g-75.shard", 1 << 20),
-        registry_contract::bucket("search.stats", 1 << 20)
+        registry_contract::slot("s-75.shard", 1 << 20),
+        registry_contract::slot("search.stats", 1 << 20)
     );
 }
 
