@@ -238,8 +238,9 @@ pub fn write_output(
 
 /// Removes from `dir` what earlier builds wrote and this one did not: shard
 /// files named as a build names them (`registry.<16 hex>.shard`,
-/// `<section>.<16 hex>.shard`) and other builds' piece folders
-/// (`pieces/<16 hex>/`). A data folder thus holds one build, not every build
+/// `<section>.<16 hex>.shard`), packs of other builds
+/// (`packs/<stem>.<16 hex>.pack`) and other builds' piece folders
+/// (`pieces/<16 hex>/`, before pieces version 9). A data folder thus holds one build, not every build
 /// ever written to it (the demo's and the real registry's: 67 MB instead of
 /// 3 MB); nothing else in it is touched. Returns how many went.
 pub fn remove_previous_builds(dir: &Path, files: &[OutFile]) -> Result<usize, String> {
@@ -264,6 +265,23 @@ pub fn remove_previous_builds(dir: &Path, files: &[OutFile]) -> Result<usize, St
             std::fs::remove_file(entry.path())
                 .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
             removed += 1;
+        }
+    }
+    // Packs and slot tables (pieces version 9) are named by their content
+    // in a folder every build shares: those this build did not write go.
+    let packs = dir.join(crate::packs::FOLDER);
+    if packs.is_dir() {
+        for entry in entries(&packs)? {
+            let name = format!("{}{}", crate::packs::FOLDER, entry.file_name().to_string_lossy());
+            let ours = name
+                .strip_suffix(".pack")
+                .and_then(|s| s.rsplit_once('.'))
+                .is_some_and(|(_, hash)| is_hash(hash));
+            if ours && !keep.contains(name.as_str()) && entry.path().is_file() {
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+                removed += 1;
+            }
         }
     }
     let pieces = dir.join("pieces");

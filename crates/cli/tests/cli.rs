@@ -225,11 +225,27 @@ fn shard_files(dir: &Path) -> Vec<String> {
     names
 }
 
-fn piece_builds(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir.join("pieces"))
+/// The files of the packs folder, sorted.
+fn pack_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("packs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect()
+        .collect();
+    names.sort();
+    names
+}
+
+/// The packs a manifest names (the first-keystroke pack, packs, tables), sorted.
+fn packs_named(manifest: &serde_json::Value) -> Vec<String> {
+    let p = &manifest["pieces"];
+    let mut names = vec![p["first_pack"]["name"].as_str().unwrap().to_string()];
+    for list in ["packs", "tables"] {
+        for n in p["packed"][list].as_array().unwrap() {
+            names.push(n.as_str().unwrap().to_string());
+        }
+    }
+    names.sort();
+    names
 }
 
 #[test]
@@ -239,6 +255,9 @@ fn a_data_folder_keeps_only_its_latest_build() {
     std::fs::create_dir_all(&data).unwrap();
     std::fs::write(data.join("notes.txt"), "mine").unwrap();
     std::fs::write(data.join("other.0123456789abcdef.bin"), "mine too").unwrap();
+    // A pieces folder of a build before packs (pieces version 8).
+    std::fs::create_dir_all(data.join("pieces/0123456789abcdef")).unwrap();
+    std::fs::write(data.join("pieces/0123456789abcdef/61.shard"), "old").unwrap();
     let build = |release: &str| {
         let out = registry(&[
             "build",
@@ -255,9 +274,14 @@ fn a_data_folder_keeps_only_its_latest_build() {
     };
     build("first");
     let first_files = shard_files(&data);
-    let first_pieces = piece_builds(&data);
+    let first_packs = pack_files(&data);
     assert_eq!(first_files.len(), 5, "{first_files:?}");
-    assert_eq!(first_pieces.len(), 1);
+    assert!(first_packs.len() >= 3, "{first_packs:?}");
+    assert_eq!(
+        std::fs::read_dir(data.join("pieces")).unwrap().count(),
+        0,
+        "the pieces folder of before packs went"
+    );
     build("second");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(data.join("manifest.json")).unwrap()).unwrap();
@@ -274,12 +298,12 @@ fn a_data_folder_keeps_only_its_latest_build() {
         "shard files of the first build remain"
     );
     assert!(first_files.iter().all(|f| !listed.contains(f)));
-    let pieces = piece_builds(&data);
     assert_eq!(
-        pieces,
-        [manifest["build_id"].as_str().unwrap()],
-        "pieces of the first build remain"
+        pack_files(&data),
+        packs_named(&manifest),
+        "packs of the first build remain"
     );
+    assert_ne!(first_packs, pack_files(&data), "another release, other packs");
     // Files that are not a build's stay.
     assert!(data.join("notes.txt").exists());
     assert!(data.join("other.0123456789abcdef.bin").exists());
@@ -637,4 +661,18 @@ fn the_pieces_3_fixture_checks_from_its_manifest_down() {
 fn the_hash_tree_fixture_checks_from_its_manifest_down() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-8-tree");
     assert_eq!(check_chain(&dir.join("manifest.json"), &dir), 6);
+}
+
+/// The packed compat fixture (crates/core/tests/compat/pieces-9, from
+/// `registry build data/demo/registry-demo.json -o <dir> --release
+/// compat-pieces-9`: the manifest and its `packs/` folder) still checks
+/// from its manifest down: the pack layout stays readable.
+#[test]
+fn the_packed_fixture_checks_from_its_manifest_down() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/compat/pieces-9");
+    let listed = check_packed(
+        &dir.join("manifest.json"),
+        &["search.stats", "r-041q.shard", "r-041q.json"],
+    );
+    assert!(listed > 300, "{listed}");
 }
