@@ -193,7 +193,7 @@ export async function paintResultsLink({ app, link, dataUrl, manifest, firstJs, 
     document.title = `${link.q} – Organization registry`;
     return true;
   } catch (e) {
-    console.warn("registry: the first paint from pieces failed; the app answers:", e);
+    if (e?.name !== "NoPiecesError") console.warn("registry: the first paint from pieces failed; the app answers:", e);
     return false;
   }
 }

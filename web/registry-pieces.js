@@ -137,8 +137,13 @@ export async function provenSlot(bytes, i, packed) {
   return files;
 }
 
-/** Hosts that answered a range request with the whole file: by origin, the error every later read gets at once. */
-const rangeIgnored = new Map();
+/**
+ * Hosts that answered a range request with the whole file: by origin, the
+ * error every later read gets at once. One map a page, shared by every copy
+ * of this module (the first paint's content-hashed one too), so the console
+ * says it once.
+ */
+const rangeIgnored = (globalThis.__registryRangeIgnored ??= new Map());
 
 /**
  * The bytes `[start, start + length)` of `url` by one HTTP range request
