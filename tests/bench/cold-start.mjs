@@ -21,6 +21,7 @@
 //                                   [--runs 3] [--api-runs N] [--key-delay 80] [--pages widget,api,flex[,app]]
 //                                   [--link-q "university of cambridge"]  (the q-* pages' query)
 //                                   [--targets harv]  (only these typed targets: harv,stanf,sorbon)
+//                                   [--reuse]  (a scale's synth dump and site already in target/cold-bench/x<N>/ as they are)
 //   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app
 //   WATERFALL=1 …: every request of each visit (start–end ms, bytes), on stderr
 //
@@ -74,6 +75,7 @@ function parseArgs(argv) {
     else if (k === "--pages") o.pages = val().split(",");
     else if (k === "--link-q") LINK_Q = val();
     else if (k === "--targets") o.targets = val().split(",");
+    else if (k === "--reuse") o.reuse = true;
     else if (k === "-h" || k === "--help") {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 29).join("\n").replace(/^\/\/ ?/gm, ""));
       process.exit(0);
@@ -157,12 +159,17 @@ async function prepareScale(opt, scale, app) {
   let dump = opt.data;
   if (scale > 1) {
     dump = path.join(dir, `registry-x${scale}.json.gz`);
-    log(`registry synth --factor ${scale} → ${path.relative(ROOT, dump)} …`);
-    await run("target/release/registry", ["synth", opt.data, "--factor", String(scale), "-o", dump, "-q"]);
+    if (!(opt.reuse && fs.existsSync(dump))) {
+      log(`registry synth --factor ${scale} → ${path.relative(ROOT, dump)} …`);
+      await run("target/release/registry", ["synth", opt.data, "--factor", String(scale), "-o", dump, "-q"]);
+    }
   }
   const site = path.join(dir, "site");
-  log(`registry site ${path.relative(ROOT, dump)} → ${path.relative(ROOT, site)} …`);
-  await run("target/release/registry", ["site", dump, "-o", site, "--app", app, "-q"]);
+  if (opt.reuse && fs.existsSync(path.join(site, "data/manifest.json"))) log(`--reuse: the site in ${path.relative(ROOT, site)} as it is`);
+  else {
+    log(`registry site ${path.relative(ROOT, dump)} → ${path.relative(ROOT, site)} …`);
+    await run("target/release/registry", ["site", dump, "-o", site, "--app", app, "-q"]);
+  }
   const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
   // The FlexSearch page's index only when that page is measured (minutes at ×4).
   if (!opt.pages.includes("flex")) return { dir, site, flexDir: null, records: manifest.record_count, flex: null, manifest };

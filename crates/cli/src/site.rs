@@ -28,23 +28,84 @@ const HOSTING: &str = "\
 Upload the folder as it is to any static host, at the root or under a sub-path
 (`https://host/some/path/`): every URL in the app is relative. `registry serve --root
 <this folder> --data <this folder>/data` serves it as asked below (and the API besides).
+The folder is a few dozen files: the registry's pieces are stored in packs of at most
+24 MiB (`data/packs/*.pack`), which the browser reads piece by piece with HTTP range
+requests, so every common static host takes it (Cloudflare Pages: 20,000 files and
+25 MiB a file on the free plan; GitLab Pages: 200,000 files, 1 GB; GitHub Pages: 1 GB).
+`registry bench-site <this folder>` prints its files, bytes and which caps it fits.
 
+## What the host must do
+
+* **Answer `Range: bytes=a-b` with `206 Partial Content`** on `data/packs/*.pack` (every
+  CDN, bucket, nginx, Apache, GitHub, GitLab, Netlify and Cloudflare Pages does). A host
+  that ignores it (`python3 -m http.server`) still works: the page notices on its first
+  read, stops that download, says so in the browser's console, and answers from the
+  whole registry (a slower first visit). Do not compress `.pack` files on the fly (a
+  compressed answer cannot be cut into ranges): they are compressed already.
 * Serve `.wasm` as `application/wasm` and `.webmanifest` as `application/manifest+json`.
 * Files whose names contain a 16-hex-digit content hash (`data/*.<hash>.shard`,
-  `ui/*.<hash>.*`) and everything under `data/pieces/<build id>/` never change:
-  `Cache-Control: public, max-age=31536000, immutable`. A missing piece must stay a 404
-  (it means \"no record under this prefix\").
+  `data/packs/*.<hash>.pack`, `ui/*.<hash>.*`) never change:
+  `Cache-Control: public, max-age=31536000, immutable`.
 * Everything else (`index.html`, `*.js`, `data/manifest.json`, `app-files.json`) must be
   revalidated: `Cache-Control: no-cache`.
-* Enable gzip or brotli for `.wasm`, `.js`, `.css`, `.html`, `.json`; the shard files are
-  already zstd-compressed.
+* Enable gzip or brotli for `.wasm`, `.js`, `.css`, `.html`, `.json`; the shard and pack
+  files are already compressed.
 * HTTPS is required for the service worker (offline use) and for verifying downloads.
 * A Content-Security-Policy needs `script-src 'self' 'wasm-unsafe-eval'` and
   `worker-src 'self'`.
 * The form widget (`registry-picker.js`) may be embedded from another origin: send
-  `Access-Control-Allow-Origin` for the folder. It answers from the typeahead pieces on the
-  page's main thread; the few queries that need the whole registry start a Worker through a
-  same-origin Blob module, so the page's CSP then needs `worker-src blob: <this origin>`.
+  `Access-Control-Allow-Origin` (e.g. `*`) for the whole folder, packs included. Its range
+  requests carry a single `bytes=a-b`, which browsers send cross-origin without a preflight
+  (no `OPTIONS` to answer). It answers from the pieces on the page's main thread; the few
+  queries that need the whole registry start a Worker through a same-origin Blob module, so
+  the page's CSP then needs `worker-src blob: <this origin>`.
+
+## Per host
+
+* **Netlify, Cloudflare Pages**: the `_headers` file of this folder sets the cache and
+  CORS headers above; Range is answered already.
+* **nginx**: ranges are on by default (`max_ranges` unset); keep `.pack` out of `gzip_types`.
+
+      location ~ \\.[0-9a-f]{16}\\.(shard|pack|wasm|js|css)$ {
+          add_header Cache-Control \"public, max-age=31536000, immutable\";
+          add_header Access-Control-Allow-Origin *;
+      }
+      location / { add_header Cache-Control no-cache; add_header Access-Control-Allow-Origin *; }
+      types { application/wasm wasm; application/manifest+json webmanifest; }
+
+* **Apache** (`.htaccess`, mod_headers): ranges are on by default.
+
+      <FilesMatch \"\\.[0-9a-f]{16}\\.(shard|pack|wasm|js|css)$\">
+        Header set Cache-Control \"public, max-age=31536000, immutable\"
+      </FilesMatch>
+      Header set Access-Control-Allow-Origin \"*\"
+      AddType application/wasm .wasm
+
+* **GitHub Pages, GitLab Pages, S3/R2/GCS buckets**: Range and the types are answered
+  already; GitHub Pages sets its own cache headers (10 minutes), which is safe.
+
+## How to check a deployed site
+
+    curl -sI -H 'Range: bytes=0-99' https://host/path/data/packs/<a pack>.pack
+
+must print `HTTP/… 206` and `Content-Range: bytes 0-99/…`; add `-H 'Origin: https://other.example'`
+and look for `Access-Control-Allow-Origin` when the widget is embedded elsewhere.
+";
+
+/// `_headers` (Netlify, Cloudflare Pages): HOSTING.md's cache and CORS
+/// headers, for a site at the host's root. Both hosts join the values of
+/// every rule a path matches, so `no-cache` is not written: it is their
+/// default (`max-age=0, must-revalidate`), and written for `/*` it would
+/// join the immutable files' `max-age` and win.
+const HEADERS: &str = "\
+/*
+  Access-Control-Allow-Origin: *
+/data/packs/*
+  Cache-Control: public, max-age=31536000, immutable
+/data/*.shard
+  Cache-Control: public, max-age=31536000, immutable
+/ui/*
+  Cache-Control: public, max-age=31536000, immutable
 ";
 
 fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
@@ -174,6 +235,7 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
     let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?, &budget, quiet)?;
     build::write_output(&out.join("data"), &files, &manifest, quiet)?;
     std::fs::write(out.join("HOSTING.md"), HOSTING).map_err(|e| e.to_string())?;
+    std::fs::write(out.join("_headers"), HEADERS).map_err(|e| e.to_string())?;
     if !quiet {
         eprintln!(
             "site: {} — release '{}', {} records; upload the folder as is (see HOSTING.md)",

@@ -382,6 +382,17 @@ fn builds_show_progress_unless_quiet() {
         assert!(out.status.success());
         assert_eq!(text(&out.stderr), "", "{what} printed something");
     }
+    // Hosts that read `_headers` (Netlify, Cloudflare Pages) get the cache
+    // and CORS headers HOSTING.md asks for; no rule says no-cache, which
+    // those hosts would join with the packs' max-age.
+    let headers = std::fs::read_to_string(out_dir.join("_headers")).unwrap();
+    assert!(
+        headers.contains("/data/packs/*\n  Cache-Control: public, max-age=31536000, immutable"),
+        "{headers}"
+    );
+    assert!(headers.contains("Access-Control-Allow-Origin: *") && !headers.contains("no-cache"));
+    let hosting = std::fs::read_to_string(out_dir.join("HOSTING.md")).unwrap();
+    assert!(hosting.contains("Range: bytes=") && hosting.contains("206"));
     // Serving a dump builds it in memory first: with progress too.
     let mut server = Command::new(env!("CARGO_BIN_EXE_registry"))
         .args(["serve", "--port", "0", "--data", DEMO])

@@ -22,7 +22,7 @@ const TYPES = {
   ".md": "text/plain; charset=utf-8",
 };
 const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".webmanifest", ".wasm", ".svg", ".md"]);
-const HASHED = /\.[0-9a-f]{16}\.|\/pieces\/[0-9a-f]{16}\//; // registry site: ui/*.<hash>.*, data/*.<hash>.shard, data/pieces/<build id>/*; ours: flex/*.<hash>.json
+const HASHED = /\.[0-9a-f]{16}\.|\/pieces\/[0-9a-f]{16}\//; // registry site: ui/*.<hash>.*, data/*.<hash>.shard, data/packs/*.<hash>.pack, data/pieces/<build id>/* (before packs); ours: flex/*.<hash>.json
 
 /** Brotli at the quality a static host would precompress with; large files at 9 to keep start-up in seconds. */
 function brotli(buf) {
@@ -64,8 +64,17 @@ function precompress(mounts) {
 const wantsBrotli = (req) => /\bbr\b/.test(req.headers["accept-encoding"] ?? "");
 
 function sendStatic(req, res, f) {
-  const headers = { "cache-control": f.cache, etag: f.etag, vary: "accept-encoding" };
+  const headers = { "cache-control": f.cache, etag: f.etag, vary: "accept-encoding", "accept-ranges": "bytes" };
   if (req.headers["if-none-match"] === f.etag) return res.writeHead(304, headers).end();
+  // One range (`bytes=a-b`), as static hosts answer it: identity bytes (packs are read so).
+  const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
+  if (range) {
+    const [start, end] = [Number(range[1]), Math.min(Number(range[2]), f.body.length - 1)];
+    if (start > end) return res.writeHead(416, { ...headers, "content-range": `bytes */${f.body.length}` }).end();
+    const body = f.body.subarray(start, end + 1);
+    res.writeHead(206, { ...headers, "content-type": f.type, "content-length": body.length, "content-range": `bytes ${start}-${end}/${f.body.length}` });
+    return res.end(req.method === "HEAD" ? undefined : body);
+  }
   const br = f.br && wantsBrotli(req);
   const body = br ? f.br : f.body;
   res.writeHead(200, {
