@@ -15,6 +15,7 @@ mod fit_prior;
 mod gzip;
 mod load;
 mod packs;
+mod parallel;
 mod picks;
 mod pieces;
 mod pr_svg;

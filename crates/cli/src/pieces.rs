@@ -102,24 +102,28 @@ pub fn build_pieces(
         .filter_map(|r| Some((RecordId::parse(&r.id).ok()?, r)))
         .collect();
     let mut files = Vec::with_capacity(specs.len() + 1);
-    for s in &specs {
-        let subset: Vec<Record> = s
-            .records
-            .iter()
-            .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
-            .collect();
-        let bytes = pieces::piece_file(
-            s,
-            &subset,
-            &built.info.release,
-            built.info.build_time,
-            &Zstd(level),
-        )?;
-        files.push(OutFile {
-            name: piece_name(built.info.build_id, &s.key, s.kind),
-            sections: s.sections(),
-            bytes,
+    // In batches, so that progress is told from this thread.
+    for batch in specs.chunks(1024) {
+        let written = crate::parallel::map(batch, |s| {
+            let subset: Vec<Record> = s
+                .records
+                .iter()
+                .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
+                .collect();
+            let bytes = pieces::piece_file(
+                s,
+                &subset,
+                &built.info.release,
+                built.info.build_time,
+                &Zstd(level),
+            )?;
+            Ok::<_, String>(OutFile {
+                name: piece_name(built.info.build_id, &s.key, s.kind),
+                sections: s.sections(),
+                bytes,
+            })
         });
+        files.extend(written.into_iter().collect::<Result<Vec<_>, _>>()?);
         progress(files.len(), specs.len());
     }
     // The directory in parts by first character, so a client fetches only
@@ -246,8 +250,9 @@ fn search_files(
             .collect()
     };
     // Each piece-like file: a subset of the records, named by what asks for it.
-    for (need, spec) in sp.piece_files() {
-        out.push(OutFile {
+    let piece_files: Vec<_> = sp.piece_files().collect();
+    for written in crate::parallel::map(&piece_files, |(need, spec)| {
+        Ok::<_, String>(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: spec.sections(),
             bytes: pieces::piece_file(
@@ -257,10 +262,13 @@ fn search_files(
                 built.info.build_time,
                 &Zstd(level),
             )?,
-        });
+        })
+    }) {
+        out.push(written?);
     }
-    for (bucket, records) in &sp.externals {
-        out.push(OutFile {
+    let externals: Vec<_> = sp.externals.iter().collect();
+    for written in crate::parallel::map(&externals, |(bucket, records)| {
+        Ok::<_, String>(OutFile {
             name: format!("{dir}{}", Need::External(*bucket).file_name()),
             sections: vec![
                 SectionKind::Summary,
@@ -273,7 +281,9 @@ fn search_files(
                 built.info.build_time,
                 &Zstd(level),
             )?,
-        });
+        })
+    }) {
+        out.push(written?);
     }
     for m in &sp.members {
         out.push(OutFile {
@@ -330,7 +340,8 @@ fn record_pieces(
             .or_default()
             .push(r.clone());
     }
-    for (key, group) in &groups {
+    let groups: Vec<(&String, &Vec<Record>)> = groups.iter().collect();
+    let written = crate::parallel::map(&groups, |(key, group)| {
         let bytes = shard::pieces::record_piece_file(
             group,
             &built.info.release,
@@ -338,7 +349,12 @@ fn record_pieces(
             &Zstd(level),
         )?;
         let piece = Registry::from_bytes(&bytes).map_err(|e| format!("record piece {key}: {e}"))?;
-        let card: Vec<_> = (0..piece.len()).map(|i| piece.summary(i)).collect();
+        let card = serde_json::to_vec(&(0..piece.len()).map(|i| piece.summary(i)).collect::<Vec<_>>())
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>((bytes, card))
+    });
+    for ((key, _), w) in groups.iter().zip(written) {
+        let (bytes, card) = w?;
         files.push(OutFile {
             name: record_piece_name(built.info.build_id, key),
             sections: vec![
@@ -351,7 +367,7 @@ fn record_pieces(
         files.push(OutFile {
             name: record_card_name(built.info.build_id, key),
             sections: Vec::new(),
-            bytes: serde_json::to_vec(&card).map_err(|e| e.to_string())?,
+            bytes: card,
         });
     }
     Ok(groups.len())
