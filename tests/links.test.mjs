@@ -333,3 +333,32 @@ test("offline-ready after one visit: offline, a reload shows the app, a record a
     await context.close();
   }
 });
+
+test("a shared link with an unescaped / in its query (a full id URL, ror.org/…, a DOI, and/or) works", async () => {
+  const { context, page, errors } = await freshPage();
+  const id = bare(NORTHFIELD.id);
+  const fundref = NORTHFIELD.external_ids.find((e) => e.type === "fundref").preferred;
+  try {
+    for (const q of [`?id=https://ror.org/${id}`, `?id=ror.org/${id}`]) {
+      await page.goto(server.url + q);
+      await page.waitForSelector("table.locations, .load-failed, .record .error");
+      assert.equal(await page.locator(".load-failed").count(), 0, `${q}: ${await page.locator("#app").innerText()}`);
+      assert.match(await page.locator("#record-title").innerText(), /^Northfield University/, q);
+    }
+    // A funder DOI lists its record first.
+    await page.goto(server.url + `?q=10.13039/${fundref}`);
+    await page.waitForSelector(".result, .load-failed");
+    assert.equal(await page.locator(".load-failed").count(), 0, await page.locator("#app").innerText());
+    assert.equal(await page.locator(".result").first().getAttribute("data-id"), id);
+    // A slash in plain words: a search like any other.
+    await page.goto(server.url + "?q=and/or");
+    // (registry-first.js may paint it first: wait for the app's own answer.)
+    await page.waitForFunction(() => /records|could not/.test(document.getElementById("release")?.textContent ?? ""));
+    await page.waitForSelector("#results-h, .load-failed");
+    assert.equal(await page.locator(".load-failed").count(), 0, await page.locator("#app").innerText());
+    assert.match(await page.locator("#release").innerText(), /records/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -400,16 +400,17 @@ fn data_url() -> String {
         .base_uri()
         .ok()
         .flatten()
-        .map(|b| {
-            format!(
-                "{}data/",
-                b.rsplit_once('/')
-                    .map_or(b.as_str(), |(a, _)| a)
-                    .to_string()
-                    + "/"
-            )
-        })
+        .map(|b| data_url_of(&b))
         .unwrap_or_else(|| "./data/".into())
+}
+
+/// `data/` beside the document at `base`: resolved against its path only,
+/// as a relative URL is — a query or fragment may hold slashes of its own
+/// (`?id=https://ror.org/…`, `?q=10.13039/…`).
+fn data_url_of(base: &str) -> String {
+    let path = base.split(['?', '#']).next().unwrap_or(base);
+    let dir = path.rsplit_once('/').map_or(path, |(a, _)| a);
+    format!("{dir}/data/")
 }
 
 /// The whole app.
@@ -857,5 +858,21 @@ pub fn App() -> impl IntoView {
             {main_view}
         </main>
         <footer class="foot"><a href="match.html">"Match a list"</a>" · "<a href="widget-demo.html">"Form widget demo"</a>" · "<a href="api.html">"Local API"</a></footer>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_url_of;
+
+    #[test]
+    fn data_url_ignores_the_query() {
+        assert_eq!(data_url_of("http://h/"), "http://h/data/");
+        assert_eq!(data_url_of("http://h/app/index.html"), "http://h/app/data/");
+        assert_eq!(
+            data_url_of("http://h/app/?id=https://ror.org/041qyp388"),
+            "http://h/app/data/"
+        );
+        assert_eq!(data_url_of("http://h/?q=and/or#x/y"), "http://h/data/");
     }
 }
