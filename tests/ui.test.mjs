@@ -269,6 +269,40 @@ test("advanced query: inline error, then results; in the URL", async () => {
   assert.equal(await page.locator("#adv-error").innerText(), "");
 });
 
+test("a search typed while an advanced query is shown searches the typed text; Back returns to the advanced query", async () => {
+  const { page } = t;
+  const expr = "locations.geo_details.name:Brno";
+  await page.goto(t.url(`?adv=${encodeURIComponent(expr)}`));
+  await appReady(page);
+  const adv = await api(page, `/v2/organizations?query.advanced=${encodeURIComponent(expr)}`);
+  const typed = await api(page, "/v2/organizations?query=hospital&mode=typed");
+  assert.ok(adv.body.number_of_results >= 1 && typed.body.number_of_results >= 1);
+  assert.notEqual(adv.body.number_of_results, typed.body.number_of_results);
+  await page.waitForFunction((n) => document.querySelector(".results-h")?.dataset.total === String(n), adv.body.number_of_results);
+  await input().fill("hospital");
+  await input().press("Enter");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "hospital");
+  assert.equal(new URL(page.url()).searchParams.get("adv"), null, page.url());
+  await page.waitForFunction(
+    (n) => document.querySelector(".results-col")?.dataset.for === "hospital" && document.querySelector(".results-h")?.dataset.total === String(n),
+    typed.body.number_of_results,
+  );
+  // The advanced query is no longer shown as if it still applied.
+  assert.equal(await page.locator("#adv-input").inputValue(), "");
+  // Back: the advanced query and its results again.
+  await page.goBack();
+  await page.waitForFunction((n) => /adv=/.test(location.search) && document.querySelector(".results-h")?.dataset.total === String(n), adv.body.number_of_results);
+  assert.equal(await page.locator("#adv-input").inputValue(), expr);
+  // And the other way: an advanced query run over a typed search empties the search box.
+  await input().fill("hospital");
+  await page.waitForFunction(() => document.querySelector(".results-col")?.dataset.for === "hospital");
+  await page.locator("#adv-input").fill(expr);
+  await page.locator("#adv-input").press("Enter");
+  await page.waitForFunction((n) => /adv=/.test(location.search) && document.querySelector(".results-h")?.dataset.total === String(n), adv.body.number_of_results);
+  assert.equal(new URL(page.url()).searchParams.get("q"), null, page.url());
+  assert.equal(await input().inputValue(), "");
+});
+
 /** Every human-meaningful value of a v2 record. */
 function fieldValues(r) {
   const v = [r.id, ...r.names.map((n) => n.value), ...r.types.map((x) => x[0].toUpperCase() + x.slice(1)), ...r.domains];

@@ -537,11 +537,16 @@ pub fn App() -> impl IntoView {
     let on_edit = Callback::new(move |v: String| {
         let mut s = state.get_untracked();
         let from_record = s.id.take().is_some();
+        // Text typed in the search box is what is searched: an advanced
+        // query (which the API does not combine with a keyword query, and
+        // which would otherwise answer in its place) is dropped — its box
+        // empties — and Back returns to its results.
+        let from_adv = !std::mem::take(&mut s.adv).is_empty();
         s.q = v;
         s.page = 1;
-        typing.set_value(!from_record);
-        if from_record {
-            url_state::write(&s, true); // leaving the record page is a navigation
+        typing.set_value(!from_record && !from_adv);
+        if from_record || from_adv {
+            url_state::write(&s, true); // leaving the record page (or the advanced query) is a navigation
         }
         state.set(s);
     });
@@ -625,6 +630,11 @@ pub fn App() -> impl IntoView {
         ev.prevent_default();
         let mut s = state.get_untracked();
         s.adv = adv_text.get_untracked().trim().to_string();
+        // The advanced query answers alone: the search box empties rather
+        // than show text that is not searched.
+        if !s.adv.is_empty() {
+            s.q.clear();
+        }
         s.page = 1;
         go.run(s);
     };

@@ -217,9 +217,16 @@ pub fn current() -> State {
 /// outside (a shared link, a new tab), where the browser's back leaves.
 pub const PUSHED: &str = "registry-app";
 
-/// Writes `state` to the address bar (a new history entry when `push`).
+/// Writes `state` to the address bar (a new history entry when `push`,
+/// unless the address bar already shows it: an entry that repeats the one
+/// before it would make Back do nothing).
 pub fn write(state: &State, push: bool) {
     let url = state.href();
+    let shown = leptos::prelude::window()
+        .location()
+        .search()
+        .unwrap_or_default();
+    let push = push && shown != state.to_query();
     if let Ok(h) = leptos::prelude::window().history() {
         let _ = if push {
             h.push_state_with_url(&JsValue::from_str(PUSHED), "", Some(&url))
