@@ -367,6 +367,21 @@ test("record page shows every field: several locations, relationships, non-Latin
   assert.match(await page.locator(".record .error").innerText(), /./);
 });
 
+test("a place without a continent shows its country's continent, as the facets count it", async () => {
+  const { page } = t;
+  // Schema-2.0 places carry no continent; the continent facet counts them under their country's.
+  const rec = DEMO.find((r) => display(r) === "Setouchi Maritime Archive");
+  assert.ok(rec.locations.every((l) => !(l.geonames_details ?? l.geo_details).continent_code));
+  await page.goto(t.url(`?id=${bare(rec.id)}`));
+  await appReady(page);
+  await page.waitForSelector("table.locations tbody tr");
+  const cells = await page.locator("table.locations tbody tr td:nth-child(4)").allInnerTexts();
+  assert.deepEqual(cells, rec.locations.map(() => "Asia (AS)"));
+  // The facet agrees.
+  const facet = await api(page, `/v2/organizations?query=${encodeURIComponent('"Setouchi Maritime Archive"')}`);
+  assert.ok(facet.body.meta.continents.some((c) => c.id.toUpperCase() === "AS"), JSON.stringify(facet.body.meta.continents));
+});
+
 test("record text is rendered as text: markup in the data stays inert", async () => {
   const { page } = t;
   await page.goto(t.url());

@@ -327,7 +327,11 @@ pub fn RecordView(
                 let country = format!("{} ({})", s(g, "country_name").unwrap_or(""), s(g, "country_code").unwrap_or(""));
                 let continent = match (s(g, "continent_name"), s(g, "continent_code")) {
                     (Some(n), Some(c)) => format!("{n} ({c})"),
-                    _ => "—".to_string(),
+                    // A place without one (schema 2.0) is in its country's
+                    // continent, as the facets, filters and query.advanced count it.
+                    (_, code) => registry_core::continent::of_place(code, s(g, "country_code").unwrap_or(""))
+                        .map(|i| registry_core::continent::CONTINENTS[i])
+                        .map_or_else(|| "—".to_string(), |(c, n)| format!("{n} ({c})")),
                 };
                 let coords = match (g.get("lat").and_then(Value::as_f64), g.get("lng").and_then(Value::as_f64)) {
                     (Some(a), Some(b)) => format!("{a}, {b}"),
