@@ -95,6 +95,36 @@ test("after load the typeahead answers without a Worker round trip (main thread,
   await page.evaluate(async () => (await window.__plain)?.close());
 });
 
+for (const [width, height] of [[1100, 850], [390, 844]]) {
+  test(`the search box's placeholder names no organization (the site may serve any data) and fits the box at ${width} px`, async () => {
+    const { page } = t;
+    await page.setViewportSize({ width, height });
+    try {
+      for (const url of ["", "?q=university"]) {
+        // (?q= is painted by registry-first.js first, then by the app: both the same.)
+        await page.goto(t.url(url));
+        const early = await input().getAttribute("placeholder");
+        await appReady(page);
+        const placeholder = await input().getAttribute("placeholder");
+        assert.equal(early, placeholder);
+        const names = DEMO.flatMap((r) => r.names.map((n) => n.value));
+        const named = names.filter((n) => placeholder.toLowerCase().includes(n.toLowerCase()) || n.split(/\s+/).some((w) => w.length > 3 && placeholder.includes(w)));
+        assert.deepEqual(named, [], placeholder);
+        // Read whole: the text is not cut off by the box.
+        const { text, box } = await input().evaluate((el) => {
+          const cs = getComputedStyle(el);
+          const ctx = document.createElement("canvas").getContext("2d");
+          ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+          return { text: ctx.measureText(el.placeholder).width, box: el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) };
+        });
+        assert.ok(text <= box, `placeholder ${text} px in a ${box} px box`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+    }
+  });
+}
+
 test("suggestions show the matched alias/acronym, place, types, status and the successor", async () => {
   const { page } = t;
   await page.goto(t.url());

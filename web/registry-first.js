@@ -139,7 +139,7 @@ function results(link, main) {
 
 /** The page's frame around the results: header, search box, footer (search_page.rs App). */
 function frame(link, layout) {
-  const input = el("input", { id: "q-input", type: "text", value: link.q, spellcheck: false, autocomplete: "off", placeholder: "e.g. Northfield, CSU, 東雲工科大学 or a registry ID" });
+  const input = el("input", { id: "q-input", type: "text", value: link.q, spellcheck: false, autocomplete: "off", placeholder: "Name, acronym or identifier" }); // (search_page.rs: neutral, the site may serve any data)
   input.setAttribute("role", "combobox");
   input.setAttribute("aria-expanded", "false");
   input.setAttribute("autocapitalize", "off");

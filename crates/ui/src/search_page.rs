@@ -844,7 +844,7 @@ pub fn App() -> impl IntoView {
             <search class="search" aria-label="Organizations">
                 <Combobox id="q" label="Search organizations by name, acronym or identifier" text=text filters=no_filters
                     on_pick=on_pick on_enter=on_enter on_edit=on_edit limit=8
-                    placeholder="e.g. Northfield, CSU, 東雲工科大学 or a registry ID" />
+                    placeholder="Name, acronym or identifier" />
                 <details class="advanced" open=adv_open>
                     <summary>"Advanced query"</summary>
                     <form on:submit=submit_adv>
