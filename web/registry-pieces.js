@@ -145,6 +145,12 @@ export async function provenSlot(bytes, i, packed) {
  */
 const rangeIgnored = (globalThis.__registryRangeIgnored ??= new Map());
 
+/** The gzip `bytes` of file `name` decompressed, refused past `cap` bytes (DecompressionStream). */
+async function gunzip(bytes, cap, name) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return readCapped(new Response(stream), cap, name);
+}
+
 /**
  * The bytes `[start, start + length)` of `url` by one HTTP range request
  * (`bytes=a-b`, the one form a browser sends cross-origin without a
@@ -226,7 +232,9 @@ export function packedFiles(folder, packed) {
     if (at.length > cap || at.pack >= packed.packs.length) throw new Error(`${name}: its slot says ${at.length} bytes in pack ${at.pack}, more than such a file holds (damaged?)`);
     // The name rides along as a query: the network log, caches and tests see which file a range is.
     const url = new URL(`${packed.packs[at.pack]}?f=${encodeURIComponent(name)}`, folder);
-    return checked(name, (attempt) => fetchRange(url, at.offset, at.length, attempt), hashCheck(at.hash));
+    const stored = await checked(name, (attempt) => fetchRange(url, at.offset, at.length, attempt), hashCheck(at.hash));
+    // JSON is stored compressed (a range is served as stored); checked before it is opened.
+    return packed.json_gzip && name.endsWith(".json") ? gunzip(stored, cap, name) : stored;
   }
   /** Whether the build has a file `name`, from its slot alone (no read of the file). */
   get.listed = async (name) => Boolean(await entry(name));

@@ -91,6 +91,9 @@ pub fn pack(folder: &str, files: Vec<OutFile>, first_pack: &str) -> Result<Packe
             .to_string();
         if name == first_pack {
             first = Some(hashed("first", f.bytes));
+        } else if name.ends_with(".json") {
+            // Served as stored: compressed here, as a host would have (3–4×).
+            named.push((name, crate::gzip::compress(&f.bytes)));
         } else {
             named.push((name, f.bytes));
         }
@@ -226,8 +229,51 @@ fn slot_tables(
         slot_bytes: slot_bytes as u32,
         slots_per_file: slots_per_file as u32,
         root,
+        json_gzip: true,
+        kinds: kinds(locations),
     };
     Ok((tables, packed))
+}
+
+/// The kind of a file of the pieces folder, by its name (as
+/// `registry_core::pieces::search::Need::file_name` and
+/// [`crate::pieces`] name them).
+pub fn kind_of(name: &str) -> &'static str {
+    let stem = name.split('.').next().unwrap_or("");
+    let dashes = stem.matches('-').count();
+    match stem.split('-').next().unwrap_or("") {
+        "r" if name.ends_with(".json") => "record cards",
+        "r" => "record pieces",
+        "i" => "id pieces",
+        "d" => "directory parts",
+        "s" | "search" => "statistics",
+        "t" | "x" => "term and extension pieces",
+        "c" => "member files",
+        "g" if dashes >= 3 => "triples' group files",
+        "g" => "group files",
+        "k" if dashes == 2 => "rank chunks",
+        "k" if dashes == 3 => "pairs' rank chunks",
+        "k" => "triples' rank chunks",
+        "kc" => "rank chunks by country",
+        "kt" => "rank chunks by type",
+        "p" => "phrase pieces",
+        "pk" | "pg" => "phrase rank chunks and group files",
+        "e" => "external id pieces",
+        _ if name.ends_with(".h.shard") => "heads",
+        _ if stem.bytes().all(|b| b.is_ascii_hexdigit()) => "leaves",
+        _ => "other",
+    }
+}
+
+/// `[files, bytes]` by [`kind_of`].
+fn kinds(locations: &[(String, Location)]) -> std::collections::BTreeMap<String, [u64; 2]> {
+    let mut out = std::collections::BTreeMap::<String, [u64; 2]>::new();
+    for (name, l) in locations {
+        let k = out.entry(kind_of(name).to_string()).or_default();
+        k[0] += 1;
+        k[1] += u64::from(l.length);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -266,6 +312,9 @@ mod tests {
         let pack = p.files.iter().find(|f| f.name == format!("{FOLDER}{}", m.packs[at.pack as usize]))?;
         let body = pack.bytes[at.offset as usize..(at.offset + at.length) as usize].to_vec();
         assert_eq!(sha256(&body)[..HASH_BYTES], at.hash);
+        if name.ends_with(".json") {
+            return registry_core::container::gunzip(&body).ok();
+        }
         Some(body)
     }
 
@@ -274,6 +323,7 @@ mod tests {
         let mut files: Vec<OutFile> = (0..300)
             .map(|i| file(&format!("k-{i:x}-0.shard"), format!("bytes of {i}").repeat(i % 7 + 1).as_bytes()))
             .collect();
+        files.push(file("d-61.json", b"[\"ab\",\"ac\"]"));
         files.push(file("first.pack", b"first"));
         let want: Vec<(String, Vec<u8>)> = files
             .iter()
@@ -289,6 +339,32 @@ mod tests {
         assert_eq!(read(&p, "k-ffff-0.shard"), None);
         // Content-hashed names: the same files give the same packs.
         assert!(p.files.iter().all(|f| f.name.starts_with(FOLDER)));
+    }
+
+    #[test]
+    fn files_are_told_apart_by_kind() {
+        for (name, kind) in [
+            ("6165.shard", "leaves"),
+            ("61.h.shard", "heads"),
+            ("i-041.shard", "id pieces"),
+            ("r-041q.shard", "record pieces"),
+            ("r-041q.json", "record cards"),
+            ("d-61.json", "directory parts"),
+            ("search.stats", "statistics"),
+            ("s-61.shard", "statistics"),
+            ("k-6f66-3.shard", "rank chunks"),
+            ("k-6f66-756e69-0.shard", "pairs' rank chunks"),
+            ("k-61-62-63-0.shard", "triples' rank chunks"),
+            ("g-61-62-63.shard", "triples' group files"),
+            ("g-61-62.shard", "group files"),
+            ("kc-6f66-6e67-0.shard", "rank chunks by country"),
+            ("kt-6f66-6564-0.shard", "rank chunks by type"),
+            ("e-12.shard", "external id pieces"),
+            ("p-61-62.shard", "phrase pieces"),
+            ("pk-61-62-0.shard", "phrase rank chunks and group files"),
+        ] {
+            assert_eq!(kind_of(name), kind, "{name}");
+        }
     }
 
     #[test]

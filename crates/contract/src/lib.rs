@@ -326,6 +326,17 @@ pub struct Packed {
     pub slots_per_file: u32,
     /// Hex SHA-256 of the top of the slots' tree, in full.
     pub root: String,
+    /// Whether `.json` files (record cards, directory parts) are stored
+    /// gzip-compressed: a range is served as it is stored, never
+    /// compressed on the way as a whole JSON file would be. Their hash is
+    /// of the stored bytes; a reader decompresses after checking.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub json_gzip: bool,
+    /// What the packs hold, by kind of file (`leaves`, `rank chunks`, …):
+    /// `[files, bytes]` each, for `registry bench-site` and deployers;
+    /// readers do not need it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kinds: BTreeMap<String, [u64; 2]>,
 }
 
 /// The key a slot lists file `name` by: FNV-1a (64 bits) of its UTF-8

@@ -168,7 +168,14 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
             *slot = (*slot).min(name_len(ix, and, e));
         }
-        let (firsts, chunk_firsts, cut) = rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
+        let (firsts, chunk_firsts, mut cut) =
+            rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
+        // Every chunk is described (its group file bounds the records no
+        // chunk read holds), but no reader loads more than
+        // MAX_RANK_CHUNKS for one answer, and a term's are read in order:
+        // a chunk past them is never read. At 143,960 records they were
+        // most of the site's bytes.
+        cut.truncate(super::MAX_RANK_CHUNKS as usize);
         for (n, piece) in chunk_pieces(&spec.key, cut) {
             chunks.push((spec.key.clone(), n, piece));
         }

@@ -395,11 +395,11 @@ impl SearchClient {
     }
 
     /// Loads at most `n` rank chunks for one answer before leaving the
-    /// page to the whole registry (default [`MAX_RANK_CHUNKS`]): a host
-    /// whose whole registry is near, or a test of what follows the
-    /// allowance, sets another.
+    /// page to the whole registry (default and most [`MAX_RANK_CHUNKS`]: a
+    /// build writes no more of a term's chunks than one answer may load):
+    /// a test of what follows the allowance sets a lower one.
     pub fn with_rank_chunk_allowance(mut self, n: u32) -> SearchClient {
-        self.chunk_allowance = Some(n);
+        self.chunk_allowance = Some(n.min(MAX_RANK_CHUNKS));
         self
     }
 
