@@ -245,3 +245,71 @@ fn connections_over_the_cap_are_told_to_come_back() {
     );
     drop(held);
 }
+
+/// Range values built to overflow or to cost: each gets a clean answer
+/// (206 of bytes inside the file, 416, or the whole file with 200) and the
+/// server keeps answering.
+#[test]
+fn hostile_ranges_get_clean_answers() {
+    let root = std::env::temp_dir().join(format!("registry-hostile-ranges-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let file: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(root.join("a.pack"), &file).unwrap();
+    let mut server = start(&["--root", root.to_str().unwrap()]);
+    let many = vec!["0-0"; 3000].join(",");
+    let long = "9".repeat(20_000);
+    for range in [
+        "bytes=0-99999999999999999999".to_string(),
+        "bytes=99999999999999999999-".to_string(),
+        "bytes=-99999999999999999999".to_string(),
+        "bytes=18446744073709551615-18446744073709551615".to_string(),
+        "bytes=18446744073709551614-".to_string(),
+        "bytes=0-18446744073709551615".to_string(),
+        "bytes=-18446744073709551615".to_string(),
+        format!("bytes=0-{long}"),
+        format!("bytes={many}"),
+        "bytes=-1-2".to_string(),
+        "bytes=--1".to_string(),
+        "bytes=1--2".to_string(),
+        "bytes=\u{0}-1".to_string(),
+    ] {
+        let mut s = connect(server.port);
+        write!(
+            s,
+            "GET /a.pack HTTP/1.1\r\nHost: x\r\nConnection: close\r\nRange: {range}\r\n\r\n"
+        )
+        .unwrap();
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        let shown = &range[..range.len().min(60)];
+        let head_end = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("{shown}: no answer"));
+        let head = String::from_utf8_lossy(&raw[..head_end]).to_ascii_lowercase();
+        let body = &raw[head_end + 4..];
+        let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+        match status {
+            200 => assert_eq!(body, file, "{shown}"),
+            206 => {
+                let cr = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-range: bytes "))
+                    .unwrap_or_else(|| panic!("{shown}: {head}"));
+                let (span, total) = cr.split_once('/').unwrap();
+                assert_eq!(total, "1000", "{shown}");
+                let (a, b) = span.split_once('-').unwrap();
+                let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+                assert_eq!(body, &file[a..=b], "{shown}");
+            }
+            416 => assert!(head.contains("content-range: bytes */1000"), "{shown}"),
+            // A head that is not HTTP (the NUL) or over the size limit.
+            400 | 431 => {}
+            other => panic!("{shown}: status {other}"),
+        }
+        normal(&mut server, &format!("after Range: {shown}"));
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -515,3 +515,299 @@ fn sigterm_stops_the_server_gracefully() {
     // The idle connection was closed, not left dangling.
     assert_eq!(idle.read(&mut buf).unwrap_or(0), 0);
 }
+
+/// Reads one answer off a keep-alive connection: the head, then exactly
+/// `Content-Length` bytes (none for a HEAD request's answer).
+fn read_answer(s: &mut std::net::TcpStream, head_request: bool) -> Reply {
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        assert_eq!(s.read(&mut byte).expect("read a head"), 1, "closed early");
+        raw.push(byte[0]);
+    }
+    let mut reply = parse(&raw);
+    if !head_request {
+        let length: usize = reply
+            .header("content-length")
+            .and_then(|l| l.parse().ok())
+            .expect("a Content-Length");
+        let mut body = vec![0; length];
+        s.read_exact(&mut body).expect("the whole body");
+        reply.body = body;
+    }
+    reply
+}
+
+/// A site with a binary "pack" and a compressible JSON file.
+fn range_site(name: &str) -> (PathBuf, Vec<u8>, Vec<u8>) {
+    let root = scratch_site(name);
+    let pack: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(root.join("data/pieces/0123456789abcdef/a.pack"), &pack).unwrap();
+    let json: String = (0..300)
+        .map(|i| format!("{{\"id\": {i}, \"name\": \"University of Northfield\"}},\n"))
+        .collect();
+    std::fs::write(root.join("data/table.json"), &json).unwrap();
+    (root, pack, json.into_bytes())
+}
+
+#[test]
+fn single_ranges_of_static_files_are_206_with_exact_bytes() {
+    let (root, pack, json) = range_site("ranges");
+    let server = start(&["--root", root.to_str().unwrap()]);
+    let path = "/data/pieces/0123456789abcdef/a.pack";
+    let whole = request(server.port, "GET", path);
+    assert_eq!(whole.status, 200);
+    assert_eq!(whole.header("accept-ranges"), Some("bytes"));
+    assert_eq!(whole.body, pack);
+    let etag = whole.header("etag").expect("an ETag").to_string();
+    let last_modified = whole.header("last-modified").expect("Last-Modified");
+    assert!(last_modified.ends_with(" gmt"), "{last_modified}");
+    for (range, start, end) in [
+        ("bytes=10-19", 10, 19),
+        ("bytes=0-0", 0, 0),
+        ("bytes=990-5000", 990, 999),
+        ("bytes=500-", 500, 999),
+        ("bytes=-100", 900, 999),
+        ("bytes=-5000", 0, 999),
+    ] {
+        let r = request_with(
+            server.port,
+            "GET",
+            path,
+            &[&format!("Range: {range}"), "Accept-Encoding: br, gzip"],
+        );
+        assert_eq!(r.status, 206, "{range}");
+        assert_eq!(r.body, &pack[start..=end], "{range}");
+        assert_eq!(
+            r.header("content-range"),
+            Some(format!("bytes {start}-{end}/1000").as_str()),
+            "{range}"
+        );
+        assert_eq!(
+            r.header("content-length"),
+            Some((end - start + 1).to_string().as_str()),
+            "{range}"
+        );
+        assert_eq!(r.header("accept-ranges"), Some("bytes"), "{range}");
+        assert_eq!(r.header("content-encoding"), None, "{range}");
+        assert_eq!(r.header("etag"), Some(etag.as_str()), "{range}");
+        assert_eq!(
+            r.header("cache-control"),
+            Some("public, max-age=31536000, immutable"),
+            "{range}"
+        );
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+        assert_eq!(r.header("content-type"), Some("application/octet-stream"));
+    }
+    // HEAD: the 206's headers, no body.
+    let head = request_with(server.port, "HEAD", path, &["Range: bytes=10-19"]);
+    assert_eq!(head.status, 206);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header("content-length"), Some("10"));
+    assert_eq!(head.header("content-range"), Some("bytes 10-19/1000"));
+    let head = request(server.port, "HEAD", path);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-length"), Some("1000"));
+    assert_eq!(head.header("accept-ranges"), Some("bytes"));
+    // A compressible file: the range is of its own bytes, never a coded form.
+    let r = request_with(
+        server.port,
+        "GET",
+        "/data/table.json",
+        &["Range: bytes=100-399", "Accept-Encoding: gzip, deflate, br"],
+    );
+    assert_eq!(r.status, 206);
+    assert_eq!(r.header("content-encoding"), None);
+    assert_eq!(r.body, &json[100..400]);
+    assert_eq!(
+        r.header("content-range"),
+        Some(format!("bytes 100-399/{}", json.len()).as_str())
+    );
+    assert_eq!(r.header("cache-control"), Some("no-cache"));
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    // Without a range it is still compressed, and says it takes ranges.
+    let r = request_with(
+        server.port,
+        "GET",
+        "/data/table.json",
+        &["Accept-Encoding: br"],
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-encoding"), Some("br"));
+    assert_eq!(r.header("accept-ranges"), Some("bytes"));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn ranges_in_a_row_on_one_connection() {
+    let (root, pack, _) = range_site("ranges-keepalive");
+    let server = start(&["--root", root.to_str().unwrap()]);
+    let mut s = connect(server.port);
+    for (i, (start, end)) in [(0, 99), (100, 199), (900, 999), (37, 37), (0, 999)]
+        .into_iter()
+        .enumerate()
+    {
+        write!(
+            s,
+            "GET /data/pieces/0123456789abcdef/a.pack HTTP/1.1\r\nHost: x\r\nRange: bytes={start}-{end}\r\n\r\n"
+        )
+        .unwrap();
+        let r = read_answer(&mut s, false);
+        assert_eq!(r.status, 206, "request {i}");
+        assert_eq!(r.body, &pack[start..=end], "request {i}");
+        assert_eq!(
+            r.header("content-range"),
+            Some(format!("bytes {start}-{end}/1000").as_str())
+        );
+        assert_eq!(r.header("connection"), None, "request {i}: kept alive");
+    }
+    // HEAD on the same connection, then a GET again.
+    s.write_all(
+        b"HEAD /data/pieces/0123456789abcdef/a.pack HTTP/1.1\r\nHost: x\r\nRange: bytes=-10\r\n\r\n",
+    )
+    .unwrap();
+    let r = read_answer(&mut s, true);
+    assert_eq!((r.status, r.header("content-length")), (206, Some("10")));
+    s.write_all(
+        b"GET /data/pieces/0123456789abcdef/a.pack HTTP/1.1\r\nHost: x\r\nRange: bytes=-10\r\n\r\n",
+    )
+    .unwrap();
+    let r = read_answer(&mut s, false);
+    assert_eq!(r.body, &pack[990..]);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn unsatisfiable_ignored_and_conditional_ranges() {
+    let (root, pack, _) = range_site("ranges-416");
+    let path = "/data/pieces/0123456789abcdef/a.pack";
+    // A file whose time is well in the past: its Last-Modified is strong.
+    let file = std::fs::File::options()
+        .write(true)
+        .open(root.join(path.trim_start_matches('/')))
+        .unwrap();
+    file.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(784_111_777))
+        .unwrap();
+    drop(file);
+    let server = start(&["--root", root.to_str().unwrap()]);
+    for range in ["bytes=1000-", "bytes=1000-2000", "bytes=-0"] {
+        let r = request_with(server.port, "GET", path, &[&format!("Range: {range}")]);
+        assert_eq!(r.status, 416, "{range}");
+        assert_eq!(r.header("content-range"), Some("bytes */1000"), "{range}");
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+        let body: serde_json::Value = serde_json::from_slice(&r.body).expect("JSON");
+        assert!(body["errors"][0].as_str().unwrap().contains("1000 bytes"));
+    }
+    // Ranges this server does not take: the whole file, never wrong bytes.
+    for range in [
+        "bytes=0-1,5-6",
+        "bytes=5-2",
+        "items=0-1",
+        "bytes=0-99999999999999999999",
+        "bytes=-99999999999999999999",
+        "bytes=abc",
+    ] {
+        let r = request_with(server.port, "GET", path, &[&format!("Range: {range}")]);
+        assert_eq!(r.status, 200, "{range}");
+        assert_eq!(r.body, pack, "{range}");
+        assert_eq!(r.header("content-range"), None, "{range}");
+    }
+    // Two Range fields: the whole file.
+    let r = request_with(
+        server.port,
+        "GET",
+        path,
+        &["Range: bytes=0-1", "Range: bytes=2-3"],
+    );
+    assert_eq!((r.status, r.body.len()), (200, 1000));
+    // If-Range: a range of the file as it still is, else the whole file.
+    let whole = request(server.port, "GET", path);
+    let etag = whole.header("etag").unwrap().to_string();
+    let date = whole.header("last-modified").unwrap().to_string();
+    let ranged = |if_range: &str| {
+        request_with(
+            server.port,
+            "GET",
+            path,
+            &["Range: bytes=10-19", &format!("If-Range: {if_range}")],
+        )
+    };
+    let r = ranged(&etag);
+    assert_eq!((r.status, r.body.as_slice()), (206, &pack[10..20]));
+    assert_eq!(date, "sun, 06 nov 1994 08:49:37 gmt");
+    let date = "Sun, 06 Nov 1994 08:49:37 GMT";
+    let r = ranged(date);
+    assert_eq!(r.status, 206, "If-Range: {date}");
+    for stale in [
+        "\"1-0\"".to_string(),
+        format!("W/{etag}"),
+        format!("\"{}-br\"", etag.trim_matches('"')),
+        "Thu, 01 Jan 1970 00:00:00 GMT".to_string(),
+    ] {
+        let r = ranged(&stale);
+        assert_eq!(r.status, 200, "If-Range: {stale}");
+        assert_eq!(r.body, pack, "If-Range: {stale}");
+    }
+    // If-None-Match comes first: a cached copy is still a 304.
+    let r = request_with(
+        server.port,
+        "GET",
+        path,
+        &["Range: bytes=0-9", &format!("If-None-Match: {etag}")],
+    );
+    assert_eq!(r.status, 304);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn ranges_of_a_file_too_large_for_the_cache() {
+    let root = scratch_site("ranges-large");
+    // 40 MiB, sparse but for a marker near the end.
+    let path = root.join("data/pieces/0123456789abcdef/big.pack");
+    let total: u64 = 40 << 20;
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.set_len(total).unwrap();
+        f.seek(SeekFrom::Start(total - 1000)).unwrap();
+        f.write_all(b"marker").unwrap();
+    }
+    let server = start(&["--root", root.to_str().unwrap()]);
+    let url = "/data/pieces/0123456789abcdef/big.pack";
+    let start = total - 1002;
+    let r = request_with(
+        server.port,
+        "GET",
+        url,
+        &[&format!("Range: bytes={start}-{}", start + 9)],
+    );
+    assert_eq!(r.status, 206);
+    assert_eq!(r.body, b"\0\0marker\0\0");
+    assert_eq!(
+        r.header("content-range"),
+        Some(format!("bytes {start}-{}/{total}", start + 9).as_str())
+    );
+    assert!(r.header("etag").is_some());
+    let r = request_with(server.port, "GET", url, &["Range: bytes=-3"]);
+    assert_eq!((r.status, r.body.as_slice()), (206, &b"\0\0\0"[..]));
+    let r = request_with(
+        server.port,
+        "GET",
+        url,
+        &[&format!("Range: bytes={total}-")],
+    );
+    assert_eq!(r.status, 416);
+    assert_eq!(
+        r.header("content-range"),
+        Some(format!("bytes */{total}").as_str())
+    );
+    let r = request(server.port, "HEAD", url);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-length"), Some(total.to_string().as_str()));
+    assert_eq!(r.header("accept-ranges"), Some("bytes"));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}

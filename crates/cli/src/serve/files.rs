@@ -12,6 +12,7 @@ use bytes::Bytes;
 use registry_core::id::percent_decode;
 
 use super::encoding::{self, Effort, Encoding};
+use super::range::{self, Ranged};
 
 /// Bytes of files (and their compressed forms) kept in memory; beyond it the
 /// cache starts over. The real registry's whole site is ~65 MB.
@@ -19,6 +20,17 @@ const CACHE_BYTES: usize = 256 << 20;
 
 /// Files larger than this are read per request and never compressed.
 const CACHE_FILE_BYTES: u64 = 32 << 20;
+
+/// `length` bytes of a file from `start`.
+fn read_part(path: &Path, start: u64, length: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    file.seek(SeekFrom::Start(start))?;
+    let length = usize::try_from(length).map_err(std::io::Error::other)?;
+    let mut bytes = vec![0; length];
+    file.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
 
 /// MIME type of a file name.
 pub fn mime(path: &Path) -> &'static str {
@@ -123,20 +135,51 @@ impl Entry {
     }
 }
 
+/// What a static request asks beyond its path.
+pub struct Ask {
+    /// The coding the client accepts best.
+    pub accept: Encoding,
+    pub if_none_match: Option<String>,
+    /// The one `Range` value (None when absent or sent more than once).
+    pub range: Option<String>,
+    pub if_range: Option<String>,
+    /// A HEAD request: a file too large for the cache is not read.
+    pub head: bool,
+}
+
+/// Bytes `start..=end` of a file of `total` bytes: a 206.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub start: u64,
+    pub end: u64,
+    pub total: u64,
+}
+
 /// What a static request gets.
 pub enum Answer {
     Found {
+        /// Empty for a HEAD request of a file too large for the cache.
         body: Bytes,
+        /// The `Content-Length`: the body's, or the one a GET would get.
+        length: u64,
         encoding: Encoding,
         mime: &'static str,
         cache_control: &'static str,
         etag: String,
+        /// The file's time (`Last-Modified`).
+        modified: Option<SystemTime>,
         /// Whether the body depends on `Accept-Encoding` (`Vary`).
         varies: bool,
+        /// A range of the file (always identity bytes), or None: all of it.
+        part: Option<Part>,
     },
     NotModified {
         cache_control: &'static str,
         etag: String,
+    },
+    /// A range past the file's end: 416 with `Content-Range: bytes */total`.
+    Unsatisfiable {
+        total: u64,
     },
     NotFound,
 }
@@ -181,7 +224,11 @@ impl Files {
     }
 
     /// The file for a URL path (blocking: file system and compression).
-    pub fn get(&self, url_path: &str, accept: Encoding, if_none_match: Option<&str>) -> Answer {
+    ///
+    /// A range (see `range`) is answered with the file's own bytes, never a
+    /// compressed form, with the file's `ETag`; `If-None-Match` is looked at
+    /// first (RFC 9110 §13.2.2), then `If-Range`, then `Range`.
+    pub fn get(&self, url_path: &str, ask: &Ask) -> Answer {
         let Some(path) = static_path(&self.root, url_path) else {
             return Answer::NotFound;
         };
@@ -197,13 +244,60 @@ impl Files {
             .unwrap_or_default();
         let cache_control = cache_control(&rel);
         let mime = mime(&path);
+        if meta.len() >= CACHE_FILE_BYTES && (ask.head || ask.range.is_some()) {
+            // Too large for the cache: read only the range asked (a pack
+            // read in pieces), and nothing for HEAD.
+            if let Some(answer) = self.large(&path, &meta, ask, mime, cache_control) {
+                return answer;
+            }
+        }
         let Some(entry) = self.entry(&path, &meta) else {
             return Answer::NotFound;
         };
+        let not_modified = ask
+            .if_none_match
+            .as_deref()
+            .is_some_and(|h| none_match(h, &entry.etag));
         let varies = encoding::compressible(mime) && entry.len < CACHE_FILE_BYTES;
-        let compressed = if varies { entry.variant(accept) } else { None };
+        if !not_modified && let Some(r) = &ask.range {
+            let ranged = range::ranged(
+                r,
+                ask.if_range.as_deref(),
+                entry.len,
+                &entry.etag,
+                entry.modified,
+            );
+            match ranged {
+                Ranged::Whole => {}
+                Ranged::Unsatisfiable => return Answer::Unsatisfiable { total: entry.len },
+                Ranged::Part { start, end } => {
+                    // Within the file: end < len, which fits in memory.
+                    let body = entry.identity.slice(start as usize..=end as usize);
+                    return Answer::Found {
+                        length: body.len() as u64,
+                        body,
+                        encoding: Encoding::Identity,
+                        mime,
+                        cache_control,
+                        etag: entry.etag.clone(),
+                        modified: entry.modified,
+                        varies,
+                        part: Some(Part {
+                            start,
+                            end,
+                            total: entry.len,
+                        }),
+                    };
+                }
+            }
+        }
+        let compressed = if varies {
+            entry.variant(ask.accept)
+        } else {
+            None
+        };
         let (body, encoding) = match compressed {
-            Some(b) => (b, accept),
+            Some(b) => (b, ask.accept),
             None => (entry.identity.clone(), Encoding::Identity),
         };
         let etag = match encoding {
@@ -211,20 +305,77 @@ impl Files {
             Encoding::Brotli => tagged(&entry.etag, "-br"),
             Encoding::Gzip => tagged(&entry.etag, "-gz"),
         };
-        if if_none_match.is_some_and(|h| none_match(h, &entry.etag)) {
+        if not_modified {
             return Answer::NotModified {
                 cache_control,
                 etag,
             };
         }
         Answer::Found {
+            length: body.len() as u64,
             body,
             encoding,
             mime,
             cache_control,
             etag,
+            modified: entry.modified,
             varies,
+            part: None,
         }
+    }
+
+    /// A HEAD or range request of a file too large for the cache (never
+    /// compressed): answered without reading the whole file, or None when
+    /// the whole file is to be sent (a range ignored on a GET).
+    fn large(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        ask: &Ask,
+        mime: &'static str,
+        cache_control: &'static str,
+    ) -> Option<Answer> {
+        let total = meta.len();
+        let modified = meta.modified().ok();
+        let etag = etag_of(total, modified);
+        if ask
+            .if_none_match
+            .as_deref()
+            .is_some_and(|h| none_match(h, &etag))
+        {
+            return Some(Answer::NotModified {
+                cache_control,
+                etag,
+            });
+        }
+        let ranged = match &ask.range {
+            Some(r) => range::ranged(r, ask.if_range.as_deref(), total, &etag, modified),
+            None => Ranged::Whole,
+        };
+        let (start, end, part) = match ranged {
+            Ranged::Unsatisfiable => return Some(Answer::Unsatisfiable { total }),
+            Ranged::Whole if !ask.head => return None,
+            Ranged::Whole => (0, total.saturating_sub(1), None),
+            Ranged::Part { start, end } => (start, end, Some(Part { start, end, total })),
+        };
+        let length = end - start + 1; // total ≥ CACHE_FILE_BYTES > 0
+        let body = if ask.head {
+            Bytes::new()
+        } else {
+            // A file that shrank since its size was read: read again whole.
+            Bytes::from(read_part(path, start, length).ok()?)
+        };
+        Some(Answer::Found {
+            body,
+            length,
+            encoding: Encoding::Identity,
+            mime,
+            cache_control,
+            etag,
+            modified,
+            varies: false,
+            part,
+        })
     }
 
     /// The cached entry of a file, reread when its size or time changed.

@@ -5,6 +5,7 @@
 //!   (JSON, CORS `*`, brotli/gzip when asked);
 //! * anything else → a file under `--root` (`index.html` for directories)
 //!   with the cache headers HOSTING.md asks for, CORS `*` and compression,
+//!   and single byte ranges (`range`: 206/416, `If-Range`, never compressed),
 //!   or the router's JSON 404 when no root is given;
 //! * GET and HEAD (OPTIONS for CORS preflights); 405 JSON otherwise; a
 //!   request with a body gets 413 and its body is never read.
@@ -15,6 +16,7 @@ mod encoding;
 mod files;
 mod heads;
 mod pool;
+mod range;
 mod respond;
 mod server;
 

@@ -14,8 +14,9 @@ use registry_core::id::percent_decode;
 use registry_core::search::Engine;
 
 use super::encoding::{self, Effort, Encoding};
-use super::files::{Answer, Files};
+use super::files::{Answer, Ask, Files, Part};
 use super::pool::{Pool, PoolError};
+use super::range;
 
 pub type Body = Full<Bytes>;
 
@@ -183,6 +184,16 @@ async fn api(app: &App, target: String, accept: Encoding) -> Response<Body> {
     r
 }
 
+/// A request header's value as text, when sent exactly once.
+fn single(req: &Request<Incoming>, name: header::HeaderName) -> Option<String> {
+    let mut values = req.headers().get_all(name).iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    first.to_str().ok().map(str::to_string)
+}
+
 async fn static_file(
     app: &App,
     files: Arc<Files>,
@@ -190,13 +201,22 @@ async fn static_file(
     path: String,
     accept: Encoding,
 ) -> Response<Body> {
-    let if_none_match = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let ask = Ask {
+        accept,
+        if_none_match: req
+            .headers()
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        // Two Range fields are not one range: the whole file.
+        range: single(req, header::RANGE),
+        if_range: single(req, header::IF_RANGE),
+        // HEAD gets GET's headers, 206 and Content-Range included (as nginx
+        // and Apache answer it), without a body.
+        head: req.method() == Method::HEAD,
+    };
     let url_path = path.clone();
-    let job = move || files.get(&url_path, accept, if_none_match.as_deref());
+    let job = move || files.get(&url_path, &ask);
     let answer = match app.file_pool.run(job).await {
         Ok(a) => a,
         Err(e) => return pool_error(e),
@@ -204,15 +224,19 @@ async fn static_file(
     match answer {
         Answer::Found {
             body,
+            length,
             encoding,
             mime,
             cache_control,
             etag,
+            modified,
             varies,
+            part,
         } => {
             let mut r = Response::new(Full::new(body));
             let h = r.headers_mut();
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+            h.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
             h.insert(
                 header::CACHE_CONTROL,
                 HeaderValue::from_static(cache_control),
@@ -220,12 +244,24 @@ async fn static_file(
             if let Ok(v) = HeaderValue::from_str(&etag) {
                 h.insert(header::ETAG, v);
             }
+            if let Some(date) = modified.and_then(range::http_date)
+                && let Ok(v) = HeaderValue::from_str(&date)
+            {
+                h.insert(header::LAST_MODIFIED, v);
+            }
+            h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
             cors_and_sniffing(h);
             if varies {
                 h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
             }
             if let Some(coding) = encoding.header() {
                 h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+            }
+            if let Some(Part { start, end, total }) = part {
+                if let Ok(v) = HeaderValue::from_str(&format!("bytes {start}-{end}/{total}")) {
+                    h.insert(header::CONTENT_RANGE, v);
+                }
+                *r.status_mut() = StatusCode::PARTIAL_CONTENT;
             }
             r
         }
@@ -243,6 +279,21 @@ async fn static_file(
             if let Ok(v) = HeaderValue::from_str(&etag) {
                 h.insert(header::ETAG, v);
             }
+            h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+            cors_and_sniffing(h);
+            r
+        }
+        Answer::Unsatisfiable { total } => {
+            let mut r = json_error(
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                &format!("range not satisfiable: the file has {total} bytes"),
+            );
+            let h = r.headers_mut();
+            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{total}")) {
+                h.insert(header::CONTENT_RANGE, v);
+            }
+            h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
             cors_and_sniffing(h);
             r
         }
