@@ -52,20 +52,21 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
         ...(cors ? { "access-control-allow-origin": "*", "access-control-expose-headers": "content-range" } : {}),
         ...(noRange ? {} : { "accept-ranges": "bytes" }),
       };
-      // One range (`bytes=a-b`, `a-`, `-n`), as static hosts answer it; several: the whole file.
+      // One range (`bytes=a-b`, `a-`, `-n`), as static hosts answer it; several, or one that
+      // does not parse (`bytes=5-2`): the whole file, as `registry serve` answers them.
       const m = !noRange && /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-      if (m && (m[1] !== "" || m[2] !== "")) {
+      if (m && (m[1] !== "" || m[2] !== "") && !(m[1] !== "" && m[2] !== "" && Number(m[2]) < Number(m[1]))) {
         const size = body.length;
         const [start, end] = m[1] === "" ? [Math.max(0, size - Number(m[2])), size - 1] : [Number(m[1]), Math.min(size - 1, m[2] === "" ? size - 1 : Number(m[2]))];
         if (start >= size || end < start) {
-          res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
+          res.writeHead(416, { ...headers, "content-range": `bytes */${size}`, "content-length": 0 }).end();
           return;
         }
-        res.writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${size}` });
+        res.writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${size}`, "content-length": end - start + 1 });
         res.end(body.subarray(start, end + 1));
         return;
       }
-      res.writeHead(200, headers);
+      res.writeHead(200, { ...headers, "content-length": body.length });
       res.end(body);
     } catch {
       res.writeHead(404, { "content-type": "text/plain", ...(cors ? { "access-control-allow-origin": "*" } : {}) }).end("not found");
