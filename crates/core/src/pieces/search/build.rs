@@ -20,9 +20,12 @@ const PAIR_FILE_GROUPS: usize = 16;
 
 /// A triple of common terms held in one name has a rank chunk and a
 /// group file of its own when its records pass this share of the piece
-/// budget (a tenth: at 48 KiB, ~30–40 records). Smaller triples are many
-/// (at 144,000 records, ~60,000 of at least 8) and help few pages.
-const TRIPLE_BUDGET_SHARE: usize = 10;
+/// budget (half: at 48 KiB, ~150–200 records). Smaller triples are many
+/// and help few pages: at 143,960 records a tenth wrote 30,821 triples'
+/// chunks, 168 MB, more than a quarter of the site, which 7.5 % of
+/// `registry bench-pieces`' requests read (and half of those reads asked
+/// for a triple that had none).
+const TRIPLE_BUDGET_SHARE: usize = 2;
 
 /// The E2 files of a build, before they are written.
 #[derive(Clone, Debug, Default)]
