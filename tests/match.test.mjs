@@ -8,7 +8,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { start, DEMO, display, axeViolations as scan } from "./ui-helpers.mjs";
+import { start, DEMO, display, axeViolations as scan, SITE, PREFIX } from "./ui-helpers.mjs";
+import { serve } from "./server.mjs";
 
 let t;
 before(async () => {
@@ -355,3 +356,58 @@ test("semicolon and tab separated files, and a text list with no .txt", async ()
   assert.ok(await page.locator("#column-row").isVisible(), "two columns, split at the tab");
   assert.equal(await page.locator("#column").inputValue(), "0");
 });
+
+for (const width of [1100, 390]) {
+  test(`"Done" says the run's real time, loading the registry included; review candidates link to their records (${width} px)`, async () => {
+    const { page, errors } = t;
+    // The whole data's files answer 1.5 s late: a run that waits for them takes at least that.
+    const HOLD_MS = 1500;
+    const slow = await serve(SITE, PREFIX, { hold: (rel) => (/^data\/[^/]+\.shard$/.test(rel) ? new Promise((r) => setTimeout(r, HOLD_MS)) : null) });
+    await page.setViewportSize({ width, height: 850 });
+    try {
+      errors.length = 0;
+      await page.goto(slow.url + "match.html");
+      const list = strings();
+      await page.locator("#pasted").fill(list.join("\n"));
+      await page.locator("#use-pasted").click();
+      await page.waitForFunction(() => /200 rows from pasted lines/.test(document.getElementById("loaded").textContent));
+      const clicked = Date.now();
+      await page.locator("#match").click();
+      await page.waitForFunction(() => /^Done: 200 rows/.test(document.getElementById("status").textContent), null, { timeout: 60_000 });
+      const waited = (Date.now() - clicked) / 1000;
+      const status = await page.locator("#status").textContent();
+      const m = /^Done: 200 rows in ([\d.]+) (ms|s) /.exec(status);
+      assert.ok(m, status);
+      const said = m[2] === "ms" ? Number(m[1]) / 1000 : Number(m[1]);
+      assert.ok(said >= HOLD_MS / 1000 && said <= waited + 0.1, `${status} (waited ${waited} s)`);
+      // Every candidate to review links to its record page, in a new tab.
+      const rows = page.locator(".review-row");
+      assert.ok((await rows.count()) > 0);
+      const links = await rows.first().locator(".option").evaluateAll((opts) =>
+        opts.map((o) => ({ name: o.querySelector("label").firstChild.textContent.trim(), a: o.querySelector("a.record-link") && { href: o.querySelector("a.record-link").href, target: o.querySelector("a.record-link").target } })),
+      );
+      const candidates = links.filter((l) => l.name !== "None of these");
+      assert.ok(candidates.length > 0);
+      for (const { name, a } of candidates) {
+        assert.ok(a, `${name}: no link`);
+        const url = new URL(a.href);
+        assert.equal(url.pathname, new URL(slow.url).pathname);
+        const rec = DEMO.find((r) => r.id.endsWith("/" + url.searchParams.get("id")));
+        assert.equal(rec && display(rec), name, a.href);
+        assert.equal(a.target, "_blank");
+      }
+      assert.equal(links.find((l) => l.name === "None of these").a, null);
+      // The link opens the record.
+      const [tab] = await Promise.all([page.context().waitForEvent("page"), rows.first().locator("a.record-link").first().click()]);
+      await tab.waitForSelector("#record-title");
+      assert.match(await tab.locator("#record-title").innerText(), new RegExp(`^${candidates[0].name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+      await tab.close();
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no sideways scrolling");
+      assert.deepEqual(await scan(page), []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 850 });
+      await slow.close();
+    }
+  });
+}
