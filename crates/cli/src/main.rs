@@ -7,6 +7,7 @@ mod bench_advanced;
 mod bench_page;
 mod bench_search;
 mod bench_serve;
+mod bench_site;
 mod build;
 mod bulk;
 mod eval_affiliation;
@@ -326,6 +327,21 @@ const COMMANDS: &[Command] = &[
         --clients <n>           Concurrent clients (default 200)
         --requests <n>          Requests in all (default 4000)
         --fresh                 A new connection per request (default: keep-alive)
+"#,
+    },
+    Command {
+        name: "bench-site",
+        run: bench_site::cmd_bench_site,
+        help: r#"    bench-site <site dir>     What a built site folder holds and which hosts take it: files,
+                              bytes, the largest file, files and bytes by kind (app, the
+                              manifest, whole-data shards, packs, slot tables, pieces by
+                              name prefix, leaves, heads, other; what the packs hold, from
+                              the manifest), and a yes/no with the margin for each host's
+                              caps: Cloudflare Pages free (20,000 files, 25 MiB a file)
+                              and paid (100,000 files, 25 MiB a file), GitLab Pages
+                              (200,000 files and directories, 1 GB), GitHub Pages (1 GB;
+                              a deploy must finish within 10 minutes: not measured)
+        --json                  The same figures as JSON
 "#,
     },
     Command {

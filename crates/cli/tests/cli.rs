@@ -46,6 +46,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("site", "--app"),
     ("synth", "--factor"),
     ("bench-serve", "--clients"),
+    ("bench-site", "--json"),
     ("help", "help"),
 ];
 
