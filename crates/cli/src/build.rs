@@ -272,7 +272,11 @@ pub fn remove_previous_builds(dir: &Path, files: &[OutFile]) -> Result<usize, St
     let packs = dir.join(crate::packs::FOLDER);
     if packs.is_dir() {
         for entry in entries(&packs)? {
-            let name = format!("{}{}", crate::packs::FOLDER, entry.file_name().to_string_lossy());
+            let name = format!(
+                "{}{}",
+                crate::packs::FOLDER,
+                entry.file_name().to_string_lossy()
+            );
             let ours = name
                 .strip_suffix(".pack")
                 .and_then(|s| s.rsplit_once('.'))

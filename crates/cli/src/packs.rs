@@ -122,7 +122,9 @@ pub fn pack(folder: &str, files: Vec<OutFile>, first_pack: &str) -> Result<Packe
 
 /// The files, in order, into packs of at most [`FILE_LIMIT`] bytes: each
 /// file's name with its location, and the packs.
-fn concatenate(named: Vec<(String, Vec<u8>)>) -> Result<(Vec<(String, Location)>, Vec<OutFile>), String> {
+fn concatenate(
+    named: Vec<(String, Vec<u8>)>,
+) -> Result<(Vec<(String, Location)>, Vec<OutFile>), String> {
     let mut locations = Vec::with_capacity(named.len());
     let mut packs = Vec::new();
     let mut current: Vec<u8> = Vec::new();
@@ -224,7 +226,10 @@ fn slot_tables(
     }
     let packed = registry_contract::Packed {
         packs,
-        tables: tables.iter().map(|t| t.name[FOLDER.len()..].to_string()).collect(),
+        tables: tables
+            .iter()
+            .map(|t| t.name[FOLDER.len()..].to_string())
+            .collect(),
         buckets,
         slot_bytes: slot_bytes as u32,
         slots_per_file: slots_per_file as u32,
@@ -294,7 +299,10 @@ mod tests {
         let m = &p.packed;
         let i = registry_contract::slot(name, m.buckets) as usize;
         let per = m.slots_per_file as usize;
-        let table = p.files.iter().find(|f| f.name == format!("{FOLDER}{}", m.tables[i / per]))?;
+        let table = p
+            .files
+            .iter()
+            .find(|f| f.name == format!("{FOLDER}{}", m.tables[i / per]))?;
         let size = m.slot_bytes as usize;
         let bytes = &table.bytes[(i % per) * size..(i % per + 1) * size];
         let levels = m.buckets.trailing_zeros() as usize;
@@ -309,7 +317,10 @@ mod tests {
         }
         assert_eq!(hex(&node), m.root, "slot {i} proves the root");
         let at = slot.find(registry_contract::name_key(name))?;
-        let pack = p.files.iter().find(|f| f.name == format!("{FOLDER}{}", m.packs[at.pack as usize]))?;
+        let pack = p
+            .files
+            .iter()
+            .find(|f| f.name == format!("{FOLDER}{}", m.packs[at.pack as usize]))?;
         let body = pack.bytes[at.offset as usize..(at.offset + at.length) as usize].to_vec();
         assert_eq!(sha256(&body)[..HASH_BYTES], at.hash);
         if name.ends_with(".json") {
@@ -321,7 +332,12 @@ mod tests {
     #[test]
     fn every_file_is_found_by_its_name_and_checked_and_a_name_not_packed_is_absent() {
         let mut files: Vec<OutFile> = (0..300)
-            .map(|i| file(&format!("k-{i:x}-0.shard"), format!("bytes of {i}").repeat(i % 7 + 1).as_bytes()))
+            .map(|i| {
+                file(
+                    &format!("k-{i:x}-0.shard"),
+                    format!("bytes of {i}").repeat(i % 7 + 1).as_bytes(),
+                )
+            })
             .collect();
         files.push(file("d-61.json", b"[\"ab\",\"ac\"]"));
         files.push(file("first.pack", b"first"));

@@ -349,8 +349,12 @@ fn record_pieces(
             &Zstd(level),
         )?;
         let piece = Registry::from_bytes(&bytes).map_err(|e| format!("record piece {key}: {e}"))?;
-        let card = serde_json::to_vec(&(0..piece.len()).map(|i| piece.summary(i)).collect::<Vec<_>>())
-            .map_err(|e| e.to_string())?;
+        let card = serde_json::to_vec(
+            &(0..piece.len())
+                .map(|i| piece.summary(i))
+                .collect::<Vec<_>>(),
+        )
+        .map_err(|e| e.to_string())?;
         Ok::<_, String>((bytes, card))
     });
     for ((key, _), w) in groups.iter().zip(written) {
@@ -468,7 +472,9 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     }
     let (buckets, slot_bytes) =
         crate::packs::slot_layout(w.files.iter().chain(&w.search).map(|f| {
-            f.name.strip_prefix(w.manifest.path.as_str()).unwrap_or(&f.name)
+            f.name
+                .strip_prefix(w.manifest.path.as_str())
+                .unwrap_or(&f.name)
         }));
     println!(
         "slots (a file is found and checked with its bucket's slot, read by range from the slot tables): {buckets} slots of {slot_bytes} bytes"

@@ -304,7 +304,11 @@ fn a_data_folder_keeps_only_its_latest_build() {
         packs_named(&manifest),
         "packs of the first build remain"
     );
-    assert_ne!(first_packs, pack_files(&data), "another release, other packs");
+    assert_ne!(
+        first_packs,
+        pack_files(&data),
+        "another release, other packs"
+    );
     // Files that are not a build's stay.
     assert!(data.join("notes.txt").exists());
     assert!(data.join("other.0123456789abcdef.bin").exists());
@@ -550,11 +554,27 @@ fn check_packed(manifest: &Path, names: &[&str]) -> usize {
     let dir = folder.join(&p.path);
     let pack = std::fs::read(dir.join(&p.first_pack.name)).expect("the first-keystroke pack");
     assert_eq!(p.first_pack.sha256, Some(sha256_hex(&pack)));
-    let packs: Vec<Vec<u8>> = k.packs.iter().map(|n| std::fs::read(dir.join(n)).unwrap()).collect();
-    let tables: Vec<Vec<u8>> = k.tables.iter().map(|n| std::fs::read(dir.join(n)).unwrap()).collect();
-    for (name, bytes) in k.packs.iter().zip(&packs).chain(k.tables.iter().zip(&tables)) {
+    let packs: Vec<Vec<u8>> = k
+        .packs
+        .iter()
+        .map(|n| std::fs::read(dir.join(n)).unwrap())
+        .collect();
+    let tables: Vec<Vec<u8>> = k
+        .tables
+        .iter()
+        .map(|n| std::fs::read(dir.join(n)).unwrap())
+        .collect();
+    for (name, bytes) in k
+        .packs
+        .iter()
+        .zip(&packs)
+        .chain(k.tables.iter().zip(&tables))
+    {
         assert!(bytes.len() <= packed::FILE_LIMIT, "{name}");
-        assert!(name.contains(&sha256_hex(bytes)[..16]), "{name} is named by its content");
+        assert!(
+            name.contains(&sha256_hex(bytes)[..16]),
+            "{name} is named by its content"
+        );
     }
     assert!(k.buckets.is_power_of_two());
     let levels = k.buckets.trailing_zeros() as usize;
@@ -581,10 +601,17 @@ fn check_packed(manifest: &Path, names: &[&str]) -> usize {
     let mut listed = 0;
     for i in 0..k.buckets as usize {
         assert!(proves(slot(i), i), "slot {i} proves the root");
-        assert!(!proves(slot(i), i ^ 1), "slot {i}'s proof is not its sibling's");
+        assert!(
+            !proves(slot(i), i ^ 1),
+            "slot {i}'s proof is not its sibling's"
+        );
         for l in packed::decode_slot(slot(i), size, levels).unwrap().entries {
             let body = &packs[l.pack as usize][l.offset as usize..(l.offset + l.length) as usize];
-            assert_eq!(sha2::Sha256::digest(body)[..packed::HASH_BYTES], l.hash, "slot {i}");
+            assert_eq!(
+                sha2::Sha256::digest(body)[..packed::HASH_BYTES],
+                l.hash,
+                "slot {i}"
+            );
             spans[l.pack as usize].push((l.offset, l.length));
             listed += 1;
         }
@@ -596,12 +623,19 @@ fn check_packed(manifest: &Path, names: &[&str]) -> usize {
             assert_eq!(offset, at, "pack {n}: files tile it");
             at += length;
         }
-        assert_eq!(at as usize, packs[n].len(), "pack {n}: nothing after its last file");
+        assert_eq!(
+            at as usize,
+            packs[n].len(),
+            "pack {n}: nothing after its last file"
+        );
     }
     for name in names {
         let i = registry_contract::slot(name, k.buckets) as usize;
         let s = packed::decode_slot(slot(i), size, levels).unwrap();
-        assert!(s.find(registry_contract::name_key(name)).is_some(), "{name} is in its slot");
+        assert!(
+            s.find(registry_contract::name_key(name)).is_some(),
+            "{name} is in its slot"
+        );
     }
     // A slot altered anywhere does not prove.
     for at in [0, 3, size / 2, size - 1] {
@@ -625,11 +659,22 @@ fn every_piece_is_in_a_pack_under_its_hash_from_the_manifest_down() {
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let p = m.pieces.unwrap();
     assert_eq!(p.version, registry_contract::PIECES_VERSION);
-    let listed = check_packed(&dir.join("manifest.json"), &["search.stats", "r-041q.shard", "r-041q.json"]);
+    let listed = check_packed(
+        &dir.join("manifest.json"),
+        &["search.stats", "r-041q.shard", "r-041q.json"],
+    );
     let k = p.packed.unwrap();
     let files = std::fs::read_dir(dir.join(&p.path)).unwrap().count();
-    assert_eq!(files, 1 + k.packs.len() + k.tables.len(), "the first-keystroke pack, packs and tables: nothing loose");
-    assert!(listed > 100 && k.buckets > 1, "{listed} files in {} slots", k.buckets);
+    assert_eq!(
+        files,
+        1 + k.packs.len() + k.tables.len(),
+        "the first-keystroke pack, packs and tables: nothing loose"
+    );
+    assert!(
+        listed > 100 && k.buckets > 1,
+        "{listed} files in {} slots",
+        k.buckets
+    );
     // FNV-1a as registry-pieces.js computes it (its test vectors).
     assert_eq!(
         registry_contract::bucket("", 1 << 31),

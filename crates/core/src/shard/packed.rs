@@ -82,10 +82,9 @@ impl fmt::Display for SlotError {
                 f,
                 "a slot is {expected} bytes, this one {found}: damaged, or the manifest is of another build"
             ),
-            SlotError::Count { count, room } => write!(
-                f,
-                "the slot lists {count} files, room for {room}: damaged"
-            ),
+            SlotError::Count { count, room } => {
+                write!(f, "the slot lists {count} files, room for {room}: damaged")
+            }
             SlotError::Order => write!(f, "the slot's files are not in key order: damaged"),
         }
     }
@@ -157,7 +156,9 @@ pub fn decode_slot(bytes: &[u8], slot_bytes: usize, levels: usize) -> Result<Slo
         found: bytes.len(),
         expected: slot_bytes,
     };
-    let body_len = slot_bytes.checked_sub(levels * HASH_BYTES).ok_or(size.clone())?;
+    let body_len = slot_bytes
+        .checked_sub(levels * HASH_BYTES)
+        .ok_or(size.clone())?;
     if bytes.len() != slot_bytes || body_len < 2 {
         return Err(size);
     }
@@ -225,8 +226,14 @@ mod tests {
         let size = slot_bytes(2, 1);
         let mut good = encode_body(&[loc(1), loc(2)], size, 1).unwrap();
         good.extend([0u8; HASH_BYTES]);
-        assert!(matches!(decode_slot(&good[1..], size, 1), Err(SlotError::Size { .. })));
-        assert!(matches!(decode_slot(&good, size, 99), Err(SlotError::Size { .. })));
+        assert!(matches!(
+            decode_slot(&good[1..], size, 1),
+            Err(SlotError::Size { .. })
+        ));
+        assert!(matches!(
+            decode_slot(&good, size, 99),
+            Err(SlotError::Size { .. })
+        ));
         let mut count = good.clone();
         count[0] = 3;
         assert_eq!(
