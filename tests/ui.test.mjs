@@ -6,8 +6,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { start, appReady, api, bare, display, typeInOneTask, mainThreadSuggestReady, offlineReady, DEMO, DOCS, SHOTS } from "./ui-helpers.mjs";
-import { goOffline } from "./server.mjs";
+import fs from "node:fs";
+import os from "node:os";
+import { execFileSync } from "node:child_process";
+import { start, appReady, api, bare, display, typeInOneTask, mainThreadSuggestReady, offlineReady, DEMO, DOCS, SHOTS, SITE, PREFIX } from "./ui-helpers.mjs";
+import { goOffline, serve } from "./server.mjs";
 
 let t;
 before(async () => {
@@ -856,6 +859,84 @@ test("leaving a record while its line of succession is still being fetched raise
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
   }
   assert.deepEqual(errors.slice(before), []);
+});
+
+// The demo × 64 (`registry synth`): 4,032 records, so that counts reach the thousands.
+let big;
+async function bigSite() {
+  if (big) return big;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-x64-"));
+  const registry = path.resolve("target/release/registry");
+  execFileSync(registry, ["synth", "data/demo/registry-demo.json", "-o", path.join(tmp, "x64.json"), "--factor", "64", "-q"]);
+  execFileSync(registry, ["site", path.join(tmp, "x64.json"), "-o", path.join(tmp, "site"), "--app", SITE, "--release", "x64", "--level", "3", "-q"]);
+  const server = await serve(path.join(tmp, "site"), PREFIX);
+  big = { url: server.url, close: async () => (await server.close(), fs.rmSync(tmp, { recursive: true, force: true })) };
+  return big;
+}
+after(async () => big?.close());
+
+const GROUPED = /^\d{1,3}(,\d{3})*$/;
+
+for (const [width, height] of [[1100, 850], [390, 844]]) {
+  test(`counts in the thousands are grouped everywhere; several words say what their count means and offer the phrase (${width} px)`, async () => {
+    const { url } = await bigSite();
+    const page = await t.context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.setViewportSize({ width, height });
+    try {
+      // The first heading painted (registry-first.js, before the app), kept for later.
+      await page.addInitScript(() => {
+        new MutationObserver(() => {
+          const h = document.querySelector(".results-h");
+          if (h && !window.__firstHeading) window.__firstHeading = { text: h.textContent, total: h.dataset.total, note: document.querySelector(".results-note")?.textContent ?? null };
+        }).observe(document, { subtree: true, childList: true });
+      });
+      await page.goto(url + "?q=university%20of");
+      await appReady(page);
+      await page.waitForSelector(".result");
+      assert.equal(await page.locator("#release").innerText(), "data: x64, 4,032 records");
+      const total = Number(await page.locator("#results-h").getAttribute("data-total"));
+      assert.ok(total >= 1000, String(total));
+      const grouped = total.toLocaleString("en");
+      assert.equal(await page.locator("#results-h").innerText(), `${grouped} organizations`);
+      const first = await page.evaluate(() => window.__firstHeading);
+      assert.equal(first.text, `${Number(first.total).toLocaleString("en")} organizations`, "the first paint's heading too");
+      await page.locator(".facets fieldset[data-facet=status]").waitFor({ state: "attached" });
+      const counts = await page.locator(".facets fieldset:not([data-facet=established]) .count").allTextContents();
+      assert.ok(counts.length > 0 && counts.every((c) => GROUPED.test(c)), JSON.stringify(counts));
+      assert.ok(counts.includes(grouped), `the status facet counts ${grouped}: ${JSON.stringify(counts)}`);
+      // Several words: the count is of any of them, said under the heading, with the phrase as a link.
+      const note = page.locator(".results-note");
+      assert.ok(await note.isVisible());
+      assert.match(await note.innerText(), /Any of these words matches/);
+      assert.equal(first.note, await note.textContent(), "the first paint says the same");
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), "no sideways scrolling");
+      await note.getByRole("link", { name: "Only the phrase “university of”" }).click();
+      await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === '"university of"');
+      await page.waitForFunction((n) => Number(document.querySelector(".results-h")?.dataset.total) < n && document.querySelector(".results-col")?.dataset.for === '"university of"', total);
+      assert.equal(await page.locator(".results-note").count(), 0);
+      // One word: nothing to explain.
+      await page.goto(url + "?q=university");
+      await appReady(page);
+      await page.waitForSelector(".result");
+      assert.equal(await page.locator(".results-note").count(), 0);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+test("blank text in the URL (?q=%20) is no query: the page is titled as the start page", async () => {
+  const { page } = t;
+  await page.goto(t.url("?q=%20"));
+  await appReady(page);
+  await page.waitForSelector(".results-h");
+  assert.equal(await page.title(), "Organization registry");
+  await page.goto(t.url("?q=northfield%20"));
+  await appReady(page);
+  await page.waitForFunction(() => document.title === "northfield – Organization registry");
 });
 
 test("no console errors", () => {

@@ -89,7 +89,7 @@ function facets(meta, statusMeta) {
             "li",
             {},
             el("input", { type: "checkbox", id, value: e.id, disabled: true }),
-            el("label", { htmlFor: id }, el("span", { className: "facet-title", textContent: titleCase(e.title) }), " ", el("span", { className: "count", textContent: String(e.count) })),
+            el("label", { htmlFor: id }, el("span", { className: "facet-title", textContent: titleCase(e.title) }), " ", el("span", { className: "count", textContent: e.count.toLocaleString("en") })),
           );
         }),
       ),
@@ -105,9 +105,22 @@ function facets(meta, statusMeta) {
   return [bar, panel];
 }
 
+/** What the count of several words means, and the words as a phrase (search_page.rs any_word_note). */
+function anyWordNote(q) {
+  const words = q.split(/\s+/).filter(Boolean);
+  if (words.length < 2 || q.includes('"')) return null;
+  const phrase = words.join(" ");
+  return el(
+    "p",
+    { className: "results-note" },
+    "Any of these words matches; the best matches come first. ",
+    el("a", { href: `?q=${encodeURIComponent(`"${phrase}"`)}`, textContent: `Only the phrase “${phrase}”` }),
+  );
+}
+
 function results(link, main) {
   const total = main.numberOfResults;
-  const heading = el("h2", { id: "results-h", className: "results-h", textContent: total === 0 ? "No organizations found" : total === 1 ? "1 organization" : `${total} organizations` });
+  const heading = el("h2", { id: "results-h", className: "results-h", textContent: total === 0 ? "No organizations found" : total === 1 ? "1 organization" : `${total.toLocaleString("en")} organizations` });
   heading.dataset.total = String(total);
   const list = el("ol", { className: "results" }, ...main.hits.map((h) => row(h.summary)));
   list.setAttribute("aria-labelledby", "results-h");
@@ -131,7 +144,7 @@ function results(link, main) {
   const toggle = total > 0 ? el("div", { className: "view-toggle" }, view(false, "List"), view(true, "Map")) : null;
   toggle?.setAttribute("role", "group");
   toggle?.setAttribute("aria-label", "Show the results as");
-  const col = el("section", { className: "results-col" }, heading, toggle, list, pager);
+  const col = el("section", { className: "results-col" }, heading, total > 0 ? anyWordNote(link.q) : null, toggle, list, pager);
   col.setAttribute("aria-live", "off");
   col.dataset.for = link.q;
   return col;

@@ -225,7 +225,7 @@ pub fn Facets(
                                             <label for=id>
                                                 <span class="facet-title">{e.title}</span>
                                                 " "
-                                                <span class="count">{e.count}</span>
+                                                <span class="count">{crate::grouped(e.count)}</span>
                                             </label>
                                         </li>
                                     }

@@ -219,11 +219,11 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
             view! {
                 <button type="button" class="link show-all" aria-expanded=move || expanded.get().to_string()
                     aria-controls="fam-children-list" on:click=move |_| expanded.update(|x| *x = !*x)>
-                    {move || if expanded.get() { format!("Show the first {CHILDREN_SHOWN}") } else { format!("Show all {n}") }}
+                    {move || if expanded.get() { format!("Show the first {CHILDREN_SHOWN}") } else { format!("Show all {}", crate::grouped(n as u64)) }}
                 </button>
             }
         });
-        let label = if n == 1 { "1 child".to_string() } else { format!("{n} children") };
+        let label = if n == 1 { "1 child".to_string() } else { format!("{} children", crate::grouped(n as u64)) };
         view! {
             <div class="rel fam-children" data-rel="child">
                 <p class="fam-label">{label}{collapsed.then(|| format!(" — the first {CHILDREN_SHOWN} shown"))}</p>

@@ -196,6 +196,20 @@ pub fn title_case(s: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A count with its thousands grouped, as the years facet and the maps write
+/// them (`toLocaleString("en")`): 35990 → "35,990".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// "City, Country" from the parts that exist.
 pub fn place(city: Option<&str>, country: Option<&str>) -> String {
     [city, country]

@@ -394,6 +394,30 @@ fn early_results(s: &State) -> Option<Results> {
     })
 }
 
+/// What the count of a query of several words means: the API's reading,
+/// any word matches (best matches first), with a link to the words as a
+/// phrase, which narrows it. registry-first.js writes the same line.
+fn any_word_note(s: &State, go: Callback<State>) -> Option<impl IntoView + use<>> {
+    let words: Vec<&str> = s.q.split_whitespace().collect();
+    if !s.adv.is_empty() || words.len() < 2 || s.q.contains('"') {
+        return None;
+    }
+    let phrase = words.join(" ");
+    let mut t = s.clone();
+    t.q = format!("\"{phrase}\"");
+    t.page = 1;
+    let href = t.href();
+    Some(view! {
+        <p class="results-note">"Any of these words matches; the best matches come first. "
+            <a href=href on:click=move |ev: web_sys::MouseEvent| {
+                if ev.ctrl_key() || ev.meta_key() || ev.shift_key() { return; }
+                ev.prevent_default();
+                go.run(t.clone());
+            }>{format!("Only the phrase “{phrase}”")}</a>
+        </p>
+    })
+}
+
 /// The URL of the data folder, relative to the document (sub-path safe).
 fn data_url() -> String {
     document()
@@ -448,10 +472,11 @@ pub fn App() -> impl IntoView {
     let show_state = move |s: &State| {
         url_seq.update_value(|k| *k += 1);
         if s.id.is_none() {
-            document().set_title(&if s.q.is_empty() {
+            // Blank text (`?q=%20`) is no query.
+            document().set_title(&if s.q.trim().is_empty() {
                 "Organization registry".to_string()
             } else {
-                format!("{} – Organization registry", s.q)
+                format!("{} – Organization registry", s.q.trim())
             });
         }
         url_state::sync(s);
@@ -646,7 +671,11 @@ pub fn App() -> impl IntoView {
     let adv_open = state.with_untracked(|s| !s.adv.is_empty());
 
     let release = move || match (info.get(), load_error.get()) {
-        (Some(i), _) => format!("data: {}, {} records", i.release, i.record_count),
+        (Some(i), _) => format!(
+            "data: {}, {} records",
+            i.release,
+            crate::grouped(i.record_count as u64)
+        ),
         (None, Some(_)) => "The registry could not be loaded".to_string(),
         _ => strings.loading.clone(),
     };
@@ -674,7 +703,7 @@ pub fn App() -> impl IntoView {
         let heading = match r.total {
             0 => "No organizations found".to_string(),
             1 => "1 organization".to_string(),
-            n => format!("{n} organizations"),
+            n => format!("{} organizations", crate::grouped(n)),
         };
         // Text with nothing to search for is not "nothing found".
         let nothing_to_search = r.total == 0
@@ -729,7 +758,7 @@ pub fn App() -> impl IntoView {
         if s.page > pages && r.total > 0 {
             let all = r.total.div_ceil(PER_PAGE);
             let why = if all > MAX_PAGE {
-                format!("There is no page {} to show: this search has {all} pages, of which the first {MAX_PAGE} can be shown (filters narrow it).", s.page)
+                format!("There is no page {} to show: this search has {} pages, of which the first {MAX_PAGE} can be shown (filters narrow it).", s.page, crate::grouped(all))
             } else if pages == 1 {
                 format!("There is no page {}: this search has 1 page.", s.page)
             } else {
@@ -774,6 +803,7 @@ pub fn App() -> impl IntoView {
         if s.map && r.total > 0 {
             return view! {
                 <h2 id="results-h" class="results-h" tabindex="-1" data-total=r.total>{heading}</h2>
+                {any_word_note(&s, go)}
                 {toggle}
                 <crate::dots::ResultsMap state=s />
             }
@@ -781,6 +811,7 @@ pub fn App() -> impl IntoView {
         }
         view! {
             <h2 id="results-h" class="results-h" tabindex="-1" data-total=r.total>{heading}</h2>
+            {any_word_note(&s, go)}
             {toggle}
             <ol class="results" aria-labelledby="results-h">{items}</ol>
             <nav class="pager" aria-label="Pages" hidden=pages <= 1>
