@@ -124,6 +124,10 @@ test("a picker loaded from another origin: keyboard pick, free text, and the who
   const entries = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
   assert.deepEqual(entries.filter((u) => u.startsWith(cdn.url + "registry-picker/data/")), []);
   assert.ok(entries.some((u) => u.startsWith(cdn.url + "registry-data/")));
+  // The pieces are read cross-origin by single ranges (bytes=a-b), which a
+  // browser sends without a preflight: no OPTIONS ever reached the data's host.
+  assert.ok(cdn.requests.some((r) => /^GET \/registry-data\/packs\/pieces\.[0-9a-f]{16}\.pack\?f=\S+ bytes=\d+-\d+$/.test(r)), cdn.requests.join("\n"));
+  assert.deepEqual(cdn.requests.filter((r) => r.startsWith("OPTIONS")), []);
   // Validation: the required picker blocks the submission until filled;
   // reset() empties what was typed or picked.
   assert.equal(await page.evaluate(() => document.getElementById("f").reportValidity()), false);

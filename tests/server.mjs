@@ -21,15 +21,17 @@ const TYPES = {
 
 /**
  * Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves
- * to {url, close}. `cors`: answer every origin (a CDN serving the widget).
+ * to {url, requests, close} (`requests`: what it was asked, in order). `cors`: answer every origin (a CDN serving the widget).
  * `hold(path, url)`: a promise to wait for before answering that path
  * (relative to `root`; `url`: the request's URL, with its query), or null; it holds requests of Workers too, which a page's
  * routes do not see. `noRange`: ignore `Range` and answer every request
  * with the whole file (200), as `python3 -m http.server` does.
  */
 export async function serve(root, prefix = "/", { cors = false, hold = null, noRange = false } = {}) {
+  const requests = []; // "<METHOD> <path and query>[ <range>]" of every request, in order
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
+    requests.push(`${req.method} ${url.pathname}${url.search}${req.headers.range ? " " + req.headers.range : ""}`);
     if (!url.pathname.startsWith(prefix)) {
       res.writeHead(404).end("not under " + prefix);
       return;
@@ -74,7 +76,7 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${port}${prefix}`, requests, close: () => new Promise((r) => server.close(r)) };
 }
 
 export const CHROMIUM_ARGS = [
