@@ -64,6 +64,47 @@ test("keyboard only: type, move with the arrows, pick with Enter, land on the re
   assert.equal(await input().inputValue(), "northfield univ");
 });
 
+test("history: typing makes one entry, Enter adds none after it, and the first Back returns to the page before the search", async () => {
+  const page = await t.context.newPage();
+  try {
+    await page.goto(t.url());
+    await appReady(page);
+    const start = await page.evaluate(() => history.length);
+    const q = () => new URL(page.url()).searchParams.get("q");
+    const box = page.locator("#q-input");
+    // Typing with pauses (the address bar follows each pause), then Enter.
+    await box.click();
+    await page.keyboard.type("north", { delay: 30 });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "north");
+    await page.keyboard.type("field", { delay: 30 });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "northfield");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".results-col[data-for=northfield] .result");
+    assert.equal(await page.evaluate(() => history.length), start + 1, "one entry for the search");
+    // The first Back: the page before the search.
+    await page.goBack();
+    await page.waitForFunction(() => location.search === "");
+    assert.equal(await box.inputValue(), "");
+    await page.goForward();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "northfield");
+    assert.equal(await box.inputValue(), "northfield");
+    // A second search typed fast and sent at once (before the address bar follows): one more entry.
+    await box.fill("caldera");
+    await box.press("Enter");
+    await page.waitForSelector(".results-col[data-for=caldera] .result");
+    assert.equal(q(), "caldera");
+    assert.equal(await page.evaluate(() => history.length), start + 2);
+    await page.goBack();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("q") === "northfield");
+    await page.waitForSelector(".results-col[data-for=northfield] .result");
+    assert.equal(await box.inputValue(), "northfield");
+    await page.goBack();
+    await page.waitForFunction(() => location.search === "");
+  } finally {
+    await page.close();
+  }
+});
+
 test("after load the typeahead answers without a Worker round trip (main thread, same task as the input event)", async () => {
   const { page } = t;
   await page.goto(t.url());

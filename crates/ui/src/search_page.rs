@@ -463,14 +463,22 @@ pub fn App() -> impl IntoView {
         });
     };
     open_registry();
-    let _ = window_event_listener(ev::popstate, move |_| state.set(url_state::current()));
+    // History while typing: the first time the address bar follows a typed
+    // query it gets a new entry (so Back returns to the page before the
+    // search); the rest of that typing replaces this entry, and Enter
+    // pushes nothing more. Enter, a navigation and Back/Forward end the
+    // typing: the next typed query is a new entry again.
+    let typed_entry = StoredValue::new(false);
+    let _ = window_event_listener(ev::popstate, move |_| {
+        typed_entry.set_value(false);
+        state.set(url_state::current());
+    });
 
     // The address bar and the title follow the typed query once typing
     // pauses: history.replaceState is a same-document navigation (the
     // browser even reloads the favicon), far too slow for every keystroke.
     let url_seq = StoredValue::new(0u64);
-    let show_state = move |s: &State| {
-        url_seq.update_value(|k| *k += 1);
+    let show_title = move |s: &State| {
         if s.id.is_none() {
             // Blank text (`?q=%20`) is no query.
             document().set_title(&if s.q.trim().is_empty() {
@@ -479,15 +487,33 @@ pub fn App() -> impl IntoView {
                 format!("{} – Organization registry", s.q.trim())
             });
         }
-        url_state::sync(s);
     };
-    let _ = window_event_listener(ev::pagehide, move |_| show_state(&state.get_untracked()));
+    // Every other change of state writes the address bar itself (a
+    // navigation pushes, Back/Forward come from it): only a typed query
+    // is not shown there yet.
+    let show_state = move |s: &State| {
+        url_seq.update_value(|k| *k += 1);
+        show_title(s);
+        if typed_entry.get_value() || url_state::shows(s) {
+            url_state::sync(s);
+        } else {
+            url_state::write(s, true);
+            typed_entry.set_value(true);
+        }
+    };
+    // (Leaving the page: its entry brought up to date, no new one.)
+    let _ = window_event_listener(ev::pagehide, move |_| {
+        let s = state.get_untracked();
+        show_title(&s);
+        url_state::sync(&s);
+    });
 
     // Navigation: a new history entry. The current entry is first brought up
     // to date with what was typed, so Back returns to it.
     let go = Callback::new(move |s: State| {
         show_state(&state.get_untracked());
         url_state::write(&s, true);
+        typed_entry.set_value(false);
         state.set(s);
         window().scroll_to_with_x_and_y(0.0, 0.0);
     });
@@ -572,6 +598,7 @@ pub fn App() -> impl IntoView {
         typing.set_value(!from_record && !from_adv);
         if from_record || from_adv {
             url_state::write(&s, true); // leaving the record page (or the advanced query) is a navigation
+            typed_entry.set_value(true); // whose entry the typing that follows replaces
         }
         state.set(s);
     });
@@ -604,9 +631,9 @@ pub fn App() -> impl IntoView {
     });
     let on_enter = Callback::new(move |typed: String| {
         // Enter without a highlighted option: the results below are the answer;
-        // record the query as a history entry.
+        // the query is a history entry (one: typing's, when it made one).
         show_state(&state.get_untracked());
-        url_state::write(&state.get_untracked(), true);
+        typed_entry.set_value(false);
         if typed.trim().is_empty() || typed.trim().contains(char::is_whitespace) {
             return; // an id is one word
         }

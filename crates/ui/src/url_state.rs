@@ -217,16 +217,21 @@ pub fn current() -> State {
 /// outside (a shared link, a new tab), where the browser's back leaves.
 pub const PUSHED: &str = "registry-app";
 
+/// Whether the address bar shows `state`.
+pub fn shows(state: &State) -> bool {
+    leptos::prelude::window()
+        .location()
+        .search()
+        .unwrap_or_default()
+        == state.to_query()
+}
+
 /// Writes `state` to the address bar (a new history entry when `push`,
 /// unless the address bar already shows it: an entry that repeats the one
 /// before it would make Back do nothing).
 pub fn write(state: &State, push: bool) {
     let url = state.href();
-    let shown = leptos::prelude::window()
-        .location()
-        .search()
-        .unwrap_or_default();
-    let push = push && shown != state.to_query();
+    let push = push && !shows(state);
     if let Ok(h) = leptos::prelude::window().history() {
         let _ = if push {
             h.push_state_with_url(&JsValue::from_str(PUSHED), "", Some(&url))
@@ -250,11 +255,7 @@ pub fn came_from_app() -> bool {
 
 /// Replaces the address bar's entry with `state` unless it already shows it.
 pub fn sync(state: &State) {
-    let shown = leptos::prelude::window()
-        .location()
-        .search()
-        .unwrap_or_default();
-    if shown != state.to_query() {
+    if !shows(state) {
         write(state, false);
     }
 }
