@@ -17,8 +17,11 @@ wasm_opt_ok() {
   [ "$v" -ge 116 ] || { echo "wasm-opt $v is too old (Debian's 108 breaks wasm-bindgen output); run npm ci" >&2; exit 1; }
 }
 wasm_opt_ok
-tmp="$TD/ui-bindgen"
-rm -rf "$tmp" && mkdir -p "$tmp"
+# A folder of its own per run: two builds into different sites at once
+# (a benchmark's and a test's) must not read each other's half-written files.
+mkdir -p "$TD"
+tmp=$(mktemp -d "$TD/ui-bindgen.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 # bindgen <wasm> <out-name> [wasm-opt flags…]: wasm-bindgen --target web, then wasm-opt -Oz.
 bindgen() {
   local wasm=$1 name=$2; shift 2
