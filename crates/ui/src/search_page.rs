@@ -701,7 +701,7 @@ pub fn App() -> impl IntoView {
         (Some(i), _) => format!(
             "data: {}, {} records",
             i.release,
-            crate::grouped(i.record_count as u64)
+            crate::grouped(i.record_count)
         ),
         (None, Some(_)) => "The registry could not be loaded".to_string(),
         _ => strings.loading.clone(),
