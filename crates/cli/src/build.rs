@@ -224,7 +224,7 @@ pub fn write_output(
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, dir.join("manifest.json"))
         .map_err(|e| format!("cannot write manifest.json: {e}"))?;
-    let removed = remove_previous_builds(dir, files)?;
+    let removed = remove_previous_builds(dir, files, manifest)?;
     step.done(if removed == 0 {
         format!("{} files", files.len() + 1)
     } else {
@@ -243,9 +243,30 @@ pub fn write_output(
 /// (`pieces/<16 hex>/`, before pieces version 9). A data folder thus holds one build, not every build
 /// ever written to it (the demo's and the real registry's: 67 MB instead of
 /// 3 MB); nothing else in it is touched. Returns how many went.
-pub fn remove_previous_builds(dir: &Path, files: &[OutFile]) -> Result<usize, String> {
+pub fn remove_previous_builds(
+    dir: &Path,
+    files: &[OutFile],
+    manifest: &Manifest,
+) -> Result<usize, String> {
     let is_hash = |s: &str| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
-    let keep: std::collections::HashSet<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    // What this build wrote: `files`, and the packs written as they filled.
+    let packed: Vec<String> = manifest
+        .pieces
+        .iter()
+        .filter_map(|p| p.packed.as_ref().map(|k| (p, k)))
+        .flat_map(|(p, k)| {
+            k.packs
+                .iter()
+                .chain(&k.tables)
+                .chain(std::iter::once(&p.first_pack.name))
+                .map(move |n| format!("{}{n}", p.path))
+        })
+        .collect();
+    let keep: std::collections::HashSet<&str> = files
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain(packed.iter().map(String::as_str))
+        .collect();
     let stems: Vec<&str> = std::iter::once("registry")
         .chain(SectionKind::ALL.iter().map(|k| k.name()))
         .collect();
@@ -350,34 +371,48 @@ pub fn build_shard_with_progress(
     Ok(built)
 }
 
-/// Every file of a data directory — the shard files, and the typeahead
-/// pieces with their directory ([`crate::pieces`]) — and the manifest,
-/// which lists the shard files and names the pieces' directory.
+/// Every file of a data directory — the shard files, and the pieces in
+/// their packs ([`crate::pieces`], [`crate::packs`]) — and the manifest,
+/// which lists the shard files and names the packs. `out`: the data folder
+/// the packs are written into as they fill (the rest is returned for
+/// [`write_output`]); `None`: every file is returned.
 pub fn data_files(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
     budget: &registry_core::pieces::PieceBudget,
     quiet: bool,
+    out: Option<&Path>,
 ) -> Result<(Vec<OutFile>, Manifest), String> {
     let mut files = shard_files(built);
     let mut manifest = manifest(built, records, &files);
-    let mut step = Step::start(quiet, "typeahead pieces");
-    let pieces = crate::pieces::build_pieces(built, records, level, budget, &mut |done, total| {
-        step.count(done, total)
-    })?;
-    step.done(format!("{} pieces", pieces.manifest.pieces));
+    let folder = format!("pieces/{:016x}/", built.info.build_id);
+    let mut packs = crate::packs::PackWriter::new(&folder, "first.pack", out);
+    let mut count = 0;
+    let mut step = Step::start(quiet, "pieces (typeahead, E2, record pages)");
+    let about = crate::pieces::build_pieces(
+        built,
+        records,
+        level,
+        budget,
+        &mut |done, total| step.count(done, total),
+        &mut |_, f| {
+            count += 1;
+            packs.add(f)
+        },
+    )?;
+    step.done(format!(
+        "{count} files, {} typeahead pieces",
+        about.manifest.pieces
+    ));
     let step = Step::start(quiet, "packs");
-    let mut about = pieces.manifest;
-    let logical: Vec<OutFile> = pieces.files.into_iter().chain(pieces.search).collect();
-    let count = logical.len();
-    let first = about.first_pack.name.clone();
-    let packed = crate::packs::pack(&about.path, logical, &first)?;
+    let packed = packs.finish()?;
     step.done(format!(
         "{count} files in {} packs and {} slot tables",
         packed.packed.packs.len(),
         packed.packed.tables.len()
     ));
+    let mut about = about.manifest;
     about.path = crate::packs::FOLDER.into();
     about.first_pack.name = packed.first_pack;
     about.packed = Some(packed.packed);

@@ -484,7 +484,14 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     let started = Instant::now();
     let built = build::build_shard_with_progress(&imported.records, &release, level, quiet)?;
     let budget = pieces::budget_arg(&a)?;
-    let (files, manifest) = build::data_files(&built, &imported.records, level, &budget, quiet)?;
+    let (files, manifest) = build::data_files(
+        &built,
+        &imported.records,
+        level,
+        &budget,
+        quiet,
+        Some(Path::new(out)),
+    )?;
     build::write_output(Path::new(out), &files, &manifest, quiet)?;
     if !quiet {
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());

@@ -77,103 +77,143 @@ fn hashed(stem: &str, bytes: Vec<u8>) -> OutFile {
 }
 
 /// Packs the files of the pieces folder `folder` (`files`, named under
-/// it; consumed, so the bytes are held once). `first_pack`: the name,
-/// under `folder`, of the first-keystroke pack, which stays a file.
+/// it), in memory, in their order. `first_pack`: the name, under
+/// `folder`, of the first-keystroke pack, which stays a file.
+#[cfg(test)]
 pub fn pack(folder: &str, files: Vec<OutFile>, first_pack: &str) -> Result<PackedFolder, String> {
-    let mut out = Vec::new();
-    let mut first = None;
-    let mut named: Vec<(String, Vec<u8>)> = Vec::with_capacity(files.len());
+    let mut w = PackWriter::new(folder, first_pack, None);
     for f in files {
-        let name = f
-            .name
-            .strip_prefix(folder)
-            .ok_or_else(|| format!("{}: not in the pieces folder {folder}", f.name))?
-            .to_string();
-        if name == first_pack {
-            first = Some(hashed("first", f.bytes));
-        } else if name.ends_with(".json") {
-            // Served as stored: compressed here, as a host would have (3–4×).
-            named.push((name, crate::gzip::compress(&f.bytes)));
-        } else {
-            named.push((name, f.bytes));
-        }
+        w.add(f)?;
     }
-    let first = first.ok_or_else(|| format!("no first-keystroke pack {first_pack} to keep"))?;
-    let first_name = first.name[FOLDER.len()..].to_string();
-    out.push(first);
-    // Name order keeps what is read together near (a record's neighbours
-    // by id, a term's rank chunks), which a CDN's and a browser's caches of
-    // the same pack then share.
-    named.sort_by(|a, b| a.0.cmp(&b.0));
-    let (locations, packs) = concatenate(named)?;
-    let pack_names: Vec<String> = packs
-        .iter()
-        .map(|p| p.name[FOLDER.len()..].to_string())
-        .collect();
-    out.extend(packs);
-    let (tables, packed) = slot_tables(&locations, pack_names)?;
-    out.extend(tables);
-    Ok(PackedFolder {
-        files: out,
-        packed,
-        first_pack: first_name,
-    })
+    w.finish()
 }
 
-/// The files, in order, into packs of at most [`FILE_LIMIT`] bytes: each
-/// file's name with its location, and the packs.
-fn concatenate(
-    named: Vec<(String, Vec<u8>)>,
-) -> Result<(Vec<(String, Location)>, Vec<OutFile>), String> {
-    let mut locations = Vec::with_capacity(named.len());
-    let mut packs = Vec::new();
-    let mut current: Vec<u8> = Vec::new();
-    let mut waiting: Vec<usize> = Vec::new(); // locations in `current`, pack index set when it closes
-    for (name, bytes) in named {
+/// Fills packs with the files of the pieces folder as a build makes them
+/// (so a term's chunks, a record's neighbours by id, lie side by side,
+/// which a CDN's and a browser's caches of one pack then share), each
+/// written out as soon as it is full: a build holds one pack, not the
+/// folder (550 MB at 143,960 records).
+pub struct PackWriter {
+    folder: String,
+    first_pack: String,
+    /// The data folder packs are written into as they fill; `None`: kept
+    /// in [`PackedFolder::files`].
+    out: Option<std::path::PathBuf>,
+    current: Vec<u8>,
+    /// Files in `current`, as indexes into `locations`.
+    open: Vec<usize>,
+    locations: Vec<(String, Location)>,
+    packs: Vec<String>,
+    files: Vec<OutFile>,
+    first: Option<String>,
+}
+
+impl PackWriter {
+    /// A writer for the files named under `folder`; packs go into `out`
+    /// (a data folder) as they fill, or stay in memory.
+    pub fn new(folder: &str, first_pack: &str, out: Option<&std::path::Path>) -> PackWriter {
+        PackWriter {
+            folder: folder.to_string(),
+            first_pack: first_pack.to_string(),
+            out: out.map(std::path::Path::to_path_buf),
+            current: Vec::new(),
+            open: Vec::new(),
+            locations: Vec::new(),
+            packs: Vec::new(),
+            files: Vec::new(),
+            first: None,
+        }
+    }
+
+    /// Adds one file of the folder.
+    pub fn add(&mut self, f: OutFile) -> Result<(), String> {
+        let name = f
+            .name
+            .strip_prefix(&self.folder)
+            .ok_or_else(|| format!("{}: not in the pieces folder {}", f.name, self.folder))?
+            .to_string();
+        if name == self.first_pack {
+            let first = hashed("first", f.bytes);
+            self.first = Some(first.name[FOLDER.len()..].to_string());
+            self.files.push(first);
+            return Ok(());
+        }
+        // Served as stored: JSON compressed here, as a host would have (3–4×).
+        let bytes = if name.ends_with(".json") {
+            crate::gzip::compress(&f.bytes)
+        } else {
+            f.bytes
+        };
         if bytes.len() > FILE_LIMIT {
             return Err(format!(
                 "{name}: {} bytes, more than a pack holds ({FILE_LIMIT})",
                 bytes.len()
             ));
         }
-        if current.len() + bytes.len() > FILE_LIMIT {
-            close_pack(&mut packs, &mut current, &mut waiting, &mut locations)?;
+        if self.current.len() + bytes.len() > FILE_LIMIT {
+            self.close()?;
         }
         let hash = sha256(&bytes);
-        waiting.push(locations.len());
-        locations.push((
+        self.open.push(self.locations.len());
+        self.locations.push((
             name.clone(),
             Location {
                 key: registry_contract::name_key(&name),
                 hash: hash[..HASH_BYTES].try_into().unwrap_or_default(),
                 pack: 0,
-                offset: current.len() as u32,
+                offset: self.current.len() as u32,
                 length: bytes.len() as u32,
             },
         ));
-        current.extend(bytes);
+        self.current.extend(bytes);
+        Ok(())
     }
-    if !current.is_empty() || packs.is_empty() {
-        close_pack(&mut packs, &mut current, &mut waiting, &mut locations)?;
-    }
-    Ok((locations, packs))
-}
 
-/// Ends the pack being filled: its files (`waiting`, indexes into
-/// `locations`) get its index.
-fn close_pack(
-    packs: &mut Vec<OutFile>,
-    current: &mut Vec<u8>,
-    waiting: &mut Vec<usize>,
-    locations: &mut [(String, Location)],
-) -> Result<(), String> {
-    let index = u16::try_from(packs.len()).map_err(|_| "more than 65,535 packs".to_string())?;
-    for &i in waiting.iter() {
-        locations[i].1.pack = index;
+    /// Ends the pack being filled: its files get its index; it is written
+    /// out, or kept.
+    fn close(&mut self) -> Result<(), String> {
+        let index =
+            u16::try_from(self.packs.len()).map_err(|_| "more than 65,535 packs".to_string())?;
+        for &i in &self.open {
+            self.locations[i].1.pack = index;
+        }
+        self.open.clear();
+        let pack = hashed("pieces", std::mem::take(&mut self.current));
+        self.packs.push(pack.name[FOLDER.len()..].to_string());
+        match &self.out {
+            Some(dir) => {
+                let path = dir.join(&pack.name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                }
+                std::fs::write(&path, &pack.bytes)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            None => self.files.push(pack),
+        }
+        Ok(())
     }
-    waiting.clear();
-    packs.push(hashed("pieces", std::mem::take(current)));
-    Ok(())
+
+    /// The last pack closed and the slot tables made: what is left to
+    /// write (the first-keystroke pack, the tables, and the packs when
+    /// kept in memory) and what the manifest says.
+    pub fn finish(mut self) -> Result<PackedFolder, String> {
+        if !self.current.is_empty() || self.packs.is_empty() {
+            self.close()?;
+        }
+        let first_pack = self
+            .first
+            .take()
+            .ok_or_else(|| format!("no first-keystroke pack {} to keep", self.first_pack))?;
+        let (tables, packed) = slot_tables(&self.locations, std::mem::take(&mut self.packs))?;
+        self.files.extend(tables);
+        Ok(PackedFolder {
+            files: self.files,
+            packed,
+            first_pack,
+        })
+    }
 }
 
 /// The slots of `locations`, as table files, with the tree over them.

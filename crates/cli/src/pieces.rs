@@ -85,15 +85,64 @@ pub fn budget_arg(a: &Args) -> Result<PieceBudget, String> {
     })
 }
 
-/// Cuts `records` (the records `built` was made from) into pieces;
-/// `progress(done, total)` after each piece.
+/// Which list of [`Written`] a file belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The typeahead's and the record pages' files.
+    Typeahead,
+    /// E2's files.
+    Search,
+}
+
+/// What a build says of its pieces, the files aside.
+pub struct About {
+    pub manifest: registry_contract::Pieces,
+    pub specs: Vec<pieces::PieceSpec>,
+}
+
+/// [`build_pieces`] with every file kept in memory (what `bench-pieces`
+/// reads).
+pub fn build_pieces_in_memory(
+    built: &BuiltShard,
+    records: &[Record],
+    level: i32,
+    budget: &PieceBudget,
+) -> Result<Written, String> {
+    let (mut files, mut search) = (Vec::new(), Vec::new());
+    let about = build_pieces(
+        built,
+        records,
+        level,
+        budget,
+        &mut |_, _| {},
+        &mut |part, f| {
+            match part {
+                Part::Typeahead => files.push(f),
+                Part::Search => search.push(f),
+            }
+            Ok(())
+        },
+    )?;
+    Ok(Written {
+        files,
+        search,
+        manifest: about.manifest,
+        specs: about.specs,
+    })
+}
+
+/// Cuts `records` (the records `built` was made from) into pieces, each
+/// file handed to `sink` as soon as it is made (so a build holds no more
+/// of them than a pack: `registry site` at ×4 records held 550 MB);
+/// `progress(done, total)` after each batch of typeahead pieces.
 pub fn build_pieces(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
     budget: &PieceBudget,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Written, String> {
+    sink: &mut dyn FnMut(Part, OutFile) -> Result<(), String>,
+) -> Result<About, String> {
     let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
     let engine = Engine::new(registry);
     let specs = pieces::partition(&engine, budget);
@@ -101,7 +150,9 @@ pub fn build_pieces(
         .iter()
         .filter_map(|r| Some((RecordId::parse(&r.id).ok()?, r)))
         .collect();
-    let mut files = Vec::with_capacity(specs.len() + 1);
+    // Heads are kept for the first-keystroke pack, which is made after them.
+    let mut heads: HashMap<String, Vec<u8>> = HashMap::new();
+    let (mut done, mut piece_bytes) = (0, 0);
     // In batches, so that progress is told from this thread.
     for batch in specs.chunks(1024) {
         let written = crate::parallel::map(batch, |s| {
@@ -123,8 +174,16 @@ pub fn build_pieces(
                 bytes,
             })
         });
-        files.extend(written.into_iter().collect::<Result<Vec<_>, _>>()?);
-        progress(files.len(), specs.len());
+        for (f, s) in written.into_iter().zip(batch) {
+            let f = f?;
+            if s.kind == PieceKind::Head {
+                heads.insert(s.key.clone(), f.bytes.clone());
+            }
+            piece_bytes += f.bytes.len();
+            sink(Part::Typeahead, f)?;
+        }
+        done += batch.len();
+        progress(done, specs.len());
     }
     // The directory in parts by first character, so a client fetches only
     // the part its query starts with; the manifest lists the parts.
@@ -141,14 +200,11 @@ pub fn build_pieces(
     let firsts = pieces::pack_first_characters(&engine, &split_first, 0.005);
     let mut entries = Vec::new();
     for f in &firsts {
-        let head = files
-            .iter()
-            .find(|o| o.name == piece_name(built.info.build_id, f, PieceKind::Head));
-        if let Some(head) = head {
+        if let Some(head) = heads.remove(f) {
             entries.push(pieces::pack::Entry {
                 kind: b'h',
                 key: f.clone(),
-                body: head.bytes.clone(),
+                body: head,
             });
         }
         entries.push(pieces::pack::Entry {
@@ -157,10 +213,11 @@ pub fn build_pieces(
             body: serde_json::to_vec(&parts[f.as_str()]).unwrap_or_default(),
         });
     }
-    let search = search_files(built, &engine, &specs, &by_id, level, budget)?;
+    drop(heads);
+    let search = search_files(built, &engine, &specs, &by_id, level, budget, &mut |f| {
+        sink(Part::Search, f)
+    })?;
     let pack = pieces::pack::encode(&entries);
-    let mut record_files = Vec::new();
-    let records_written = record_pieces(built, records, level, &mut record_files)?;
     let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
     let path = format!("pieces/{:016x}/", built.info.build_id);
     let manifest = registry_contract::Pieces {
@@ -170,7 +227,7 @@ pub fn build_pieces(
         head_records: budget.head_records,
         id_chars: pieces::ID_KEY_CHARS,
         record_chars: Some(shard::pieces::RECORD_KEY_CHARS),
-        record_pieces: records_written,
+        record_pieces: 0, // set once they are written, last
         record_cards: true,
         first_pack: registry_contract::FirstPack {
             name: "first.pack".into(),
@@ -178,33 +235,36 @@ pub fn build_pieces(
             first: firsts,
             sha256: Some(build::sha256_hex(&pack)),
         },
-        search: Some(search.1),
+        search: Some(search),
         hashes: None,
         tree: None,
         packed: None,
         pieces: specs.len(),
-        piece_bytes: files.iter().map(|f| f.bytes.len()).sum::<usize>(),
+        piece_bytes,
     };
     for (first, keys) in &parts {
-        files.push(OutFile {
-            name: part_name(built.info.build_id, first),
-            sections: Vec::new(),
-            bytes: serde_json::to_vec(keys).unwrap_or_default(),
-        });
+        sink(
+            Part::Typeahead,
+            OutFile {
+                name: part_name(built.info.build_id, first),
+                sections: Vec::new(),
+                bytes: serde_json::to_vec(keys).unwrap_or_default(),
+            },
+        )?;
     }
     // After the parts, before the record pieces (bench-pieces reads them by position).
-    files.push(OutFile {
-        name: pack_name,
-        sections: Vec::new(),
-        bytes: pack,
-    });
-    files.extend(record_files);
-    Ok(Written {
-        files,
-        search: search.0,
-        manifest,
-        specs,
-    })
+    sink(
+        Part::Typeahead,
+        OutFile {
+            name: pack_name,
+            sections: Vec::new(),
+            bytes: pack,
+        },
+    )?;
+    let records_written = record_pieces(built, records, level, &mut |f| sink(Part::Typeahead, f))?;
+    let mut manifest = manifest;
+    manifest.record_pieces = records_written;
+    Ok(About { manifest, specs })
 }
 
 /// A file of one section that records do not make (statistics, members).
@@ -235,14 +295,20 @@ fn search_files(
     by_id: &HashMap<RecordId, &Record>,
     level: i32,
     budget: &PieceBudget,
-) -> Result<(Vec<OutFile>, registry_contract::SearchFiles), String> {
+    sink: &mut dyn FnMut(OutFile) -> Result<(), String>,
+) -> Result<registry_contract::SearchFiles, String> {
     // The external ids are in the records section, which the typeahead's
     // engine does not load.
     let whole = Registry::from_bytes(&built.file(&SectionKind::ALL)).map_err(|e| e.to_string())?;
     let sp = search_pieces(engine, specs, budget).with_external_ids(&whole);
     drop(whole);
     let dir = format!("pieces/{:016x}/", built.info.build_id);
-    let mut out = Vec::new();
+    let (mut files, mut bytes) = (0usize, 0usize);
+    let mut out = |f: OutFile| {
+        files += 1;
+        bytes += f.bytes.len();
+        sink(f)
+    };
     let records_of = |records: &[u32]| -> Vec<Record> {
         records
             .iter()
@@ -264,7 +330,7 @@ fn search_files(
             )?,
         })
     }) {
-        out.push(written?);
+        out(written?)?;
     }
     let externals: Vec<_> = sp.externals.iter().collect();
     for written in crate::parallel::map(&externals, |(bucket, records)| {
@@ -283,43 +349,44 @@ fn search_files(
             )?,
         })
     }) {
-        out.push(written?);
+        out(written?)?;
     }
     for m in &sp.members {
-        out.push(OutFile {
+        out(OutFile {
             name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
             sections: vec![SectionKind::TermMembers],
             bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
-        });
+        })?;
     }
     for (need, g) in sp.group_files() {
-        out.push(OutFile {
+        out(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: vec![SectionKind::TermGroups],
             bytes: single_section(built, SectionKind::TermGroups, &g.encode(), level)?,
-        });
+        })?;
     }
     for (need, raw) in sp.stats_parts() {
-        out.push(OutFile {
+        out(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: vec![SectionKind::SearchTerms],
             bytes: single_section(built, SectionKind::SearchTerms, &raw, level)?,
-        });
+        })?;
     }
     let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
-    let manifest = registry_contract::SearchFiles {
-        stats: Need::Stats.file_name(),
-        stats_bytes: stats.len(),
-        common_terms: sp.stats.common.len(),
-        files: out.len() + 1,
-        bytes: out.iter().map(|f| f.bytes.len()).sum::<usize>() + stats.len(),
-    };
-    out.push(OutFile {
+    let stats_bytes = stats.len();
+    out(OutFile {
         name: format!("{dir}{}", Need::Stats.file_name()),
         sections: vec![SectionKind::SearchStats],
         bytes: stats,
-    });
-    Ok((out, manifest))
+    })?;
+    drop(out);
+    Ok(registry_contract::SearchFiles {
+        stats: Need::Stats.file_name(),
+        stats_bytes,
+        common_terms: sp.stats.common.len(),
+        files,
+        bytes,
+    })
 }
 
 /// The record pieces (`r-<key>.shard`, [`shard::pieces::record_piece_file`]):
@@ -330,7 +397,7 @@ fn record_pieces(
     built: &BuiltShard,
     records: &[Record],
     level: i32,
-    files: &mut Vec<OutFile>,
+    sink: &mut dyn FnMut(OutFile) -> Result<(), String>,
 ) -> Result<usize, String> {
     let mut groups: std::collections::BTreeMap<String, Vec<Record>> = Default::default();
     for r in records {
@@ -359,7 +426,7 @@ fn record_pieces(
     });
     for ((key, _), w) in groups.iter().zip(written) {
         let (bytes, card) = w?;
-        files.push(OutFile {
+        sink(OutFile {
             name: record_piece_name(built.info.build_id, key),
             sections: vec![
                 SectionKind::Summary,
@@ -367,12 +434,12 @@ fn record_pieces(
                 SectionKind::Records,
             ],
             bytes,
-        });
-        files.push(OutFile {
+        })?;
+        sink(OutFile {
             name: record_card_name(built.info.build_id, key),
             sections: Vec::new(),
             bytes: card,
-        });
+        })?;
     }
     Ok(groups.len())
 }
@@ -411,7 +478,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let built = shard::build(&records, "bench", 0, &Zstd(level))?;
     let typeahead: usize = built.file(&KINDS).len();
     let t = Instant::now();
-    let w = build_pieces(&built, &records, level, &budget, &mut |_, _| {})?;
+    let w = build_pieces_in_memory(&built, &records, level, &budget)?;
     let secs = t.elapsed().as_secs_f64();
     let (piece_files, rest) = w.files.split_at(w.specs.len());
     let parts_end = rest

@@ -232,7 +232,14 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
     }
     copy_dir(&app, &out, &app.join("data"))?;
     let budget = crate::pieces::budget_arg(&a)?;
-    let (files, manifest) = build::data_files(&built, &records, parse_level(&a)?, &budget, quiet)?;
+    let (files, manifest) = build::data_files(
+        &built,
+        &records,
+        parse_level(&a)?,
+        &budget,
+        quiet,
+        Some(&out.join("data")),
+    )?;
     build::write_output(&out.join("data"), &files, &manifest, quiet)?;
     std::fs::write(out.join("HOSTING.md"), HOSTING).map_err(|e| e.to_string())?;
     std::fs::write(out.join("_headers"), HEADERS).map_err(|e| e.to_string())?;

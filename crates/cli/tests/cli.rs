@@ -372,7 +372,8 @@ fn builds_show_progress_unless_quiet() {
         for step in [
             "importing records … 63 records (",
             "compressing sections (zstd -1) … 4 sections (",
-            "typeahead pieces … ",
+            "pieces (typeahead, E2, record pages) … ",
+            "packs … ",
             "writing ",
         ] {
             assert!(err.contains(step), "{what}: no '{step}' in:\n{err}");
