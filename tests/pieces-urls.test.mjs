@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { recordKey, listQuery } from "../web/registry-pieces.js";
+import { recordKey, listQuery, slotKey, nameKey } from "../web/registry-pieces.js";
 
 const DEMO = JSON.parse(fs.readFileSync(new URL("../data/demo/registry-demo.json", import.meta.url), "utf8"));
 const bare = (r) => r.id.split("/").pop();
@@ -40,4 +40,28 @@ test("a results URL whose percent-escapes do not decode is the router's (its 400
   }
   assert.equal(listQuery("/v2/organizations?query=100%25%20sure").query, "100% sure");
   assert.equal(listQuery("/v1/organizations?query=%E6%9D%B1+x&page=2").query, "東 x");
+});
+
+test("a packed folder's slots are found as the build made them (registry_contract::slot_key, name_key's vectors)", () => {
+  for (const [name, key] of [
+    ["g-756e6976.shard", "756e6976"],
+    ["c-756e6976.shard", "756e6976"],
+    ["t-756e6976.shard", "756e6976"],
+    ["k-756e6976-0.shard", "756e6976"],
+    ["k-756e6976-11.shard", "756e6976"],
+    ["g-6f66-756e6976.shard", "6f66-756e6976"],
+    ["k-6f66-756e6976-1.shard", "6f66-756e6976"],
+    ["g-61-62-63.shard", "g-61-62-63.shard"],
+    ["k-61-62-63-0.shard", "k-61-62-63-0.shard"],
+    ["kc-756e6976-6e67-0.shard", "kc-756e6976-6e67-0.shard"],
+    ["s-75.shard", "s-75.shard"],
+    ["search.stats", "search.stats"],
+    ["r-041q.json", "r-041q"],
+    ["r-041q.shard", "r-041q"],
+    ["6165.shard", "6165.shard"],
+    ["61.h.shard", "61.h.shard"],
+  ])
+    assert.equal(slotKey(name), key, name);
+  assert.equal(nameKey(""), 0xcbf29ce484222325n);
+  assert.equal(nameKey("a"), 0xaf63dc4c8601ec8cn);
 });

@@ -418,7 +418,7 @@ test("a slot whose proof does not lead to the manifest's root is never used: its
     const { p, errs } = await watchedPage(context);
     const asked = new Map();
     // The last byte of each slot read (its proof's top sibling) altered, every time.
-    await p.route(/\/packs\/tables\.[0-9a-f]{16}\.pack$/, async (route) => {
+    await p.route(/\/packs\/tables\.[0-9a-f]{16}\.pack\?s=\d+$/, async (route) => {
       const range = route.request().headers().range;
       asked.set(range, (asked.get(range) ?? 0) + 1);
       const res = await route.fetch();

@@ -21,7 +21,7 @@
 //                                   [--runs 3] [--api-runs N] [--key-delay 80] [--pages widget,api,flex[,app]]
 //                                   [--link-q "university of cambridge"]  (the q-* pages' query)
 //                                   [--targets harv]  (only these typed targets: harv,stanf,sorbon)
-//                                   [--reuse]  (a scale's synth dump and site already in target/cold-bench/x<N>/ as they are)
+//                                   [--reuse]  (a scale's synth dump and site data already in target/cold-bench/x<N>/; the app is copied in anew)
 //   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app
 //   WATERFALL=1 …: every request of each visit (start–end ms, bytes), on stderr
 //
@@ -165,8 +165,11 @@ async function prepareScale(opt, scale, app) {
     }
   }
   const site = path.join(dir, "site");
-  if (opt.reuse && fs.existsSync(path.join(site, "data/manifest.json"))) log(`--reuse: the site in ${path.relative(ROOT, site)} as it is`);
-  else {
+  if (opt.reuse && fs.existsSync(path.join(site, "data/manifest.json"))) {
+    // The data as it is; the app as just built (what is measured).
+    log(`--reuse: the data of ${path.relative(ROOT, site)}, the app of ${path.relative(ROOT, app)}`);
+    fs.cpSync(app, site, { recursive: true, filter: (src) => path.relative(app, src).split(path.sep)[0] !== "data" });
+  } else {
     log(`registry site ${path.relative(ROOT, dump)} → ${path.relative(ROOT, site)} …`);
     await run("target/release/registry", ["site", dump, "-o", site, "--app", app, "-q"]);
   }

@@ -262,9 +262,42 @@ pub fn bucket(name: &str, buckets: u32) -> u32 {
 }
 
 /// The slot of file `name` among `buckets` in a packed folder
-/// ([`Packed`]): FNV-1a (32 bits) of the name itself, modulo the count.
+/// ([`Packed`]): FNV-1a (32 bits) of its [`slot_key`], modulo the count.
 pub fn slot(name: &str, buckets: u32) -> u32 {
-    fnv1a32(name) % buckets.max(1)
+    fnv1a32(slot_key(name)) % buckets.max(1)
+}
+
+/// What file `name` is slotted by: the common term or pair of common
+/// terms an E2 file belongs to (`g-<t>`, `c-<t>`, `t-<t>`, `x-<t>` and
+/// `k-<t>-<n>` by `<t>`; `g-<a>-<b>` and `k-<a>-<b>-<n>` by `<a>-<b>`),
+/// a record's card and piece (`r-<key>.json`, `r-<key>.shard`) by
+/// `r-<key>`, else the name itself. A reader reads a file after its slot, so the
+/// files one term's later rounds ask for (its rank chunks after its group
+/// file) are then located already: one round trip each, not two. (A
+/// term's chunks by country or type are many and stay in slots of their
+/// own: a slot is as large as the fullest.)
+pub fn slot_key(name: &str) -> &str {
+    // A record's card and piece (`r-<key>.json`, `r-<key>.shard`): the
+    // page that paints the card reads the piece next.
+    if let Some(key) = name
+        .strip_suffix(".json")
+        .or_else(|| name.strip_suffix(".shard"))
+        .filter(|s| s.starts_with("r-"))
+    {
+        return key;
+    }
+    let Some(stem) = name.strip_suffix(".shard") else {
+        return name;
+    };
+    let Some((kind, rest)) = stem.split_once('-') else {
+        return name;
+    };
+    let parts = rest.split('-').count();
+    match kind {
+        "g" | "c" | "t" | "x" if parts <= 2 => rest,
+        "k" if parts == 2 || parts == 3 => rest.rsplit_once('-').map_or(name, |(t, _)| t),
+        _ => name,
+    }
 }
 
 fn fnv1a32(s: &str) -> u32 {
@@ -295,8 +328,9 @@ pub fn bucket_key(name: &str) -> &str {
 /// through the *slot tables*, whose layout
 /// `registry_core::shard::packed` gives:
 /// * the file's bucket is [`slot`] of its name among `buckets` (a power
-///   of two): [`bucket`] without its [`bucket_key`] grouping, as a slot
-///   has a fixed size, so no bucket may hold many files;
+///   of two): FNV-1a of its [`slot_key`] (a term's E2 files share one),
+///   not [`bucket_key`]'s grouping of every statistics part, as a slot has
+///   a fixed size, so no bucket may hold many files;
 /// * bucket `i`'s slot is bytes `[s × slot_bytes, (s + 1) × slot_bytes)` of
 ///   table file `tables[i / slots_per_file]`, `s = i % slots_per_file`:
 ///   found without fetching anything first, read with one range request;
@@ -400,6 +434,34 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_terms_e2_files_share_a_slot_and_other_files_keep_their_own() {
+        for (name, key) in [
+            ("g-756e6976.shard", "756e6976"),
+            ("c-756e6976.shard", "756e6976"),
+            ("t-756e6976.shard", "756e6976"),
+            ("k-756e6976-0.shard", "756e6976"),
+            ("k-756e6976-11.shard", "756e6976"),
+            ("g-6f66-756e6976.shard", "6f66-756e6976"),
+            ("k-6f66-756e6976-1.shard", "6f66-756e6976"),
+            ("g-61-62-63.shard", "g-61-62-63.shard"),
+            ("k-61-62-63-0.shard", "k-61-62-63-0.shard"),
+            ("kc-756e6976-6e67-0.shard", "kc-756e6976-6e67-0.shard"),
+            ("s-75.shard", "s-75.shard"),
+            ("search.stats", "search.stats"),
+            ("r-041q.json", "r-041q"),
+            ("r-041q.shard", "r-041q"),
+            ("6165.shard", "6165.shard"),
+            ("61.h.shard", "61.h.shard"),
+        ] {
+            assert_eq!(slot_key(name), key, "{name}");
+        }
+        assert_eq!(
+            slot("k-756e6976-3.shard", 4096),
+            slot("g-756e6976.shard", 4096)
+        );
+    }
 
     #[test]
     fn a_manifest_without_the_pieces_version_is_version_1() {
