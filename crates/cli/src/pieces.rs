@@ -379,7 +379,6 @@ fn search_files(
         sections: vec![SectionKind::SearchStats],
         bytes: stats,
     })?;
-    drop(out);
     Ok(registry_contract::SearchFiles {
         stats: Need::Stats.file_name(),
         stats_bytes,
