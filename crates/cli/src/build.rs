@@ -91,15 +91,7 @@ pub fn import_with_progress(
     Ok(imported)
 }
 
-/// One written file.
-pub struct OutFile {
-    /// File name (content-hashed).
-    pub name: String,
-    /// Sections it holds.
-    pub sections: Vec<SectionKind>,
-    /// Contents.
-    pub bytes: Vec<u8>,
-}
+pub use crate::out_file::OutFile;
 
 /// The full shard plus one file per section, with content-hashed names.
 pub fn shard_files(built: &BuiltShard) -> Vec<OutFile> {

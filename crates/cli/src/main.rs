@@ -15,6 +15,7 @@ mod fit_affiliation;
 mod fit_prior;
 mod gzip;
 mod load;
+mod out_file;
 mod packs;
 mod parallel;
 mod picks;

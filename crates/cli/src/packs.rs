@@ -15,7 +15,7 @@
 use registry_core::shard::packed::{self, FILE_LIMIT, HASH_BYTES, Location};
 use sha2::{Digest, Sha256};
 
-use crate::build::OutFile;
+use crate::out_file::OutFile;
 
 /// Folder of the packs, relative to the data folder. Pack and table names
 /// hold their content's hash, so the folder is shared by every build: what
