@@ -24,7 +24,7 @@
 // (`checkedFiles`).
 
 /** Lower-case hex of a string's UTF-8 bytes: how piece and directory files are named. */
-export const hex = (s) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, "0")).join("");
+export const hex = (s) => hexOf(new TextEncoder().encode(s));
 
 /** Data built without typeahead pieces: not a failure for a client that can ask the whole registry. */
 const noPieces = (message) => Object.assign(new Error(message), { name: "NoPiecesError" });
@@ -73,8 +73,40 @@ export const readCappedJson = async (res, cap, what) => JSON.parse(new TextDecod
 /** Hex SHA-256 of `bytes` (WebCrypto: a secure context, which localhost counts as). */
 export async function sha256Hex(bytes) {
   if (!globalThis.crypto?.subtle) throw new Error("no WebCrypto (plain http from another host?): the data cannot be checked, so it is not used; serve it over https");
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+}
+
+/** Lower-case hex of bytes. */
+const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** A check of bytes (see `checkedRead`): they are returned when their SHA-256 starts with `want`. */
+const hashIs = (want) => async (bytes) => ((await sha256Hex(bytes)).startsWith(want) ? bytes : null);
+
+/** `url`'s body (null for a 404), refused past `cap` bytes; `attempt` > 0: past the HTTP cache. */
+async function fetchFile(url, name, cap, attempt) {
+  const res = await fetch(url, attempt ? { cache: "reload" } : {});
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
+  return readCapped(res, cap, name);
+}
+
+/**
+ * The one rule for a file that must match its hash: `read(attempt)` gives
+ * its bytes (or null), `check(bytes)` what to return (null: they do not
+ * match). A mismatch is reported and read once more (attempt 1, past the
+ * HTTP cache); a second one throws, and `what` is then refused for good
+ * (`refused`: what → why). `missing`: what a read of nothing means.
+ */
+async function checkedRead(refused, what, read, check, missing) {
+  if (refused.has(what)) throw new Error(refused.get(what));
+  for (let attempt = 0; ; attempt++) {
+    const bytes = await read(attempt);
+    const good = bytes && (await check(bytes));
+    if (good) return good;
+    const why = `${what}: ${bytes ? "its bytes do not match their hash" : missing} (damaged or altered)`;
+    if (attempt) throw new Error(refused.set(what, `${why}, again: not used`).get(what));
+    console.error(`registry: ${why}; fetching it once more`);
+  }
 }
 
 /**
@@ -121,7 +153,6 @@ export function nameKey(name) {
 
 const HASH_BYTES = 12;
 const ENTRY_BYTES = 30;
-const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
  * Slot `i` of a packed folder (registry_core::shard::packed): its files as
@@ -212,18 +243,7 @@ export async function fetchRange(url, start, length, attempt = 0) {
 export function packedFiles(folder, packed) {
   const refused = new Map(); // what was wrong twice: not asked again
   const slots = new Map(); // slot index → Promise<Map>
-  // `read(attempt)` → bytes or null; `check(bytes)` → what to return, or null when they do not check.
-  async function checked(what, read, check) {
-    if (refused.has(what)) throw new Error(refused.get(what));
-    for (let attempt = 0; ; attempt++) {
-      const bytes = await read(attempt);
-      const good = bytes && (await check(bytes));
-      if (good) return good;
-      const why = `${what}: ${bytes ? "its bytes do not match their hash" : "missing, or not the bytes asked for"} (damaged or altered)`;
-      if (attempt) throw new Error(refused.set(what, `${why}, again: not used`).get(what));
-      console.error(`registry: ${why}; fetching it once more`);
-    }
-  }
+  const checked = (what, read, check) => checkedRead(refused, what, read, check, "missing, or not the bytes asked for");
   function slot(i) {
     if (!slots.has(i)) {
       const per = packed.slots_per_file;
@@ -239,16 +259,10 @@ export function packedFiles(folder, packed) {
     return slots.get(i);
   }
   const entry = async (name) => (await slot(fnv32(slotKey(name)) % packed.buckets)).get(nameKey(name));
-  const hashCheck = (want) => async (bytes) => ((await sha256Hex(bytes)).startsWith(want) ? bytes : null);
   async function get(name, cap, want) {
     if (want !== undefined) {
       const url = new URL(name, folder);
-      return checked(name, async (attempt) => {
-        const res = await fetch(url, attempt ? { cache: "reload" } : {});
-        if (res.status === 404) return null;
-        if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
-        return readCapped(res, cap, name);
-      }, hashCheck(await want));
+      return checked(name, (attempt) => fetchFile(url, name, cap, attempt), hashIs(await want));
     }
     const at = await entry(name);
     if (!at) return null; // not part of this build
@@ -256,7 +270,7 @@ export function packedFiles(folder, packed) {
     // The name rides along as a query: the network log, caches and tests see which file a range is,
     // and two files of one pack are two URLs, which the HTTP cache does not make wait for each other.
     const url = new URL(`${packed.packs[at.pack]}?f=${encodeURIComponent(name)}`, folder);
-    const stored = await checked(name, (attempt) => fetchRange(url, at.offset, at.length, attempt), hashCheck(at.hash));
+    const stored = await checked(name, (attempt) => fetchRange(url, at.offset, at.length, attempt), hashIs(at.hash));
     // JSON is stored compressed (a range is served as stored); checked before it is opened.
     return packed.json_gzip && name.endsWith(".json") ? gunzip(stored, cap, name) : stored;
   }
@@ -292,19 +306,9 @@ export function checkedFiles(folder, hashes) {
     }
     return once.get(key);
   };
-  async function fetched(name, cap, attempt) {
-    const res = await fetch(new URL(name, folder), attempt ? { cache: "reload" } : {});
-    if (res.status === 404) return null;
-    if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
-    return readCapped(res, cap, name);
-  }
-  const bucket = (name) => {
-    // A statistics part is in the statistics file's table (registry_contract::bucket_key).
-    const key = /^s-.*\.shard$/.test(name) ? "search.stats" : name;
-    let i = 0x811c9dc5; // FNV-1a, as registry_contract::bucket
-    for (const b of new TextEncoder().encode(key)) i = Math.imul(i ^ b, 0x01000193) >>> 0;
-    return i % hashes.buckets;
-  };
+  const fetched = (name, cap, attempt) => fetchFile(new URL(name, folder), name, cap, attempt);
+  // A statistics part is in the statistics file's table (registry_contract::bucket_key).
+  const bucket = (name) => fnv32(/^s-.*\.shard$/.test(name) ? "search.stats" : name) % hashes.buckets;
   // Bucket `i`'s table, once checked.
   async function table(i) {
     const name = `${hashes.proofs ? "ht" : "h"}-${i}.json`;
@@ -326,22 +330,16 @@ export function checkedFiles(folder, hashes) {
     const i = bucket(name);
     // A name its table (once here) lacks is not part of this build: not asked.
     if (want === undefined && tables.has(i) && !(want = tables.get(i)[name])) return null;
-    let body = fetched(name, cap, 0);
+    const body = fetched(name, cap, 0);
     body.catch(() => {}); // awaited below, after its hash
     if (want === undefined) {
       want = (await table(i))[name];
       if (want === undefined) return null; // not part of this build
     } else want = await want;
-    const check = typeof want === "function" ? want : async (bytes) => ((await sha256Hex(bytes)).startsWith(want) ? bytes : null);
-    for (let attempt = 0; ; ) {
-      const bytes = await body;
-      const good = bytes && (await check(bytes));
-      if (good) return good;
-      const why = `${name}: ${bytes ? "its bytes do not match their hash" : "missing, though its table lists it"} (damaged or altered)`;
-      if (attempt++) throw new Error(refused.set(name, `${why}, again: not used`).get(name));
-      console.error(`registry: ${why}; fetching it once more`);
-      body = fetched(name, cap, attempt);
-    }
+    const check = typeof want === "function" ? want : hashIs(want);
+    // The first read is the one already on its way, beside the table.
+    const read = (attempt) => (attempt ? fetched(name, cap, attempt) : body);
+    return checkedRead(refused, name, read, check, "missing, though its table lists it");
   }
   /**
    * Whether the build has a file `name`, from its hash table alone (no
