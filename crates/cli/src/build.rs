@@ -203,13 +203,7 @@ pub fn write_output(
     let step = Step::start(quiet, format!("writing {}", dir.display()));
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for f in files {
-        let path = dir.join(&f.name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        std::fs::write(&path, &f.bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        f.write_under(dir)?;
     }
     let tmp = dir.join("manifest.json.tmp");
     let text = serde_json::to_string_pretty(manifest).unwrap_or_default() + "\n";

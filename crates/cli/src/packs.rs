@@ -181,15 +181,7 @@ impl PackWriter {
         let pack = hashed("pieces", std::mem::take(&mut self.current));
         self.packs.push(pack.name[FOLDER.len()..].to_string());
         match &self.out {
-            Some(dir) => {
-                let path = dir.join(&pack.name);
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-                }
-                std::fs::write(&path, &pack.bytes)
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            }
+            Some(dir) => pack.write_under(dir)?,
             None => self.files.push(pack),
         }
         Ok(())

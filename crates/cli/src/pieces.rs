@@ -150,7 +150,20 @@ pub fn build_pieces(
         .iter()
         .filter_map(|r| Some((RecordId::parse(&r.id).ok()?, r)))
         .collect();
-    // Heads are kept for the first-keystroke pack, which is made after them.
+    // The directory in parts by first character, so a client fetches only
+    // the part its query starts with; the manifest lists the parts.
+    let mut parts: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for s in specs.iter().filter(|s| s.kind == PieceKind::Head) {
+        parts
+            .entry(pieces::first_char(&s.key))
+            .or_default()
+            .push(s.key.as_str());
+    }
+    // The first-keystroke pack: heads and parts of the commonest first
+    // characters (those that begin ≥ 0.5 % of the display names).
+    let split_first: Vec<&str> = parts.keys().copied().collect();
+    let firsts = pieces::pack_first_characters(&engine, &split_first, 0.005);
+    // Their heads are kept for the pack, which is made after them.
     let mut heads: HashMap<String, Vec<u8>> = HashMap::new();
     let (mut done, mut piece_bytes) = (0, 0);
     // In batches, so that progress is told from this thread.
@@ -176,7 +189,7 @@ pub fn build_pieces(
         });
         for (f, s) in written.into_iter().zip(batch) {
             let f = f?;
-            if s.kind == PieceKind::Head {
+            if s.kind == PieceKind::Head && firsts.contains(&s.key) {
                 heads.insert(s.key.clone(), f.bytes.clone());
             }
             piece_bytes += f.bytes.len();
@@ -185,19 +198,6 @@ pub fn build_pieces(
         done += batch.len();
         progress(done, specs.len());
     }
-    // The directory in parts by first character, so a client fetches only
-    // the part its query starts with; the manifest lists the parts.
-    let mut parts: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for s in specs.iter().filter(|s| s.kind == PieceKind::Head) {
-        parts
-            .entry(pieces::first_char(&s.key))
-            .or_default()
-            .push(s.key.as_str());
-    }
-    // The first-keystroke pack: heads and parts of the commonest first
-    // characters (those that begin ≥ 0.5 % of the display names).
-    let split_first: Vec<&str> = parts.keys().copied().collect();
-    let firsts = pieces::pack_first_characters(&engine, &split_first, 0.005);
     let mut entries = Vec::new();
     for f in &firsts {
         if let Some(head) = heads.remove(f) {
@@ -213,34 +213,15 @@ pub fn build_pieces(
             body: serde_json::to_vec(&parts[f.as_str()]).unwrap_or_default(),
         });
     }
-    drop(heads);
     let search = search_files(built, &engine, &specs, &by_id, level, budget, &mut |f| {
         sink(Part::Search, f)
     })?;
     let pack = pieces::pack::encode(&entries);
-    let pack_name = format!("pieces/{:016x}/first.pack", built.info.build_id);
-    let path = format!("pieces/{:016x}/", built.info.build_id);
-    let manifest = registry_contract::Pieces {
-        version: registry_contract::PIECES_VERSION,
-        path,
-        split_first: parts.keys().map(|k| k.to_string()).collect(),
-        head_records: budget.head_records,
-        id_chars: pieces::ID_KEY_CHARS,
-        record_chars: Some(shard::pieces::RECORD_KEY_CHARS),
-        record_pieces: 0, // set once they are written, last
-        record_cards: true,
-        first_pack: registry_contract::FirstPack {
-            name: "first.pack".into(),
-            bytes: pack.len(),
-            first: firsts,
-            sha256: Some(build::sha256_hex(&pack)),
-        },
-        search: Some(search),
-        hashes: None,
-        tree: None,
-        packed: None,
-        pieces: specs.len(),
-        piece_bytes,
+    let first_pack = registry_contract::FirstPack {
+        name: "first.pack".into(),
+        bytes: pack.len(),
+        first: firsts,
+        sha256: Some(build::sha256_hex(&pack)),
     };
     for (first, keys) in &parts {
         sink(
@@ -256,14 +237,29 @@ pub fn build_pieces(
     sink(
         Part::Typeahead,
         OutFile {
-            name: pack_name,
+            name: format!("pieces/{:016x}/first.pack", built.info.build_id),
             sections: Vec::new(),
             bytes: pack,
         },
     )?;
     let records_written = record_pieces(built, records, level, &mut |f| sink(Part::Typeahead, f))?;
-    let mut manifest = manifest;
-    manifest.record_pieces = records_written;
+    let manifest = registry_contract::Pieces {
+        version: registry_contract::PIECES_VERSION,
+        path: format!("pieces/{:016x}/", built.info.build_id),
+        split_first: parts.keys().map(|k| k.to_string()).collect(),
+        head_records: budget.head_records,
+        id_chars: pieces::ID_KEY_CHARS,
+        record_chars: Some(shard::pieces::RECORD_KEY_CHARS),
+        record_pieces: records_written,
+        record_cards: true,
+        first_pack,
+        search: Some(search),
+        hashes: None,
+        tree: None,
+        packed: None,
+        pieces: specs.len(),
+        piece_bytes,
+    };
     Ok(About { manifest, specs })
 }
 
