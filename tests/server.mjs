@@ -20,6 +20,20 @@ const TYPES = {
 };
 
 /**
+ * The one range of a `Range` header over a file of `size` bytes, as static
+ * hosts (and `registry serve`) answer it: `{start, end}` (inclusive) for
+ * `bytes=a-b`, `a-` or `-n`; "unsatisfiable" when it starts past the end
+ * (a 416); null for no header, several ranges, or one that does not parse
+ * (`bytes=5-2`): the whole file.
+ */
+export function byteRange(header, size) {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header ?? "");
+  if (!m || (m[1] === "" && m[2] === "") || (m[1] !== "" && m[2] !== "" && Number(m[2]) < Number(m[1]))) return null;
+  const [start, end] = m[1] === "" ? [Math.max(0, size - Number(m[2])), size - 1] : [Number(m[1]), Math.min(size - 1, m[2] === "" ? size - 1 : Number(m[2]))];
+  return start >= size || end < start ? "unsatisfiable" : { start, end };
+}
+
+/**
  * Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves
  * to {url, requests, close} (`requests`: what it was asked, in order). `cors`: answer every origin (a CDN serving the widget).
  * `hold(path, url)`: a promise to wait for before answering that path
@@ -54,17 +68,14 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
         ...(cors ? { "access-control-allow-origin": "*", "access-control-expose-headers": "content-range" } : {}),
         ...(noRange ? {} : { "accept-ranges": "bytes" }),
       };
-      // One range (`bytes=a-b`, `a-`, `-n`), as static hosts answer it; several, or one that
-      // does not parse (`bytes=5-2`): the whole file, as `registry serve` answers them.
-      const m = !noRange && /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-      if (m && (m[1] !== "" || m[2] !== "") && !(m[1] !== "" && m[2] !== "" && Number(m[2]) < Number(m[1]))) {
-        const size = body.length;
-        const [start, end] = m[1] === "" ? [Math.max(0, size - Number(m[2])), size - 1] : [Number(m[1]), Math.min(size - 1, m[2] === "" ? size - 1 : Number(m[2]))];
-        if (start >= size || end < start) {
-          res.writeHead(416, { ...headers, "content-range": `bytes */${size}`, "content-length": 0 }).end();
-          return;
-        }
-        res.writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${size}`, "content-length": end - start + 1 });
+      const range = noRange ? null : byteRange(req.headers.range, body.length);
+      if (range === "unsatisfiable") {
+        res.writeHead(416, { ...headers, "content-range": `bytes */${body.length}`, "content-length": 0 }).end();
+        return;
+      }
+      if (range) {
+        const { start, end } = range;
+        res.writeHead(206, { ...headers, "content-range": `bytes ${start}-${end}/${body.length}`, "content-length": end - start + 1 });
         res.end(body.subarray(start, end + 1));
         return;
       }

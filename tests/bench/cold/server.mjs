@@ -8,6 +8,7 @@ import http from "node:http";
 import path from "node:path";
 import crypto from "node:crypto";
 import zlib from "node:zlib";
+import { byteRange } from "../../server.mjs";
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -66,11 +67,11 @@ const wantsBrotli = (req) => /\bbr\b/.test(req.headers["accept-encoding"] ?? "")
 function sendStatic(req, res, f) {
   const headers = { "cache-control": f.cache, etag: f.etag, vary: "accept-encoding", "accept-ranges": "bytes" };
   if (req.headers["if-none-match"] === f.etag) return res.writeHead(304, headers).end();
-  // One range (`bytes=a-b`), as static hosts answer it: identity bytes (packs are read so).
-  const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
+  // One range, as static hosts answer it: identity bytes (packs are read so).
+  const range = byteRange(req.headers.range, f.body.length);
+  if (range === "unsatisfiable") return res.writeHead(416, { ...headers, "content-range": `bytes */${f.body.length}` }).end();
   if (range) {
-    const [start, end] = [Number(range[1]), Math.min(Number(range[2]), f.body.length - 1)];
-    if (start > end) return res.writeHead(416, { ...headers, "content-range": `bytes */${f.body.length}` }).end();
+    const { start, end } = range;
     const body = f.body.subarray(start, end + 1);
     res.writeHead(206, { ...headers, "content-type": f.type, "content-length": body.length, "content-range": `bytes ${start}-${end}/${f.body.length}` });
     return res.end(req.method === "HEAD" ? undefined : body);
