@@ -824,7 +824,8 @@ for (const [width, height] of [[1280, 850], [390, 844]]) {
         assert.ok(c.x + c.width <= i.x + i.width && c.x > i.x + i.width / 2, `${id}: the × is at the input's end`);
         if (id === "cl-long" && width === 390) assert.ok(l.height > 40, "the long label wraps");
       }
-      if (SHOTS || process.env.UI_SCREENSHOTS) await page.locator("#cl").screenshot({ path: path.join(process.env.SHOT_DIR ?? DOCS, `widget-clear-${width}.png`) });
+      // For a look by eye only (not a README picture), like the dark pickers below.
+      if (process.env.SHOT_DIR) await page.locator("#cl").screenshot({ path: path.join(process.env.SHOT_DIR, `widget-clear-${width}.png`) });
       await page.evaluate(() => document.getElementById("cl").remove());
     } finally {
       await page.setViewportSize({ width: 1100, height: 850 });
