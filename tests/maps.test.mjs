@@ -2,7 +2,8 @@
 // page's dot sits at the record's coordinates through the projection, the
 // map works offline after one visit, passes axe in light and dark schemes,
 // and a results page or the widget never fetch the map file (counted at
-// the server, so service-worker and Worker requests count too).
+// the server, so service-worker and Worker requests count too), which the
+// service worker saves with the offline copy of the data, after the answer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -87,15 +88,24 @@ test("record page: a dot at the record's coordinates through Equal Earth, its co
   }
 });
 
-test("a results page and the widget never fetch the map file", async () => {
+test("a results page and the widget never fetch the map file; the offline copy saves it after the answer", async () => {
   const { context, page, errors } = await fresh(S.browser);
   try {
     S.requested.length = 0;
+    const fromPage = [];
+    page.on("request", (r) => fromPage.push(r.url()));
     await page.goto(S.server.url + "?q=university");
     await appReady(page);
     await page.waitForSelector(".result");
-    // Through the service worker's install too (it must not precache the map).
+    const beforeAnswer = S.requested.slice();
+    // Not through the service worker's install either (it does not precache
+    // the map); it comes with the offline copy of the data, made once the
+    // page has shown its answer, so that a map opens offline (issue 38 item 5).
     await offlineReady(page);
+    assert.deepEqual(beforeAnswer.filter((r) => /world-map/.test(r)), []);
+    assert.deepEqual(fromPage.filter((r) => /world-map/.test(r)), [], "the page fetched no map");
+    assert.deepEqual(S.requested.filter((r) => /world-map/.test(r)), ["world-map.json"], "saved once, with the offline copy");
+    S.requested.length = 0;
     const widget = await fresh(S.browser);
     try {
       await widget.page.goto(S.server.url + "widget-demo.html");

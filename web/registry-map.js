@@ -3,7 +3,8 @@
 // Equal Earth projection, one SVG path per ISO alpha-2 code), fetched the
 // first time a map is shown and never before: the widget and a results page
 // without a map never load it. The service worker keeps it for offline use
-// (sw.js: cached when a visit has fetched it).
+// (sw.js: cached when a visit has fetched it, else with the offline copy of
+// the data, which is made once a page has shown its answer).
 //
 // Drawing happens here rather than in the UI's wasm, so that a first paint
 // carries none of it.

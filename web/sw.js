@@ -68,6 +68,7 @@ async function download(manifest) {
       const bytes = await fetchVerified(DATA, entry);
       await cache.put(url, new Response(bytes, { headers: { "content-type": "application/octet-stream" } }));
     }
+    await keepMap();
     await cache.put(new URL("manifest.json", DATA).href, new Response(JSON.stringify(manifest), {
       headers: { "content-type": "application/json" },
     }));
@@ -76,6 +77,19 @@ async function download(manifest) {
     await caches.delete(name);
     throw e;
   }
+}
+
+/**
+ * The world map (world-map.json, 83 KB brotli) joins the offline copy, so a
+ * map shown for the first time offline is drawn: pages fetch it only when
+ * they show a map, and this copy is made once a page has shown its answer.
+ * A map that cannot be fetched leaves the data's copy as it is.
+ */
+async function keepMap() {
+  const cache = await caches.open(APP_CACHE);
+  const url = new URL("world-map.json", ROOT);
+  if (await cache.match(url)) return;
+  await cache.add(url).catch((e) => console.warn("registry: the world map was not saved for offline use:", e));
 }
 
 async function dropOldData(keep) {
@@ -268,6 +282,8 @@ async function dataFile(request) {
 const PRECACHE = [
   "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
   "./registry-map.js", "./registry-years.js", "./registry-dots.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+  // The "Match a list" page and its Worker (the data they read is the offline copy's).
+  "./match.html", "./match.js", "./match-worker.js",
 ];
 
 // Files whose answer never needs this worker's thread while it is online.
@@ -291,8 +307,8 @@ self.addEventListener("install", (event) => {
       extra = await readCappedJson(res, BYTE_CAPS.manifest, "app-files.json");
     } catch {}
     await Promise.allSettled(extra.map((p) => cache.add(new URL(p, ROOT))));
-    // The world map (registry-map.js) only when this visit has already
-    // fetched it: a visit that showed no map never downloads it for offline.
+    // The world map (registry-map.js) when this visit has already fetched
+    // it; else it comes with the offline copy of the data (keepMap).
     await cache.add(new Request(new URL("world-map.json", ROOT), { cache: "only-if-cached", mode: "same-origin" })).catch(() => {});
     // The data is not downloaded here: a page asks for it ("check-update")
     // once it controls the page, and meanwhile record URLs are answered
