@@ -399,6 +399,7 @@ class RegistryPicker extends HTMLElement {
   #initial = null; // [value, idValue] when connected, what reset() restores
   #disabled = false;
   #idField = null; // the early input's id field, until the picker is mounted
+  #earlyInput = null; // the early (page's or own) input, until the picker is mounted
 
   /** The form this picker belongs to (ElementInternals), or null. */
   get form() {
@@ -413,6 +414,37 @@ class RegistryPicker extends HTMLElement {
     if (this.#idField) this.#idField.value = id;
     this.value = null;
     this.removeAttribute("data-free-text");
+  }
+
+  // Back to a submitted form (a history traversal without the back/forward
+  // cache) or its reload: the browser restores the state saved below (text
+  // and id, one picker's), as it does a plain input's value. Not for
+  // `multiple`, whose list is not restored.
+  formStateRestoreCallback(state, reason) {
+    if (reason !== "restore" || typeof state !== "string" || this.hasAttribute("multiple")) return;
+    let text, id;
+    try {
+      ({ text, id } = JSON.parse(state));
+    } catch {
+      return;
+    }
+    if (typeof text !== "string" || typeof id !== "string") return;
+    if (this.#picker) this.#picker.reset(text, id);
+    else if (this.#earlyInput) {
+      this.#earlyInput.value = text;
+      this.#idField.value = id;
+    } else return;
+    this.#saveState(text, id);
+    this.value = id ? { id, name: text, freeText: false } : text.trim() ? { id: null, name: text, freeText: true } : null;
+    this.toggleAttribute("data-free-text", !id && !!text.trim());
+  }
+
+  /** What the browser keeps for this picker when the page is left (its text and id), restored by formStateRestoreCallback. */
+  #saveState(text, id) {
+    if (this.hasAttribute("multiple")) return;
+    try {
+      this.#internals?.setFormValue(null, JSON.stringify({ text, id: id ?? "" }));
+    } catch {}
   }
 
   formDisabledCallback(disabled) {
@@ -466,6 +498,7 @@ class RegistryPicker extends HTMLElement {
   /** A pick or free text: remembered, the element's value, its change event. */
   #changed(detail) {
     if (detail.id && this.rememberKey) memory.add(this.rememberKey, detail.id);
+    this.#saveState(detail.name ?? "", detail.id);
     this.value = detail;
     this.toggleAttribute("data-free-text", !!detail.freeText);
     this.dispatchEvent(new CustomEvent("change", { bubbles: true, detail }));
@@ -518,6 +551,9 @@ class RegistryPicker extends HTMLElement {
     // Typed before this script ran: not the page's pick any more.
     if (fallback.value !== fallback.defaultValue) idField.value = "";
     this.#idField = idField;
+    this.#earlyInput = fallback;
+    // An edit is text as typed, without an id (a pick sets the text without an input event).
+    this.addEventListener("input", (e) => e.target.matches?.("input[role=combobox]") && this.#saveState(e.target.value, ""));
     const box = el("div", { className: "rp" });
     box.append(cb, idField, el("p", { className: "rp-note" }));
     this.replaceChildren(box);
@@ -604,6 +640,7 @@ class RegistryPicker extends HTMLElement {
       input?.addEventListener("change", (e) => e.stopPropagation());
       for (const [a, v] of carried) input?.setAttribute(a, v);
       this.#idField = null;
+      this.#earlyInput = null;
       if (this.#disabled) this.formDisabledCallback(true);
       // Typed before the picker was ready: same text, focus and caret, and
       // the suggestions for it.
