@@ -39,7 +39,7 @@ bindgen "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm" registry_widget --str
 # widget's registry: typeahead pieces only (feature `typeahead`). Their own cargo
 # target dir, so that the full build's artifact (build-web.sh) is not
 # overwritten; each is bound right after its build (same output path).
-# The first-paint files are used online only: not in app-files.json.
+# The first-paint files (and the front door's) are used online only: not in app-files.json.
 CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --features search --target wasm32-unknown-unknown --profile wasm
 bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_first
 CARGO_TARGET_DIR="$TD/suggest" cargo build --locked -p registry-wasm --no-default-features --features typeahead --target wasm32-unknown-unknown --profile wasm
@@ -80,6 +80,10 @@ search_js=$(hashed "$tmp/registry-search.js" registry-search js)
 sed -e "s|\"\./registry-search\.js\"|\"./$search_js\"|" web/registry-first.js > "$tmp/registry-first.js"
 minify "$tmp/registry-first.js"
 first_app_js=$(hashed "$tmp/registry-first.js" registry-first js)
+# The front door (the search box before the app, index.html) imports both.
+sed -e "s|\"\./registry-pieces\.js\"|\"./$pieces_js\"|" -e "s|\"\./registry-first\.js\"|\"./$first_app_js\"|" web/registry-front.js > "$tmp/registry-front.js"
+minify "$tmp/registry-front.js"
+front_js=$(hashed "$tmp/registry-front.js" registry-front js)
 app_css=$(hashed crates/ui/style/app.css app css)
 picker_css=$(hashed crates/ui/style/picker.css picker css)
 # Subresource-integrity values of every file the widget loader loads (its
@@ -97,7 +101,7 @@ subst() {
     -e "s|__WIDGET_JS__|$widget_js|g" -e "s|__WIDGET_WASM__|$widget_wasm|g" -e "s|__SUGGEST_JS__|$suggest_js|g" \
     -e "s|__SUGGEST_WASM__|$suggest_wasm|g" -e "s|__PIECES_JS__|$pieces_js|g" \
     -e "s|__FIRST_JS__|$first_js|g" -e "s|__FIRST_WASM__|$first_wasm|g" \
-    -e "s|__FIRST_APP_JS__|$first_app_js|g" -e "s|__SEARCH_JS__|$search_js|g" \
+    -e "s|__FIRST_APP_JS__|$first_app_js|g" -e "s|__SEARCH_JS__|$search_js|g" -e "s|__FRONT_JS__|$front_js|g" \
     -e "s|__WIDGET_WASM_SRI__|$widget_wasm_sri|g" -e "s|__SUGGEST_WASM_SRI__|$suggest_wasm_sri|g" \
     -e "s|__WIDGET_JS_SRI__|$widget_js_sri|g" -e "s|__SUGGEST_JS_SRI__|$suggest_js_sri|g" \
     -e "s|__PIECES_JS_SRI__|$pieces_js_sri|g" -e "s|__PICKER_CSS_SRI__|$picker_css_sri|g" "$1" > "$2"

@@ -14,10 +14,13 @@
 // advanced queries, a query the pieces cannot answer exactly) is not painted
 // here: the app answers it.
 //
-// The markup is the app's (search_page.rs, facets.rs, combobox.rs): same
-// elements and classes, so nothing moves when the app takes over. Links
-// are plain links (a click before the app is in is a page load); facet
-// boxes are disabled until the app is in.
+// The markup is the app's (search_page.rs, facets.rs): same elements and
+// classes, so nothing moves when the app takes over. The page's frame —
+// header, search box, footer — is index.html's own markup, from the first
+// paint (registry-front.js makes its search box work before the app); this
+// module paints what goes under the search box, in the placeholder
+// `#early-body`. Links are plain links (a click before the app is in is a
+// page load); facet boxes are disabled until the app is in.
 
 import { startPiecesSearch } from "./registry-search.js";
 
@@ -150,63 +153,73 @@ function results(link, main) {
   return col;
 }
 
-/** The page's frame around the results: header, search box, footer (search_page.rs App). */
-function frame(link, layout) {
-  const input = el("input", { id: "q-input", type: "text", value: link.q, spellcheck: false, autocomplete: "off", placeholder: "Name, acronym or identifier" }); // (search_page.rs: neutral, the site may serve any data)
-  input.setAttribute("role", "combobox");
-  input.setAttribute("aria-expanded", "false");
-  input.setAttribute("autocapitalize", "off");
-  const label = el("label", { htmlFor: "q-input", textContent: "Search organizations by name, acronym or identifier" });
-  const search = el("search", { className: "search" }, el("div", { className: "cb" }, label, input), el("details", { className: "advanced" }, el("summary", { textContent: "Advanced query" })));
-  search.setAttribute("aria-label", "Organizations");
-  const release = el("p", { className: "release", id: "release", textContent: "Loading the registry…" });
-  return [
-    el("header", { className: "top" }, el("a", { className: "brand", href: "./", textContent: "Organization registry" }), release),
-    el("main", { id: "main" }, search, layout),
-    el(
-      "footer",
-      { className: "foot" },
-      el("a", { href: "match.html", textContent: "Match a list" }),
-      " · ",
-      el("a", { href: "widget-demo.html", textContent: "Form widget demo" }),
-      " · ",
-      el("a", { href: "api.html", textContent: "Local API" }),
-    ),
-  ];
+/**
+ * The first paint's E2 over pieces, started once (the first-paint wasm
+ * from `firstJs`/`firstWasm`; `manifest`, an object or a promise): its
+ * `paint(app, link)` may be called for several queries in turn (the front
+ * door's Enter: registry-front.js), each reading the files the earlier
+ * ones fetched. `prefetch(q)` starts fetching what `q` will need.
+ */
+export function firstPaint({ dataUrl, manifest, firstJs, firstWasm }) {
+  let search = null;
+  const started = () =>
+    (search ??= startPiecesSearch({
+      dataUrl,
+      manifest,
+      wasm: import(firstJs).then(async (m) => {
+        await m.default({ module_or_path: firstWasm });
+        return m;
+      }),
+    }));
+  return {
+    /** Starts downloading the first-paint wasm (and the E2 statistics' manifest reads). */
+    start: () => void started(),
+    /** Resolves once the first-paint wasm is in (rejects if it cannot be). */
+    ready: () => started().ready,
+    prefetch: (q) => started().prefetch(q, { typed: true }),
+    /**
+     * Paints the results of `link` (`{q, page}`) into `app`'s `#early-body`
+     * when the pieces answer it exactly, and leaves
+     * `window.registryEarlyResults` for the app. `current()`: whether this
+     * paint is still wanted (a newer query, the app mounted). Resolves to
+     * whether it painted; never throws (the app answers anyway).
+     */
+    async paint(app, link, current = () => true) {
+      try {
+        const search = started();
+        search.prefetch(link.q, { typed: true });
+        // What the app asks (search_page.rs load): the page, and the status
+        // facet over all statuses.
+        const query = { query: escapeQuery(link.q.trim()), typed: true, version: 2 };
+        const main = await search.page({ ...query, page: Math.min(link.page, MAX_PAGE), allStatus: false });
+        if (!main.hits) return false; // the whole registry answers (or reports the error)
+        const status = await search.page({ ...query, page: 1, allStatus: true });
+        if (!status.hits) return false;
+        // Past the last page the app explains; it is not painted here.
+        if (link.page > 1 && link.page > Math.ceil(main.numberOfResults / PER_PAGE)) return false;
+        // The app is already showing something (its mount removes the early page).
+        const body = app.isConnected && app.querySelector("#early-body");
+        if (!body || !current()) return false;
+        window.registryEarlyResults = JSON.stringify({ q: link.q, page: link.page, total: main.numberOfResults, hits: main.hits.map((h) => h.summary), meta: main.meta, statusMeta: status.meta });
+        const layout = el("div", { className: "layout", id: "early-body" }, ...facets(main.meta, status.meta), results(link, main));
+        body.replaceWith(layout);
+        document.title = `${link.q.trim()} – Organization registry`;
+        return true;
+      } catch (e) {
+        if (e?.name !== "NoPiecesError") console.warn("registry: the first paint from pieces failed; the app answers:", e);
+        return false;
+      }
+    },
+  };
 }
 
 /**
  * Paints the results of `link` (`{q, page}`: index.html's head script
- * decides which links are painted) into `app` when the pieces
- * answer it exactly, and leaves `window.registryEarlyResults` for the app.
- * Resolves to whether it painted; never throws (the app answers anyway).
- * `firstJs`/`firstWasm`: URLs of the first-paint wasm's module and binary.
+ * decides which links are painted) under `app`'s search box when the
+ * pieces answer it exactly (see `firstPaint`). Resolves to whether it
+ * painted; never throws. `firstJs`/`firstWasm`: URLs of the first-paint
+ * wasm's module and binary.
  */
-export async function paintResultsLink({ app, link, dataUrl, manifest, firstJs, firstWasm }) {
-  try {
-    const wasm = import(firstJs).then(async (m) => {
-      await m.default({ module_or_path: firstWasm });
-      return m;
-    });
-    const search = startPiecesSearch({ dataUrl, manifest, wasm });
-    search.prefetch(link.q, { typed: true });
-    // What the app asks (search_page.rs load): the page, and the status
-    // facet over all statuses.
-    const query = { query: escapeQuery(link.q.trim()), typed: true, version: 2 };
-    const main = await search.page({ ...query, page: Math.min(link.page, MAX_PAGE), allStatus: false });
-    if (!main.hits) return false; // the whole registry answers (or reports the error)
-    const status = await search.page({ ...query, page: 1, allStatus: true });
-    if (!status.hits) return false;
-    // Past the last page the app explains; it is not painted here.
-    if (link.page > 1 && link.page > Math.ceil(main.numberOfResults / PER_PAGE)) return false;
-    if (!app.querySelector(":scope > p.loading")) return false; // the app is already showing something
-    window.registryEarlyResults = JSON.stringify({ q: link.q, page: link.page, total: main.numberOfResults, hits: main.hits.map((h) => h.summary), meta: main.meta, statusMeta: status.meta });
-    const layout = el("div", { className: "layout" }, ...facets(main.meta, status.meta), results(link, main));
-    app.replaceChildren(...frame(link, layout));
-    document.title = `${link.q} – Organization registry`;
-    return true;
-  } catch (e) {
-    if (e?.name !== "NoPiecesError") console.warn("registry: the first paint from pieces failed; the app answers:", e);
-    return false;
-  }
+export function paintResultsLink({ app, link, dataUrl, manifest, firstJs, firstWasm }) {
+  return firstPaint({ dataUrl, manifest, firstJs, firstWasm }).paint(app, link);
 }

@@ -220,14 +220,18 @@ pub fn place(city: Option<&str>, country: Option<&str>) -> String {
         .join(", ")
 }
 
-/// Mounts the search app into `#app` when the page has one (the widget
-/// script loads the same wasm without it).
+/// Mounts the search app into `#app` when the page has one: index.html
+/// calls it (`startApp(typed)`) once the wasm is initialised, at the moment
+/// it hands the early page's search box over (its text, caret and focus):
+/// `typed`, text typed there that is not the address bar's query, is the
+/// box's text from the first render (so the caret set on it stays).
 #[cfg(feature = "app")]
-pub fn start() {
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = startApp)]
+pub fn start(typed: Option<String>) {
     let Some(el) = document().get_element_by_id("app") else {
         return;
     };
     el.set_inner_html("");
     let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
-    leptos::mount::mount_to(el, search_page::App).forget();
+    leptos::mount::mount_to(el, move || view! { <search_page::App typed=typed /> }).forget();
 }

@@ -439,7 +439,12 @@ fn data_url_of(base: &str) -> String {
 
 /// The whole app.
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(
+    /// The search box's text when it is not the address bar's query (typed
+    /// before the app was in; index.html then hands it over as typing).
+    #[prop(default = None)]
+    typed: Option<String>,
+) -> impl IntoView {
     let strings = Strings::default();
     let state = RwSignal::new(url_state::current());
     let info = RwSignal::new(None::<Info>);
@@ -518,7 +523,7 @@ pub fn App() -> impl IntoView {
         window().scroll_to_with_x_and_y(0.0, 0.0);
     });
 
-    let text = RwSignal::new(state.get_untracked().q);
+    let text = RwSignal::new(typed.unwrap_or_else(|| state.get_untracked().q));
     let q_memo = Memo::new(move |_| state.with(|s| s.q.clone()));
     Effect::new(move |_| {
         let q = q_memo.get();

@@ -1,0 +1,287 @@
+// The search page's front door on a first visit (`index.html` without a
+// query): its search box works before the app's code is in.
+//
+// On a phone's first visit the app's UI wasm and the registry wasm (~400 KB
+// brotli together) take seconds; a page asking a remote API has its box
+// from the first paint. So index.html's own markup holds the search box
+// (usable from the first paint), and this module makes it answer with what
+// the widget's loader (registry-picker.js) uses before its UI: suggestions
+// from the typeahead pieces computed by the suggest-only wasm (~90 KB) on the
+// main thread, in a list of the combobox's look under the box; and Enter
+// shows the results as a shared results link's first paint does
+// (registry-first.js, the first-paint wasm, loaded once the suggest-only one
+// is in), the URL becoming `?q=…` as in the app. The app's own code is
+// fetched once this has nothing on the wire (`quiet`), so that it never
+// shares the link's bandwidth with what the person waits for; index.html
+// then mounts the app and hands it the box's text, caret and focus (`stop`).
+//
+// Markup and behaviour follow crates/ui combobox.rs and search_page.rs: the
+// same elements and classes, arrows / Enter / Escape as there; a pick is a
+// page load of the record's page (the app's own navigation comes with it).
+
+import { startPieces, fetchPiecesManifest } from "./registry-pieces.js";
+import { firstPaint } from "./registry-first.js";
+
+/** The app's number of suggestions (search_page.rs: `limit=8`). */
+const LIMIT = 8;
+/** How long after the last keystroke the app's code may start downloading. */
+const QUIET_MS = 500;
+const STATUS = { active: "Active", inactive: "Inactive", withdrawn: "Withdrawn" }; // lib.rs Strings
+const titleCase = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+const bare = (id) => id.split("/").pop();
+
+/** Percent-encodes as the app's url_state.rs `encode` does (all but unreserved characters). */
+export function encodeQuery(s) {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+}
+
+/** The page's title for a query (search_page.rs show_title). */
+const titleOf = (q) => (q.trim() ? `${q.trim()} – Organization registry` : "Organization registry");
+
+function span(className, ...children) {
+  const s = Object.assign(document.createElement("span"), { className });
+  s.append(...children);
+  return s;
+}
+
+/** `text` with the UTF-8 byte `ranges` wrapped in <mark> (lib.rs highlight), as text nodes only. */
+function highlight(text, ranges) {
+  const bytes = new TextEncoder().encode(text);
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const out = [];
+  let pos = 0;
+  try {
+    for (const [a, b] of ranges ?? []) {
+      if (a < pos || a >= b || b > bytes.length) continue;
+      if (a > pos) out.push(dec.decode(bytes.subarray(pos, a)));
+      out.push(Object.assign(document.createElement("mark"), { textContent: dec.decode(bytes.subarray(a, b)) }));
+      pos = b;
+    }
+    if (pos < bytes.length) out.push(dec.decode(bytes.subarray(pos)));
+    return out;
+  } catch {
+    return [text]; // a range inside a character: the text unmarked
+  }
+}
+
+/** One option of the list, as combobox.rs renders a record. */
+function option(hit, i, listId) {
+  const s = hit.summary;
+  const status = s.status || "active";
+  const m = hit.matched ?? { value: s.name, types: [] };
+  const lit = (v) => (m.value === v ? highlight(v, hit.ranges) : [v]);
+  const badge = span("badge", STATUS[status] ?? status);
+  badge.dataset.status = status;
+  const li = document.createElement("li");
+  Object.assign(li, { id: `${listId}-${i}`, className: "cb-opt" });
+  li.setAttribute("role", "option");
+  li.setAttribute("aria-selected", "false");
+  li.dataset.status = status;
+  li.append(span("cb-line", span("cb-name", ...lit(s.name)), span("cb-tags", badge)));
+  if (m.value !== s.name) {
+    const kind = (m.types ?? []).includes("acronym") ? "Acronym" : "Also known as";
+    li.append(span("cb-matched", `${kind}: `, ...highlight(m.value, hit.ranges), m.lang ? ` (${m.lang})` : ""));
+  }
+  const place = [s.city, s.country_name].filter(Boolean).join(", ");
+  const types = (s.types ?? []).map(titleCase).join(", ");
+  li.append(span("cb-meta", [place, types].filter(Boolean).join(" · ")));
+  li.addEventListener("mousedown", (e) => e.preventDefault()); // the input keeps the focus
+  return li;
+}
+
+/**
+ * Makes `input` (index.html's `#q-input`, in `app`) the search box before
+ * the app: `dataUrl`, `manifest` (a promise of the manifest or null),
+ * `suggestJs`/`suggestWasm` (the suggest-only wasm), `firstJs`/`firstWasm`
+ * (the first-paint wasm). Returns `{quiet, stop}`: `quiet` resolves when
+ * the app's code may be fetched (both wasm settled, no answer on its way,
+ * no keystroke for QUIET_MS); `stop()` detaches everything (the app is
+ * mounting), and nothing is painted after it.
+ */
+export function frontDoor({ app, input, dataUrl, manifest, suggestJs, suggestWasm, firstJs, firstWasm }) {
+  const base = new URL(dataUrl, document.baseURI);
+  const manifestP = Promise.resolve(manifest).then((m) => m ?? fetchPiecesManifest(base));
+  const suggest = import(suggestJs).then(async (m) => {
+    await m.default({ module_or_path: suggestWasm });
+    return m;
+  });
+  const pieces = startPieces({ dataUrl: base, manifest: manifestP, wasm: suggest });
+  // The first-paint wasm (Enter's results) once the suggest-only one is in:
+  // on a slow link they would share it, and the first suggestions need only
+  // the latter. At once when Enter comes first.
+  const first = firstPaint({ dataUrl: base, manifest: manifestP, firstJs, firstWasm });
+  suggest.then(first.start, first.start);
+  const firstReady = suggest.then(() => first.ready()).catch(() => {});
+
+  const listId = input.getAttribute("aria-controls") || "q-list";
+  const list = document.getElementById(listId);
+  let hits = [];
+  let active = -1;
+  let seq = 0; // the newest question (keystroke or Enter); older answers are dropped
+  let stopped = false;
+  let busy = 0; // answers on their way
+  let lastKey = performance.now();
+  let wake = () => {};
+
+  const setActive = (i) => {
+    active = i;
+    [...list.children].forEach((li, n) => {
+      li.classList.toggle("cb-active", n === i);
+      li.setAttribute("aria-selected", String(n === i));
+    });
+    if (i < 0) input.removeAttribute("aria-activedescendant");
+    else {
+      input.setAttribute("aria-activedescendant", `${listId}-${i}`);
+      list.children[i]?.scrollIntoView({ block: "nearest" });
+    }
+  };
+  const show = (found, text) => {
+    hits = found;
+    list.dataset.for = text;
+    list.replaceChildren(
+      ...found.map((h, i) => {
+        const li = option(h, i, listId);
+        li.addEventListener("click", () => pick(i));
+        return li;
+      }),
+    );
+    list.hidden = found.length === 0;
+    input.setAttribute("aria-expanded", String(!list.hidden));
+    setActive(-1);
+  };
+  const hide = () => show([], "");
+  // Something on its way: the app's code waits (see `quiet`).
+  const track = (p) => {
+    busy++;
+    p.finally(() => {
+      busy--;
+      wake();
+    });
+    return p;
+  };
+
+  // A pick opens the record's page (a page load: the record link's first paint).
+  const pick = (i) => {
+    const h = hits[i];
+    if (!h) return;
+    seq++;
+    input.value = h.summary.name;
+    hide();
+    location.assign(`?id=${encodeURIComponent(bare(h.summary.id))}`);
+  };
+
+  const onInput = () => {
+    lastKey = performance.now();
+    const text = input.value;
+    const n = ++seq;
+    if (!text.trim()) return hide();
+    const options = { filters: [], limit: LIMIT };
+    try {
+      const now = pieces.suggestNow(text, options);
+      if (now) return show(now, text);
+      const partial = pieces.partialNow(text, options);
+      if (partial) show(partial, text);
+    } catch {}
+    track(
+      pieces.suggest(text, options).then(
+        (found) => {
+          // null: only the whole registry answers (the app will).
+          if (stopped || n !== seq) return;
+          if (found) show(found, text);
+          else hide();
+        },
+        () => {}, // the app answers
+      ),
+    );
+  };
+
+  const body = () => app.querySelector("#early-body");
+  /** Shows `q`'s results under the box (the first paint of a results link). */
+  const results = (q) => {
+    const n = ++seq;
+    const slot = body();
+    if (slot) {
+      const wait = Object.assign(document.createElement("p"), { className: "loading", id: "early-body", textContent: "Loading…" });
+      wait.setAttribute("role", "status");
+      slot.replaceWith(wait);
+    }
+    document.title = titleOf(q);
+    return track(first.paint(app, { q, page: 1 }, () => !stopped && n === seq));
+  };
+  /** The page for the address bar's query (Back/Forward before the app). */
+  const fromUrl = () => {
+    const q = new URLSearchParams(location.search).get("q") ?? "";
+    input.value = q;
+    hide();
+    if (q.trim()) return results(q);
+    seq++;
+    body()?.replaceWith(Object.assign(document.createElement("div"), { id: "early-body" }));
+    document.title = titleOf("");
+  };
+
+  const onKey = (e) => {
+    if (e.isComposing || e.keyCode === 229) return; // the IME owns the keys while composing
+    const n = hits.length;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (list.hidden) return n ? show(hits, list.dataset.for ?? "") : onInput();
+      // As combobox.rs: past either end, back to the input.
+      if (e.key === "ArrowDown") setActive(active + 1 < n ? active + 1 : -1);
+      else setActive(active < 0 ? n - 1 : active - 1);
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      if (!list.hidden && active >= 0) return pick(active);
+      hide();
+      const q = input.value;
+      if (!q.trim()) return;
+      // The URL is the state (search_page.rs: Enter after typing makes one history entry).
+      const url = `?q=${encodeQuery(q)}`;
+      if (location.search !== url) history.pushState(null, "", url);
+      results(q);
+    } else if (e.key === "Escape" && !list.hidden) {
+      e.preventDefault();
+      hide();
+    } else if (e.key === "Tab") hide();
+  };
+
+  input.addEventListener("input", onInput);
+  input.addEventListener("keydown", onKey);
+  input.addEventListener("blur", hide);
+  addEventListener("popstate", fromUrl);
+  // The first character's pieces as soon as something is typed, while the code still loads.
+  const prefetch = () => pieces.prefetch(input.value);
+  input.addEventListener("input", prefetch);
+  if (input.value) {
+    prefetch();
+    onInput(); // typed before this module ran
+  }
+
+  // Resolves when the app's code may be fetched.
+  const quiet = (async () => {
+    await Promise.allSettled([suggest, pieces.ready, firstReady]);
+    for (;;) {
+      if (stopped) return;
+      const wait = lastKey + QUIET_MS - performance.now();
+      if (busy === 0 && wait <= 0) return;
+      await new Promise((r) => {
+        wake = r;
+        if (busy === 0) setTimeout(r, Math.max(wait, 0));
+      });
+    }
+  })();
+
+  return {
+    quiet,
+    stop() {
+      stopped = true;
+      seq++;
+      input.removeEventListener("input", onInput);
+      input.removeEventListener("input", prefetch);
+      input.removeEventListener("keydown", onKey);
+      input.removeEventListener("blur", hide);
+      removeEventListener("popstate", fromUrl);
+      hide();
+      wake();
+    },
+  };
+}
