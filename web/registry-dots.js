@@ -15,6 +15,10 @@ const CELL = 1 / 24;
 const MIN_VIEW = 1 / 500;
 /** Records listed for one place at most (the rest are counted). */
 const LIST_MAX = 100;
+/** A cluster's number, in CSS pixels whatever the map's width (legible on a phone too). */
+const LABEL_PX = 12;
+/** CSS pixels kept between two clusters (or a cluster and a dot). */
+const GAP_PX = 2;
 
 const el = node;
 const plural = (n) => `${n.toLocaleString("en")} ${n === 1 ? "organization" : "organizations"}`;
@@ -36,6 +40,52 @@ export function cluster(pts, size) {
   return [...cells.values()]
     .map((c) => ({ x: c.sx / c.points.length, y: c.sy / c.points.length, points: c.points }))
     .sort((a, b) => b.points.length - a.points.length);
+}
+
+/** A cluster's number: its records, "12k" from ten thousand. */
+export const countText = (n) => (n >= 10000 ? `${Math.round(n / 1000)}k` : String(n));
+
+/** The radius in CSS pixels of a cluster of `n` records: room for its number in LABEL_PX type, growing a little with `n`. */
+export function clusterRadiusPx(n) {
+  return Math.max(10 + 2.5 * Math.log10(n), (countText(n).length * 0.62 * LABEL_PX) / 2 + 4);
+}
+
+/**
+ * Clusters ([{x, y, points}]) that do not cover each other: each is given
+ * its radius (`c.r = radius(c)`) and drawn at its points' mean, moved inside
+ * `box` ([x, y, w, h]) by its radius (a number at the map's edge was cut
+ * off); two that would overlap, or come closer than `gap`, are merged (the
+ * smaller into the larger), until none do. Grid cells alone let the means
+ * of neighbouring cells lie side by side, and a small cluster drawn later
+ * covered a large one's number.
+ */
+export function separate(clusters, radius, gap, box) {
+  const place = (c) => {
+    c.x = c.points.reduce((s, p) => s + p.x, 0) / c.points.length;
+    c.y = c.points.reduce((s, p) => s + p.y, 0) / c.points.length;
+    c.r = radius(c);
+    const [bx, by, bw, bh] = box;
+    c.x = bw > 2 * c.r ? Math.min(Math.max(c.x, bx + c.r), bx + bw - c.r) : bx + bw / 2;
+    c.y = bh > 2 * c.r ? Math.min(Math.max(c.y, by + c.r), by + bh - c.r) : by + bh / 2;
+    return c;
+  };
+  let list = clusters.map((c) => place({ points: [...c.points] }));
+  for (let merged = true; merged; ) {
+    merged = false;
+    list.sort((a, b) => b.points.length - a.points.length);
+    const kept = [];
+    for (const c of list) {
+      const near = kept.find((k) => Math.hypot(k.x - c.x, k.y - c.y) < k.r + c.r + gap);
+      if (!near) kept.push(c);
+      else {
+        near.points.push(...c.points);
+        place(near);
+        merged = true;
+      }
+    }
+    list = kept;
+  }
+  return list.sort((a, b) => b.points.length - a.points.length);
 }
 
 /**
@@ -159,8 +209,11 @@ export async function resultsMap(figure, client, url) {
     const [vx, vy, vw, vh] = view;
     svg.setAttribute("viewBox", `${vx} ${vy} ${vw} ${vh}`);
     const inView = pts.filter((p) => p.x >= vx && p.x <= vx + vw && p.y >= vy && p.y <= vy + vh);
-    const clusters = cluster(inView, vw * CELL);
-    const r0 = vw * 0.008;
+    // Sizes in CSS pixels (the map's drawn width), turned into map units.
+    const unit = vw / (figure.getBoundingClientRect().width || 700);
+    const r0 = Math.max(vw * 0.008, 4 * unit);
+    const distinct = (c) => new Set(c.points.map((p) => p.id)).size;
+    const clusters = separate(cluster(inView, vw * CELL), (c) => (c.points.length === 1 ? r0 : clusterRadiusPx(distinct(c)) * unit), GAP_PX * unit, view);
     const nodes = [];
     for (const c of clusters) {
       if (c.points.length === 1) {
@@ -183,9 +236,9 @@ export async function resultsMap(figure, client, url) {
         "aria-label": `${plural(n)}. ${onePlace ? "List them" : "Zoom in"}` });
       g.dataset.count = n;
       g.dataset.points = c.points.length;
-      // At most half a cell: clusters of neighbouring cells do not cover each other.
-      const r = Math.min(r0 * (1.3 + Math.log10(n)), vw * CELL * 0.45);
-      g.append(el("svg:circle", { cx: c.x, cy: c.y, r }), el("svg:text", { x: c.x, y: c.y + r * 0.35, "text-anchor": "middle", "font-size": r * (n >= 1000 ? 0.8 : 1) }, n >= 10000 ? `${Math.round(n / 1000)}k` : String(n)));
+      // Its radius leaves room for its number (`separate`), which is LABEL_PX tall on screen.
+      const font = LABEL_PX * unit;
+      g.append(el("svg:circle", { cx: c.x, cy: c.y, r: c.r }), el("svg:text", { x: c.x, y: c.y + font * 0.35, "text-anchor": "middle", "font-size": font }, countText(n)));
       const act = () => {
         if (onePlace) return showList(c);
         zoomTo(clusterView(c.points, world[2] * MIN_VIEW));
@@ -209,7 +262,14 @@ export async function resultsMap(figure, client, url) {
     figure.dataset.clusters = clusters.length;
     figure.dataset.shown = inView.length;
   }
-  draw();
+  // In the page first: the drawing's sizes follow the map's width on screen.
   figure.replaceChildren(svg, tools, status, note, list);
+  draw();
+  // A new width (a phone turned, a window resized) draws the clusters again.
+  let drawnWidth = figure.getBoundingClientRect().width;
+  new ResizeObserver(() => {
+    const w = figure.getBoundingClientRect().width;
+    if (w && Math.abs(w - drawnWidth) > 1) (drawnWidth = w), draw();
+  }).observe(figure);
   figure.dataset.ready = "true";
 }

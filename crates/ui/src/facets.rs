@@ -88,6 +88,10 @@ pub fn Facets(
     on_toggle: Callback<(String, String)>,
     /// Clears all selections.
     on_clear: Callback<()>,
+    /// Whether the results are shown on the world map (`?view=map`): the
+    /// country facet's map is then not drawn (one world map on the page).
+    #[prop(into, optional)]
+    results_map: Signal<bool>,
 ) -> impl IntoView {
     // The list is rebuilt when counts change: give focus back to the box
     // that was toggled, so keyboard users keep their place.
@@ -185,7 +189,7 @@ pub fn Facets(
             <button type="button" class="link clear-filters" on:click=move |_| on_clear.run(()) hidden=move || !any_selected()>
                 "Clear all filters"
             </button>
-            {move || map_open.get().then(|| view! { <crate::map::CountryMap entries=country_entries selected=country_selected /> })}
+            {move || (map_open.get() && !results_map.get()).then(|| view! { <crate::map::CountryMap entries=country_entries selected=country_selected /> })}
         </div>
         <aside id="facets-panel" class="facets" aria-labelledby="facets-h" data-open=move || open.get().to_string()>
             <div class="facets-head">
@@ -202,6 +206,7 @@ pub fn Facets(
                         );
                         let map_toggle = (key == "country").then(|| view! {
                             <button type="button" class="link map-toggle" aria-controls="country-map"
+                                hidden=move || results_map.get()
                                 aria-expanded=move || map_open.get().to_string()
                                 on:click=move |_| map_open.update(|o| *o = !*o)>
                                 {move || if map_open.get() { "Hide the world map" } else { "Show on a world map" }}

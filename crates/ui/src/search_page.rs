@@ -664,6 +664,9 @@ pub fn App(
     });
     // Facet selections only: typing must not rebuild the sidebar.
     let filter = Memo::new(move |_| state.with(|s| s.filter.clone()));
+    // Results on the world map: the country facet's map is not drawn too.
+    // (A memo: a filter picked on that map must not rebuild it under the click.)
+    let results_map = Memo::new(move |_| state.with(|s| s.map));
     let clear = Callback::new(move |_| {
         let mut s = state.get_untracked();
         s.filter.clear();
@@ -889,7 +892,8 @@ pub fn App(
                         let _ = el.focus();
                     }
                 }>"Skip to results"</a>
-                <Facets groups=groups years=years selection=filter on_toggle=toggle on_clear=clear />
+                <Facets groups=groups years=years selection=filter on_toggle=toggle on_clear=clear
+                    results_map=results_map />
                 <section class="results-col" tabindex="-1" aria-live="off"
                     data-for=move || results.with(|r| r.as_ref().map(|r| r.q.clone()))>{results_view}</section>
             </div>
