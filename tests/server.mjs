@@ -35,7 +35,8 @@ export function byteRange(header, size) {
 
 /**
  * Starts a server for `root` under `prefix` ("/" or "/some/path/"); resolves
- * to {url, requests, close} (`requests`: what it was asked, in order). `cors`: answer every origin (a CDN serving the widget).
+ * to {url, requests, close} (`requests`: what it was asked, in order). `cors`: answer every origin (a CDN serving the widget);
+ * a function of the path (relative to `root`) says it per file (a host that sends the header for some files only).
  * `hold(path, url)`: a promise to wait for before answering that path
  * (relative to `root`; `url`: the request's URL, with its query), or null; it holds requests of Workers too, which a page's
  * routes do not see. `noRange`: ignore `Range` and answer every request
@@ -58,6 +59,7 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
       return;
     }
     await hold?.(rel, url);
+    const allow = typeof cors === "function" ? cors(rel) : cors;
     try {
       const body = await fs.readFile(file);
       const type = TYPES[path.extname(file)] ?? "application/octet-stream";
@@ -65,7 +67,7 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
       const headers = {
         "content-type": type,
         "cache-control": hashed ? "public, max-age=31536000, immutable" : "no-cache",
-        ...(cors ? { "access-control-allow-origin": "*", "access-control-expose-headers": "content-range" } : {}),
+        ...(allow ? { "access-control-allow-origin": "*", "access-control-expose-headers": "content-range" } : {}),
         ...(noRange ? {} : { "accept-ranges": "bytes" }),
       };
       const range = noRange ? null : byteRange(req.headers.range, body.length);
@@ -82,7 +84,7 @@ export async function serve(root, prefix = "/", { cors = false, hold = null, noR
       res.writeHead(200, { ...headers, "content-length": body.length });
       res.end(body);
     } catch {
-      res.writeHead(404, { "content-type": "text/plain", ...(cors ? { "access-control-allow-origin": "*" } : {}) }).end("not found");
+      res.writeHead(404, { "content-type": "text/plain", ...(allow ? { "access-control-allow-origin": "*" } : {}) }).end("not found");
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -38,8 +38,10 @@
 // Events (bubbling CustomEvents): "change", detail = {id, name, country,
 //   status, freeText}; "registry-picker-ready" (no detail) once the picker
 //   is mounted, also when its data failed; "registry-picker-error", detail =
-//   {url, reason: "network"|"http"|"invalid"|"code", status, message}, when
-//   the data (or the widget's own code: "code") could not be loaded.
+//   {url, reason: "network"|"cors"|"http"|"invalid"|"code", status, message}, when
+//   the data (or the widget's own code: "code") could not be loaded; "cors":
+//   a host on another origin answers without Access-Control-Allow-Origin
+//   (the data's, or the widget's code's: `url` names the file).
 // Theming: CSS custom properties --registry-picker-* (see ui/picker.css).
 //
 // Loading: this script asks at once for the suggest-only registry wasm, the
@@ -140,8 +142,8 @@ function start(el) {
       if (res.ok) return res;
       throw dataError(manifestUrl, "http", res.status, res.status === 404 ? "not found: data-url must name a folder written by `registry build` / `registry site`" : "the data host answered with an error");
     },
-    (e) => {
-      throw networkError(manifestUrl, e);
+    async (e) => {
+      throw (await refusedByCors(manifestUrl)) ? corsError(manifestUrl, "The registry's data") : networkError(manifestUrl, e);
     },
   );
   manifestRes.catch(() => {}); // reported by the pieces, which read it
@@ -156,8 +158,8 @@ function start(el) {
       .then((r) => r.openRegistry({ dataUrl: DATA, mode: "typeahead" }))
       .then(
         (whole) => (health.ok(), whole),
-        (e) => {
-          throw health.failed(e, manifestUrl);
+        async (e) => {
+          throw health.failed(await corsOr(e, manifestUrl, "The registry's data"), manifestUrl);
         },
       );
   const client = Promise.all([piecesJs, pieces]).then(([m, p]) => new (guarded(m.TypeaheadClient))(p, openWhole));
@@ -180,9 +182,47 @@ function dataError(url, reason, status, why) {
   return Object.assign(new Error(message), { detail: { url: String(url), reason, status, message } });
 }
 
-/** A fetch of `url` that failed before any answer (`e`): unreachable, or refused by CORS. */
+/** A fetch of `url` that failed before any answer (`e`): unreachable, or refused by CORS (told apart by `corsError`). */
 function networkError(url, e) {
   return dataError(url, "network", null, `${e.message}: the data host is unreachable, or it sends no Access-Control-Allow-Origin for this page's origin (CORS)`);
+}
+
+/**
+ * Whether `url`, which could not be read, is on another origin whose host
+ * answers but without the Access-Control-Allow-Origin header this page
+ * needs: the CORS read failed, and one opaque (no-cors) read of the same URL
+ * arrives (one request more, once per failure, never per keystroke). A failed CORS read says nothing more to a page (the browser's
+ * own console line names the header, but no event can see it).
+ */
+function refusedByCors(url) {
+  url = new URL(url, document.baseURI);
+  if (url.origin === location.origin) return Promise.resolve(false);
+  // One probe per URL while the failure is held (RETRY_MS), whichever read failed.
+  const held = probes.get(url.href);
+  if (held && Date.now() - held.at < RETRY_MS) return held.verdict;
+  const verdict = fetch(url, { mode: "no-cors", cache: "no-store" }).then(() => true, () => false);
+  probes.set(url.href, { at: Date.now(), verdict });
+  return verdict;
+}
+const probes = new Map(); // url → {at, verdict}: refusedByCors's probes
+
+/** `e`, or the "cors" error for `url` when `e` is a network failure of a host that answers without the header. */
+async function corsOr(e, url, what) {
+  if (e?.detail) return e;
+  const network = e instanceof TypeError || /fetch|network/i.test(e?.message ?? "");
+  return network && (await refusedByCors(url)) ? corsError(url, what) : e;
+}
+
+/** The error for `url` refused by CORS: `detail.reason` "cors", the message naming the header to add. */
+function corsError(url, what) {
+  const origin = new URL(url, document.baseURI).origin;
+  return dataError(
+    url,
+    "cors",
+    null,
+    `${what} on ${origin} cannot be read from this page (${location.origin}): its host sends no Access-Control-Allow-Origin header. ` +
+      `Serve the widget's files and data with "Access-Control-Allow-Origin: *" (or this page's origin; see HOSTING.md, and \`registry check-host\`); until then the input works as free text, without an id`,
+  );
 }
 
 // After the data failed to load, the page's queries fail at once with that
@@ -385,6 +425,14 @@ function earlyList(input, uid, label, client, options, allowInactive, strings, o
       return picked;
     },
   };
+}
+
+// Whether the widget's code at `url` is refused by CORS: asked once per
+// page (every picker of the page shares the answer); the error, or null.
+let codeCors = null;
+function codeRefusedByCors(url) {
+  codeCors ??= refusedByCors(url).then((refused) => (refused ? corsError(url, "The widget's code") : null));
+  return codeCors;
 }
 
 class RegistryPicker extends HTMLElement {
@@ -654,6 +702,16 @@ class RegistryPicker extends HTMLElement {
       this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
     } catch (e) {
       // Free text (and an early pick's id) still work in the plain input.
+      // From another origin without CORS, the widget's modules are refused
+      // (this loader was let through: a host that sends the header for some
+      // files only): said as such, naming the header.
+      const code = new URL(UI_JS, BASE);
+      const cors = await codeRefusedByCors(code);
+      if (cors) {
+        console.error(`registry-picker: ${cors.message}`);
+        this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: cors.detail }));
+        return;
+      }
       console.error("registry-picker: the widget's code could not be loaded:", e);
       const message = String(e?.message ?? e);
       this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: { url: null, reason: "code", status: null, message } }));

@@ -35,8 +35,12 @@ export interface RegistryPickerChangeDetail {
 export interface RegistryPickerErrorDetail {
   /** The URL that failed (null when the widget's own code failed to start). */
   url: string | null;
-  /** `network` (offline, DNS, CORS), `http` (see `status`), `invalid` (not the data it should be), `code` (the widget's own files). */
-  reason: "network" | "http" | "invalid" | "code";
+  /**
+   * `network` (offline, DNS), `cors` (a host on another origin answers without `Access-Control-Allow-Origin`:
+   * the data's, or the widget's code's, `url` naming the file), `http` (see `status`), `invalid` (not the data
+   * it should be), `code` (the widget's own files).
+   */
+  reason: "network" | "cors" | "http" | "invalid" | "code";
   /** The HTTP status, when there was one. */
   status: number | null;
   /** A sentence for the console or a log. */
