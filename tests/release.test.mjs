@@ -28,12 +28,17 @@ const display = (r) => r.names.find((n) => n.types.includes("ror_display") || n.
 
 let tmp, live, server, browser;
 
-/** Writes `records` as a dump and builds a site from it; returns its folder. */
-function site(name, records, release) {
+/**
+ * Writes `records` as a dump and builds a site from it; returns its folder.
+ * `split`: pieces split like a large registry's (see ui-helpers' splitSite),
+ * so that a page reads many of them as it goes.
+ */
+function site(name, records, release, { split = false } = {}) {
   const dump = path.join(tmp, `${name}.json`);
   fs.writeFileSync(dump, JSON.stringify(records));
   const out = path.join(tmp, name);
-  execFileSync(REGISTRY, ["site", dump, "-o", out, "--app", APP, "--release", release, "--level", "3"], { stdio: "pipe" });
+  const pieces = split ? ["--piece-bytes", "600", "--head", "12"] : [];
+  execFileSync(REGISTRY, ["site", dump, "-o", out, "--app", APP, "--release", release, "--level", "3", ...pieces], { stdio: "pipe" });
   return out;
 }
 
@@ -154,6 +159,51 @@ test("a broken deploy is not offered and leaves the installed release working", 
     await page.reload();
     await page.waitForFunction(() => /data: good, \d+ records/.test(document.getElementById("release")?.textContent ?? ""));
     assert.equal(await page.locator("#update").isHidden(), true);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a tab open during a deploy goes on with the new release: no damage reported, no endless Loading", async () => {
+  // Release B: one record renamed, two added; A's files (packs, slot
+  // tables, data files) are gone once B is deployed, as on a host whose
+  // folder is replaced.
+  const [added, renamed] = [DEMO[DEMO.length - 1], structuredClone(DEMO[7])];
+  const name = renamed.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display"));
+  name.value = `Quuxford ${name.value}`;
+  const a = site("tab-a", DEMO.slice(0, -2), "tab-a", { split: true });
+  const b = site("tab-b", DEMO.map((r, i) => (i === 7 ? renamed : r)), "tab-b", { split: true });
+  deploy(a);
+  const context = await browser.newContext({ viewport: { width: 1100, height: 850 }, serviceWorkers: "block" });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors = [];
+  const consoleLines = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+  try {
+    // A shared link: its record from A's pieces.
+    await page.goto(`${server.url}?id=${DEMO[3].id.split("/").pop()}`);
+    await page.waitForFunction((n) => document.getElementById("record-title")?.textContent.includes(n), display(DEMO[3]));
+    deploy(b);
+    // Typing now needs files of A that are gone: the page finds B and answers from it.
+    const input = page.locator("#q-input");
+    await input.fill("quuxford");
+    await page.waitForFunction((n) => [...document.querySelectorAll("#q-list .cb-name")].some((e) => e.textContent === n), name.value);
+    await input.fill(display(added));
+    await page.waitForFunction((n) => [...document.querySelectorAll("#q-list .cb-name")].some((e) => e.textContent === n), display(added));
+    await input.press("Enter");
+    await page.waitForFunction((id) => [...document.querySelectorAll(".result a")].some((a) => a.href.includes(id)), added.id.split("/").pop());
+    assert.equal(await page.locator(".loading").count(), 0, "no Loading… left on screen");
+    await page.waitForFunction(() => /data: tab-b, \d+ records/.test(document.getElementById("release")?.textContent ?? ""));
+    assert.match(await page.locator("#release").innerText(), /new data release/i);
+    assert.deepEqual(
+      consoleLines.filter((l) => /damaged|altered|not the bytes/.test(l)),
+      [],
+      "a release replaced is not reported as damage",
+    );
+    assert.equal(consoleLines.filter((l) => /a new data release is available: 'tab-b'/.test(l)).length, 1, consoleLines.join("\n"));
+    assert.deepEqual(errors, []);
   } finally {
     await context.close();
   }

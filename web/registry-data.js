@@ -3,7 +3,7 @@
 // registry-pieces.js themselves, so it is fetched beside this file, not after).
 // The manifest is read by the one reader of the runtime (registry-pieces.js),
 // re-exported here.
-import { BYTE_CAPS, fetchManifest, readCapped, sha256Hex } from "./registry-pieces.js";
+import { BYTE_CAPS, fetchManifest, newerRelease, readCapped, sha256Hex } from "./registry-pieces.js";
 export { fetchManifest };
 
 /**
@@ -41,10 +41,23 @@ export async function fetchVerified(dataUrl, entry) {
   return bytes;
 }
 
-/** Loads the files holding `sections` for the release in `manifest` (fetched when not given). */
+/**
+ * Loads the files holding `sections` for the release in `manifest`
+ * (fetched when not given). When a file of a given manifest cannot be
+ * had and the folder now holds another release (a deploy while the page
+ * was open: the old release's files are gone), the new release's files
+ * are loaded instead: the answer's `manifest` is then not the one given,
+ * and files loaded earlier from the old one must not be mixed with these.
+ */
 export async function loadShardFiles(dataUrl, sections, manifest) {
   manifest ??= await fetchManifest(dataUrl);
   const entries = pickFiles(manifest, sections);
-  const files = await Promise.all(entries.map((e) => fetchVerified(dataUrl, e)));
-  return { manifest, files };
+  try {
+    const files = await Promise.all(entries.map((e) => fetchVerified(dataUrl, e)));
+    return { manifest, files };
+  } catch (e) {
+    const newer = await newerRelease(manifest, dataUrl);
+    if (!newer) throw e;
+    return loadShardFiles(dataUrl, sections, newer.manifest);
+  }
 }

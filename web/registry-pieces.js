@@ -116,7 +116,98 @@ async function checkedRead(refused, what, read, check, missing) {
  * two-level tables (registry_contract::Pieces::tree, ::hashes).
  */
 export const checkedPieces = (m, base) =>
-  m.pieces.packed ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed) : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes);
+  noticingRelease(
+    m.pieces.packed ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed) : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes),
+    m,
+    base,
+  );
+
+/** What tells two builds of a data folder apart: its build id and its files' hashes. */
+export const buildOf = (m) => `${m?.build_id ?? m?.build_time}:${(m?.files ?? []).map((f) => f.sha256).join(",")}`;
+
+/**
+ * The error of a read that failed because the data folder now holds
+ * another release (a deploy while the page was open): the old release's
+ * files are gone, which is neither damage nor "no such record".
+ * `manifest`: the folder's manifest now. Consumers treat it like a
+ * NoPiecesError: the whole registry, which loads the new release, answers.
+ */
+export const releaseChanged = (from, to) =>
+  Object.assign(new Error(`the data folder now holds release '${to.release}' (this page started on '${from.release}'): its files are read from now on`), {
+    name: "ReleaseChangedError",
+    manifest: to,
+  });
+
+// Per data folder: the promise of the newer manifest found there (null: none), so that the
+// hundred reads a deploy fails at once cost one manifest request.
+const releaseChecks = new Map();
+
+/**
+ * Whether `base` now holds another build than `m`: a ReleaseChangedError
+ * (announced once a page: the console and the window's `registry-release`
+ * event, detail `{from, to}` releases, `manifest`), or null. Asked after a
+ * read of `m`'s files failed.
+ */
+export function newerRelease(m, base) {
+  const key = `${base}|${buildOf(m)}`;
+  if (!releaseChecks.has(key)) {
+    const check = fetchManifest(base)
+      .then((now) => {
+        if (buildOf(now) === buildOf(m)) return null;
+        announceRelease(m.release, now);
+        return releaseChanged(m, now);
+      })
+      .catch(() => null); // unreachable or unreadable: the read's own error stands
+    releaseChecks.set(key, check);
+    // A folder that still holds `m` may be redeployed later: ask again next time.
+    check.then((e) => e || releaseChecks.delete(key));
+  }
+  return releaseChecks.get(key);
+}
+
+/**
+ * Tells the page, once per build, that the data folder holds a new
+ * release (`manifest`) since it started on release `from`: in the console
+ * and by the window's `registry-release` event (detail `{from, to,
+ * manifest}`), on which the app says so beside the release it names.
+ */
+export function announceRelease(from, manifest) {
+  // A Worker tells its page instead (registry-worker.js's `release` message).
+  if (!globalThis.document) return;
+  const told = (globalThis.__registryReleaseTold ??= new Set());
+  if (told.has(buildOf(manifest))) return;
+  told.add(buildOf(manifest));
+  console.info(`registry: a new data release is available: '${manifest.release}' (this page started on '${from}'); answers come from it now`);
+  globalThis.dispatchEvent?.(new CustomEvent("registry-release", { detail: { from, to: manifest.release, manifest } }));
+}
+
+/**
+ * `get` (of `checkedPieces`) that, when a read fails or a file its table
+ * lists is missing, first asks whether the folder holds a newer release:
+ * then every read of `m` throws that ReleaseChangedError (once the old
+ * files are gone, none of them can be trusted to be there).
+ */
+function noticingRelease(get, m, base) {
+  let gone = null;
+  const checked = async (name, cap, want) => {
+    if (gone) throw gone;
+    try {
+      return await get(name, cap, want);
+    } catch (e) {
+      if (e?.name === "NoPiecesError") throw e;
+      gone = await newerRelease(m, base);
+      throw gone ?? e;
+    }
+  };
+  checked.listed = async (name) => {
+    if (gone) throw gone;
+    return get.listed(name);
+  };
+  return checked;
+}
+
+/** Whether `e` sends a reader to the whole registry without a warning (it was said already, or is expected). */
+export const quietFallback = (e) => e?.name === "NoPiecesError" || e?.name === "ReleaseChangedError";
 
 /** FNV-1a (32 bits) of a string's UTF-8 (registry_contract::bucket, ::slot). */
 function fnv32(s) {
@@ -747,7 +838,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
     try {
       return await answer(q);
     } catch (e) {
-      if (e?.name !== "NoPiecesError") console.warn("registry: results from pieces failed, asking the whole registry:", e);
+      if (!quietFallback(e)) console.warn("registry: results from pieces failed, asking the whole registry:", e);
       return null;
     }
   }
@@ -768,7 +859,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
       try {
         return await records.answer(pathAndQuery);
       } catch (e) {
-        if (e?.name !== "NoPiecesError") console.warn("registry: record piece failed, asking the whole registry:", e);
+        if (!quietFallback(e)) console.warn("registry: record piece failed, asking the whole registry:", e);
         return null;
       }
     },
@@ -927,7 +1018,7 @@ export class TypeaheadClient {
     } catch (e) {
       // A piece that cannot be fetched or read: the whole data answers (and
       // reports invalid filters the same way).
-      if (e?.name !== "NoPiecesError") console.warn("registry: typeahead pieces failed, asking the whole registry:", e);
+      if (!quietFallback(e)) console.warn("registry: typeahead pieces failed, asking the whole registry:", e);
     }
     if (n !== this.#latest) throw stale();
     if (hits === null) hits = await (await this.whole()).call("suggest", [text, { ...options }], "suggest");

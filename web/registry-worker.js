@@ -21,6 +21,22 @@ async function open({ dataUrl, mode = "full", wasmUrl }) {
   return { ...registry.info(), manifest, readyMs: performance.now() - started, bytes: files.reduce((n, f) => n + f.length, 0) };
 }
 
+// The registry of another release of the folder: every section the one
+// held had, plus `section`; what the page was told at `open` is updated
+// by the `release` message.
+async function reopen(manifest, section) {
+  const had = registry.info().hasRecords || section === "records";
+  const { files } = await loadShardFiles(openInfo.dataUrl, had ? ["all"] : ["summary", "names"], manifest);
+  const next = files.length === 1 ? new Registry(files[0]) : Registry.fromFiles(files);
+  if (section === "domains") next.addDomains((await loadShardFiles(openInfo.dataUrl, ["domains"], manifest)).files[0]);
+  const from = openInfo.manifest.release;
+  registry.free?.();
+  registry = next;
+  openInfo = { ...openInfo, manifest };
+  warmSoon();
+  self.postMessage({ event: "release", from, to: manifest.release, info: { ...registry.info(), manifest } });
+}
+
 // With full records, build the external-id tables right after this message
 // is answered rather than during the first id-like query (tens of ms; the
 // worker is off the main thread, and messages queued meanwhile just wait).
@@ -39,7 +55,15 @@ const pending = new Map(); // section → Promise while it downloads
 async function ensureSection(section, present, add) {
   if (present()) return;
   if (!pending.has(section))
-    pending.set(section, loadShardFiles(openInfo.dataUrl, [section], openInfo.manifest).then(({ files }) => add(files[0])));
+    pending.set(
+      section,
+      loadShardFiles(openInfo.dataUrl, [section], openInfo.manifest).then(async ({ manifest, files }) => {
+        // The folder holds another release now (a deploy since `open`):
+        // its sections do not fit the ones held, so all are loaded anew.
+        if (manifest !== openInfo.manifest) await reopen(manifest, section);
+        else add(files[0]);
+      }),
+    );
   try {
     await pending.get(section);
   } finally {

@@ -105,6 +105,12 @@ export class RegistryClient {
   constructor(worker) {
     this.#worker = worker;
     worker.onmessage = ({ data }) => {
+      if (data.event === "release") {
+        // The Worker moved to the folder's new release (a deploy while the page was open).
+        this.info = data.info;
+        import("./registry-pieces.js").then(({ announceRelease }) => announceRelease(data.from, data.info.manifest));
+        return;
+      }
       const p = this.#pending.get(data.id);
       if (!p) return;
       this.#pending.delete(data.id);

@@ -17,7 +17,7 @@ use registry_core::pieces::search::{Need, search_pieces};
 use registry_core::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
 use registry_core::search::{Engine, SuggestContext};
 use registry_core::shard::{self, BuiltShard, SectionKind};
-use registry_core::{Record, RecordId, Registry};
+use registry_core::{Record, Registry};
 
 use crate::args::Args;
 use crate::build::{self, OutFile, Zstd};
@@ -104,25 +104,17 @@ pub struct About {
 /// reads).
 pub fn build_pieces_in_memory(
     built: &BuiltShard,
-    records: &[Record],
     level: i32,
     budget: &PieceBudget,
 ) -> Result<Written, String> {
     let (mut files, mut search) = (Vec::new(), Vec::new());
-    let about = build_pieces(
-        built,
-        records,
-        level,
-        budget,
-        &mut |_, _| {},
-        &mut |part, f| {
-            match part {
-                Part::Typeahead => files.push(f),
-                Part::Search => search.push(f),
-            }
-            Ok(())
-        },
-    )?;
+    let about = build_pieces(built, level, budget, &mut |_, _| {}, &mut |part, f| {
+        match part {
+            Part::Typeahead => files.push(f),
+            Part::Search => search.push(f),
+        }
+        Ok(())
+    })?;
     Ok(Written {
         files,
         search,
@@ -131,13 +123,14 @@ pub fn build_pieces_in_memory(
     })
 }
 
-/// Cuts `records` (the records `built` was made from) into pieces, each
-/// file handed to `sink` as soon as it is made (so a build holds no more
-/// of them than a pack: `registry site` at ×4 records held 550 MB);
-/// `progress(done, total)` after each batch of typeahead pieces.
+/// Cuts the records of `built` into pieces, each file handed to `sink` as
+/// soon as it is made (so a build holds no more of them than a pack:
+/// `registry site` at ×4 records held 550 MB); `progress(done, total)`
+/// after each batch of typeahead pieces. The records are decoded from the
+/// shard a piece at a time: held as `Record`s, the 143,960 of ×4 took
+/// ~0.5 GB, their sections 42 MB.
 pub fn build_pieces(
     built: &BuiltShard,
-    records: &[Record],
     level: i32,
     budget: &PieceBudget,
     progress: &mut dyn FnMut(usize, usize),
@@ -146,10 +139,18 @@ pub fn build_pieces(
     let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
     let engine = Engine::new(registry);
     let specs = pieces::partition(&engine, budget);
-    let by_id: HashMap<RecordId, &Record> = records
-        .iter()
-        .filter_map(|r| Some((RecordId::parse(&r.id).ok()?, r)))
-        .collect();
+    let whole = Registry::from_bytes(&built.file(&SectionKind::ALL)).map_err(|e| e.to_string())?;
+    // Both registries are of one shard: a record's ordinal is the same in each.
+    let records_of = |ordinals: &[u32]| -> Result<Vec<Record>, String> {
+        ordinals
+            .iter()
+            .map(|&i| {
+                whole
+                    .record(i as usize)
+                    .map_err(|e| format!("record #{i}: {e}"))
+            })
+            .collect()
+    };
     // The directory in parts by first character, so a client fetches only
     // the part its query starts with; the manifest lists the parts.
     let mut parts: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
@@ -169,14 +170,9 @@ pub fn build_pieces(
     // In batches, so that progress is told from this thread.
     for batch in specs.chunks(1024) {
         let written = crate::parallel::map(batch, |s| {
-            let subset: Vec<Record> = s
-                .records
-                .iter()
-                .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
-                .collect();
             let bytes = pieces::piece_file(
                 s,
-                &subset,
+                &records_of(&s.records)?,
                 &built.info.release,
                 built.info.build_time,
                 &Zstd(level),
@@ -213,9 +209,16 @@ pub fn build_pieces(
             body: serde_json::to_vec(&parts[f.as_str()]).unwrap_or_default(),
         });
     }
-    let search = search_files(built, &engine, &specs, &by_id, level, budget, &mut |f| {
-        sink(Part::Search, f)
-    })?;
+    let search = search_files(
+        built,
+        &engine,
+        &whole,
+        &specs,
+        &records_of,
+        level,
+        budget,
+        &mut |f| sink(Part::Search, f),
+    )?;
     let pack = pieces::pack::encode(&entries);
     let first_pack = registry_contract::FirstPack {
         name: "first.pack".into(),
@@ -242,7 +245,9 @@ pub fn build_pieces(
             bytes: pack,
         },
     )?;
-    let records_written = record_pieces(built, records, level, &mut |f| sink(Part::Typeahead, f))?;
+    let records_written = record_pieces(built, &whole, &records_of, level, &mut |f| {
+        sink(Part::Typeahead, f)
+    })?;
     let manifest = registry_contract::Pieces {
         version: registry_contract::PIECES_VERSION,
         path: format!("pieces/{:016x}/", built.info.build_id),
@@ -284,20 +289,20 @@ fn single_section(
 /// The files of E2 over pieces ([`registry_core::pieces::search`]): split
 /// terms' pieces, common terms' rank chunks and member files, and the
 /// statistics; and what the manifest says of them.
+#[allow(clippy::too_many_arguments)]
 fn search_files(
     built: &BuiltShard,
     engine: &Engine,
+    whole: &Registry,
     specs: &[pieces::PieceSpec],
-    by_id: &HashMap<RecordId, &Record>,
+    records_of: &(dyn Fn(&[u32]) -> Result<Vec<Record>, String> + Sync),
     level: i32,
     budget: &PieceBudget,
     sink: &mut dyn FnMut(OutFile) -> Result<(), String>,
 ) -> Result<registry_contract::SearchFiles, String> {
     // The external ids are in the records section, which the typeahead's
     // engine does not load.
-    let whole = Registry::from_bytes(&built.file(&SectionKind::ALL)).map_err(|e| e.to_string())?;
-    let sp = search_pieces(engine, specs, budget).with_external_ids(&whole);
-    drop(whole);
+    let sp = search_pieces(engine, specs, budget).with_external_ids(whole);
     let dir = format!("pieces/{:016x}/", built.info.build_id);
     let (mut files, mut bytes) = (0usize, 0usize);
     let mut out = |f: OutFile| {
@@ -305,48 +310,46 @@ fn search_files(
         bytes += f.bytes.len();
         sink(f)
     };
-    let records_of = |records: &[u32]| -> Vec<Record> {
-        records
-            .iter()
-            .map(|&i| (*by_id[&engine.registry().id(i as usize)]).clone())
-            .collect()
-    };
     // Each piece-like file: a subset of the records, named by what asks for it.
     let piece_files: Vec<_> = sp.piece_files().collect();
-    for written in crate::parallel::map(&piece_files, |(need, spec)| {
-        Ok::<_, String>(OutFile {
-            name: format!("{dir}{}", need.file_name()),
-            sections: spec.sections(),
-            bytes: pieces::piece_file(
-                spec,
-                &records_of(&spec.records),
-                &built.info.release,
-                built.info.build_time,
-                &Zstd(level),
-            )?,
-        })
-    }) {
-        out(written?)?;
-    }
+    crate::parallel::each(
+        &piece_files,
+        |(need, spec)| {
+            Ok::<_, String>(OutFile {
+                name: format!("{dir}{}", need.file_name()),
+                sections: spec.sections(),
+                bytes: pieces::piece_file(
+                    spec,
+                    &records_of(&spec.records)?,
+                    &built.info.release,
+                    built.info.build_time,
+                    &Zstd(level),
+                )?,
+            })
+        },
+        &mut |_, f| out(f),
+    )?;
     let externals: Vec<_> = sp.externals.iter().collect();
-    for written in crate::parallel::map(&externals, |(bucket, records)| {
-        Ok::<_, String>(OutFile {
-            name: format!("{dir}{}", Need::External(*bucket).file_name()),
-            sections: vec![
-                SectionKind::Summary,
-                SectionKind::Names,
-                SectionKind::Records,
-            ],
-            bytes: shard::pieces::record_piece_file(
-                &records_of(records),
-                &built.info.release,
-                built.info.build_time,
-                &Zstd(level),
-            )?,
-        })
-    }) {
-        out(written?)?;
-    }
+    crate::parallel::each(
+        &externals,
+        |(bucket, records)| {
+            Ok::<_, String>(OutFile {
+                name: format!("{dir}{}", Need::External(*bucket).file_name()),
+                sections: vec![
+                    SectionKind::Summary,
+                    SectionKind::Names,
+                    SectionKind::Records,
+                ],
+                bytes: shard::pieces::record_piece_file(
+                    &records_of(records)?,
+                    &built.info.release,
+                    built.info.build_time,
+                    &Zstd(level),
+                )?,
+            })
+        },
+        &mut |_, f| out(f),
+    )?;
     for m in &sp.members {
         out(OutFile {
             name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
@@ -390,22 +393,24 @@ fn search_files(
 /// pieces were written. A record page fetches one of each.
 fn record_pieces(
     built: &BuiltShard,
-    records: &[Record],
+    whole: &Registry,
+    records_of: &(dyn Fn(&[u32]) -> Result<Vec<Record>, String> + Sync),
     level: i32,
     sink: &mut dyn FnMut(OutFile) -> Result<(), String>,
 ) -> Result<usize, String> {
-    let mut groups: std::collections::BTreeMap<String, Vec<Record>> = Default::default();
-    for r in records {
-        let id = RecordId::parse(&r.id).map_err(|e| format!("record '{}': {e}", r.id))?;
+    // Ordinals, not records: they are decoded a piece at a time.
+    let mut groups: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    for i in 0..whole.len() {
         groups
-            .entry(shard::pieces::record_key(id))
+            .entry(shard::pieces::record_key(whole.id(i)))
             .or_default()
-            .push(r.clone());
+            .push(i as u32);
     }
-    let groups: Vec<(&String, &Vec<Record>)> = groups.iter().collect();
-    let written = crate::parallel::map(&groups, |(key, group)| {
+    let groups: Vec<(&String, &Vec<u32>)> = groups.iter().collect();
+    let piece_and_card = |(key, group): &(&String, &Vec<u32>)| {
+        let group = records_of(group)?;
         let bytes = shard::pieces::record_piece_file(
-            group,
+            &group,
             &built.info.release,
             built.info.build_time,
             &Zstd(level),
@@ -418,9 +423,8 @@ fn record_pieces(
         )
         .map_err(|e| e.to_string())?;
         Ok::<_, String>((bytes, card))
-    });
-    for ((key, _), w) in groups.iter().zip(written) {
-        let (bytes, card) = w?;
+    };
+    crate::parallel::each(&groups, piece_and_card, &mut |(key, _), (bytes, card)| {
         sink(OutFile {
             name: record_piece_name(built.info.build_id, key),
             sections: vec![
@@ -434,8 +438,8 @@ fn record_pieces(
             name: record_card_name(built.info.build_id, key),
             sections: Vec::new(),
             bytes: card,
-        })?;
-    }
+        })
+    })?;
     Ok(groups.len())
 }
 
@@ -473,7 +477,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let built = shard::build(&records, "bench", 0, &Zstd(level))?;
     let typeahead: usize = built.file(&KINDS).len();
     let t = Instant::now();
-    let w = build_pieces_in_memory(&built, &records, level, &budget)?;
+    let w = build_pieces_in_memory(&built, level, &budget)?;
     let secs = t.elapsed().as_secs_f64();
     let (piece_files, rest) = w.files.split_at(w.specs.len());
     let parts_end = rest

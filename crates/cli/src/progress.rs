@@ -21,6 +21,7 @@ pub struct Step {
 
 impl Step {
     pub fn start(quiet: bool, label: impl Into<String>) -> Step {
+        crate::alloc::reset_peak();
         let step = Step {
             label: label.into(),
             quiet,
@@ -57,7 +58,10 @@ impl Step {
             // Clear the counter, which may be longer than the final line.
             eprint!("\r\x1b[K{} … ", self.label);
         }
-        eprintln!("{what} ({secs:.1} s)");
+        // The heap's high-water mark since the step began: the build's
+        // memory bound is per phase, and this says which phase sets it.
+        let peak = crate::alloc::peak() as f64 / 1e9;
+        eprintln!("{what} ({secs:.1} s, heap peak {peak:.2} GB)");
     }
 }
 

@@ -86,6 +86,16 @@ requests, so every common static host takes it (Cloudflare Pages: 20,000 files a
 
 ## How to check a deployed site
 
+    registry check-host http://host/path/
+
+reads the site as a page on another origin would: the page, `data/manifest.json`, a
+`Range: bytes=0-99` read of a pack (206), `Access-Control-Allow-Origin` on the manifest, the
+widget's loader, its wasm and the pack, the wasm's `application/wasm`, the loader's JavaScript
+type (browsers refuse a module script of another type) and the cache headers above; it prints
+each check with the header to fix and fails when a needed one fails (`--same-origin` when the
+widget is not embedded elsewhere: CORS is then not needed). It speaks plain HTTP only (no TLS):
+for an https-only host, check the origin server behind the CDN, or by hand:
+
     curl -sI -H 'Range: bytes=0-99' https://host/path/data/packs/<a pack>.pack
 
 must print `HTTP/… 206` and `Content-Range: bytes 0-99/…`; add `-H 'Origin: https://other.example'`
@@ -234,7 +244,7 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
     let budget = crate::pieces::budget_arg(&a)?;
     let (files, manifest) = build::data_files(
         &built,
-        &records,
+        records,
         parse_level(&a)?,
         &budget,
         quiet,

@@ -135,10 +135,10 @@ fn is_acronym(n: &Name) -> bool {
 }
 
 /// Words by class, in dump order, with repetitions (so draws follow the real frequencies).
-struct Pools<'a>(BTreeMap<Class, Vec<&'a str>>);
+pub(crate) struct Pools<'a>(BTreeMap<Class, Vec<&'a str>>);
 
 impl<'a> Pools<'a> {
-    fn new(records: &'a [Record]) -> Pools<'a> {
+    pub(crate) fn new(records: &'a [Record]) -> Pools<'a> {
         let mut pools: BTreeMap<Class, Vec<&'a str>> = BTreeMap::new();
         for r in records {
             for n in &r.names {
@@ -172,10 +172,10 @@ fn initials(name: &str) -> (String, Vec<usize>) {
 }
 
 /// Rewrites one record's names with words drawn from `pools`.
-struct NameRewriter<'p, 'a> {
-    pools: &'p Pools<'a>,
-    rng: Rng,
-    chosen: HashMap<String, &'a str>, // lookups only: never iterated
+pub(crate) struct NameRewriter<'p, 'a> {
+    pub(crate) pools: &'p Pools<'a>,
+    pub(crate) rng: Rng,
+    pub(crate) chosen: HashMap<String, &'a str>, // lookups only: never iterated
 }
 
 impl<'a> NameRewriter<'_, 'a> {
@@ -191,7 +191,7 @@ impl<'a> NameRewriter<'_, 'a> {
         w
     }
 
-    fn name(&mut self, value: &str, acronym: bool) -> String {
+    pub(crate) fn name(&mut self, value: &str, acronym: bool) -> String {
         let mut out = String::with_capacity(value.len() + 8);
         for (i, piece) in value.split(' ').enumerate() {
             if i > 0 {
@@ -208,7 +208,7 @@ impl<'a> NameRewriter<'_, 'a> {
         out
     }
 
-    fn names(&mut self, template: &Record) -> Vec<Name> {
+    pub(crate) fn names(&mut self, template: &Record) -> Vec<Name> {
         let display = template.display_name().unwrap_or("");
         let display_is_acronym = template
             .names
@@ -259,7 +259,7 @@ fn prefix_host(value: &str, copy: u32) -> String {
 }
 
 /// Per-record seed: independent of every other record's draws.
-fn record_seed(seed: u64, copy: u32, index: usize) -> u64 {
+pub(crate) fn record_seed(seed: u64, copy: u32, index: usize) -> u64 {
     let mut r = Rng::new(seed ^ ((copy as u64) << 40) ^ index as u64);
     r.next_u64()
 }
@@ -320,7 +320,7 @@ pub fn synthesize(records: &[Record], factor: u32, seed: u64) -> Result<Vec<Reco
 
 /// One synthetic record: `template` with a new id and names; `target(id)`
 /// gives the same copy's id and display name for a relationship's target.
-fn copy_record(
+pub(crate) fn copy_record(
     template: &Record,
     copy: u32,
     id: RecordId,
@@ -371,8 +371,8 @@ pub fn to_json(records: &[Record]) -> Result<Vec<u8>, String> {
 pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
     let a = Args::parse(
         rest,
-        &["-o", "--out", "--factor", "--seed"],
-        &["-q", "--quiet"],
+        &["-o", "--out", "--factor", "--seed", "--date"],
+        &["-q", "--quiet", "--next-release"],
     )?;
     let [dump] = a.exactly(&["<dump>"])? else {
         unreachable!()
@@ -382,6 +382,9 @@ pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
         .or(a.opt("--out"))
         .ok_or("synth needs an output file: -o <file.json|file.json.gz>")?;
     let quiet = a.flag("-q") || a.flag("--quiet");
+    if a.flag("--next-release") {
+        return next_release_cmd(&a, dump, out, quiet);
+    }
     let factor: u32 = a
         .opt("--factor")
         .ok_or("synth needs --factor <n> (output = n × the input's records)")?
@@ -408,6 +411,55 @@ pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
             records.len(),
             imported.records.len(),
             data.len()
+        );
+    }
+    Ok(())
+}
+
+/// `synth --next-release`: the dump's next release (crate::next_release).
+fn next_release_cmd(a: &Args, dump: &str, out: &str, quiet: bool) -> Result<(), String> {
+    if a.opt("--factor").is_some() {
+        return Err(
+            "--next-release makes a release of the dump as it is: no --factor (scale it up first)"
+                .into(),
+        );
+    }
+    let date = a.opt("--date").unwrap_or(crate::next_release::DEFAULT_DATE);
+    let valid = date.len() == 10
+        && date.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    if !valid {
+        return Err(format!("--date must be YYYY-MM-DD, not '{date}'"));
+    }
+    let seed = match a.opt("--seed") {
+        None => DEFAULT_SEED,
+        Some(s) => s.parse().map_err(|_| "--seed must be a number")?,
+    };
+    let bytes = load::read(Path::new(dump))?;
+    let imported = build::import_with_progress(&bytes, ImportOptions::default(), quiet)?;
+    drop(bytes);
+    let (records, c) = crate::next_release::next_release(&imported.records, date, seed)?;
+    let json = to_json(&records)?;
+    let data = if out.ends_with(".gz") {
+        gzip::compress(&json)
+    } else {
+        json
+    };
+    std::fs::write(out, &data).map_err(|e| format!("cannot write {out}: {e}"))?;
+    if !quiet {
+        eprintln!(
+            "synth: next release of {} records, {date}: {} changed ({} an alias added, {} a link), {} added, {} withdrawn → {out}",
+            imported.records.len(),
+            c.aliased.len() + c.relinked.len(),
+            c.aliased.len(),
+            c.relinked.len(),
+            c.added.len(),
+            c.withdrawn.len()
         );
     }
     Ok(())

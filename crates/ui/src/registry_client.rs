@@ -175,6 +175,30 @@ pub async fn open(data_url: &str, mode: &str) -> Result<Info, CallError> {
 }
 
 #[cfg(feature = "app")]
+/// Calls `f` with the facts of the data folder's new release when the page
+/// finds one (a deploy while it is open: registry-pieces.js's window event
+/// `registry-release`, whose `detail.manifest` is the new manifest), from
+/// which its answers then come.
+pub fn on_new_release(f: impl Fn(Info) + 'static) {
+    let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &k.into()).unwrap_or(JsValue::NULL);
+    let listener = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        let manifest = get(&get(&e, "detail"), "manifest");
+        f(Info {
+            release: get(&manifest, "release").as_string().unwrap_or_default(),
+            record_count: get(&manifest, "record_count").as_f64().unwrap_or(0.0) as u64,
+        });
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = w.add_event_listener_with_callback(
+            "registry-release",
+            listener.as_ref().unchecked_ref(),
+        );
+    }
+    // The page's whole life: the app is mounted once.
+    listener.forget();
+}
+
+#[cfg(feature = "app")]
 /// Says that the page shows its answer (a record, results, an error): the
 /// whole data and the offline copy start once the browser is idle.
 pub fn answered() {

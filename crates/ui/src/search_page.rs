@@ -705,11 +705,23 @@ pub fn App(
     };
     let adv_open = state.with_untracked(|s| !s.adv.is_empty());
 
+    // A deploy while the page is open: its answers come from the new
+    // release from then on, and the header says so.
+    let new_release = RwSignal::new(false);
+    registry_client::on_new_release(move |i| {
+        info.set(Some(i));
+        new_release.set(true);
+    });
     let release = move || match (info.get(), load_error.get()) {
         (Some(i), _) => format!(
-            "data: {}, {} records",
+            "data: {}, {} records{}",
             i.release,
-            crate::grouped(i.record_count)
+            crate::grouped(i.record_count),
+            if new_release.get() {
+                " — a new data release is available, and answers come from it now"
+            } else {
+                ""
+            }
         ),
         (None, Some(_)) => "The registry could not be loaded".to_string(),
         _ => strings.loading.clone(),
