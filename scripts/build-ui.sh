@@ -107,6 +107,17 @@ subst() {
     -e "s|__PIECES_JS_SRI__|$pieces_js_sri|g" -e "s|__PICKER_CSS_SRI__|$picker_css_sri|g" "$1" > "$2"
 }
 subst index.html "$OUT/index.html"
+# index.html's stylesheets inline (minified, ~5 KB brotli): its search box
+# is usable from the first paint, which would otherwise wait one more round
+# trip for them (~0.2 s on a phone's first visit). The files stay in ui/
+# (the widget loads picker.css).
+node -e '
+const fs = require("fs"), { execFileSync } = require("child_process");
+const [html, dir] = process.argv.slice(1);
+const css = (f) => execFileSync("esbuild", [`${dir}/${f}`, "--minify", "--log-level=warning"], { encoding: "utf8" }).trim();
+const page = fs.readFileSync(html, "utf8").replace(/<link rel="stylesheet" href="(ui\/[^"]+\.css)">/g, (_, f) => `<style>${css(f)}</style>`);
+if (page.includes("rel=\"stylesheet\"")) throw new Error("index.html: a stylesheet was not inlined");
+fs.writeFileSync(html, page);' "$OUT/index.html" "$OUT"
 subst web/registry-picker.js "$OUT/registry-picker.js"
 minify "$OUT/registry-picker.js"
 cp web/static/manifest.webmanifest web/static/widget-demo.html "$OUT/"

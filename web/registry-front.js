@@ -108,7 +108,8 @@ export function frontDoor({ app, input, dataUrl, manifest, suggestJs, suggestWas
   const pieces = startPieces({ dataUrl: base, manifest: manifestP, wasm: suggest });
   // The first-paint wasm (Enter's results) once the suggest-only one is in:
   // on a slow link they would share it, and the first suggestions need only
-  // the latter. At once when Enter comes first.
+  // the latter (from the first keystroke, the suggestions for `cambridge`
+  // came after its Enter on the mobile link). At once when Enter comes first.
   const first = firstPaint({ dataUrl: base, manifest: manifestP, firstJs, firstWasm });
   suggest.then(first.start, first.start);
   const firstReady = suggest.then(() => first.ready()).catch(() => {});
