@@ -10,6 +10,7 @@ mod bench_serve;
 mod bench_site;
 mod build;
 mod bulk;
+mod check_host;
 mod eval_affiliation;
 mod fit_affiliation;
 mod fit_prior;
@@ -349,6 +350,19 @@ const COMMANDS: &[Command] = &[
                               (200,000 files and directories, 1 GB), GitHub Pages (1 GB;
                               a deploy must finish within 10 minutes: not measured)
         --json                  The same figures as JSON
+"#,
+    },
+    Command {
+        name: "check-host",
+        run: check_host::cmd_check_host,
+        help: r#"    check-host <url>          Check a deployed site (written by `site`) from the outside:
+                                its page, data/manifest.json, a Range read of a pack (206),
+                                CORS (Access-Control-Allow-Origin, as the widget embedded on
+                                another origin needs), the wasm's and scripts' content types
+                                and HOSTING.md's cache headers; each check with its fix.
+                                Fails when a needed check fails. Plain http:// only (no TLS)
+        --same-origin           The widget is not embedded elsewhere: CORS is not needed
+        --timeout <s>           Each request's time at most (default 10)
 "#,
     },
     Command {
