@@ -4,7 +4,7 @@
 // element's saved state), so the form can be sent again unchanged. Checked
 // with and without the back/forward cache (a page loaded again from history
 // is the case that lost the pick), for a picker with the page's own early
-// input and one without, a pick and free text.
+// input and one without, a pick and free text, and a `multiple` list.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
@@ -26,6 +26,7 @@ const FORM = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
   <registry-picker id="aff" name="affiliation" label="Affiliation"><label for="aff-in">Affiliation</label><input id="aff-in" name="affiliation"></registry-picker>
   <registry-picker id="fun" name="funder" label="Funder"></registry-picker>
   <registry-picker id="other" name="other" label="Other"></registry-picker>
+  <registry-picker id="many" name="many" label="Several" multiple></registry-picker>
   <button id="send">Send</button>
 </form></body></html>`;
 
@@ -56,14 +57,25 @@ for (const bfcache of [false, true]) {
       }
       await page.locator("#other-picker-input").fill("Nowhere Institute");
       await page.locator("#other-picker-input").press("Tab");
+      // `multiple`: a pick and a text kept with Enter.
+      const many = page.locator("#many-picker-input");
+      await many.fill("northfield univ");
+      await page.locator("#many-picker-list [role=option]").first().waitFor();
+      await many.press("ArrowDown");
+      await many.press("Enter");
+      await many.fill("Some Lab");
+      await many.press("Enter");
+      await page.waitForFunction(() => document.querySelectorAll("#many .rp-item").length === 2);
       const before = await sent(page);
       assert.match(before.find((f) => f.startsWith("affiliation_id=")), /^affiliation_id=https:\/\/ror\.org\/0/);
       assert.ok(before.includes("other=Nowhere Institute") && before.includes("other_id="), before.join("\n"));
+      assert.deepEqual(before.filter((f) => f.startsWith("many=")), ["many=Northfield University", "many=Some Lab"]);
       await Promise.all([page.waitForURL(/sent\.html/), page.locator("#send").click()]);
       await page.goBack();
       await page.locator("#author").waitFor();
       assert.equal(await page.locator("#author").inputValue(), "Ada");
-      await page.waitForFunction(() => document.querySelectorAll("registry-picker input[role=combobox]").length === 3);
+      await page.waitForFunction(() => document.querySelectorAll("registry-picker input[role=combobox]").length === 4);
+      await page.waitForFunction(() => document.querySelectorAll("#many .rp-item").length === 2);
       // What is shown and what would be sent again are what was sent.
       await page.waitForFunction(() => document.getElementById("fun-picker-input")?.value === "Northfield University");
       assert.equal(await page.locator("#aff-picker-input").inputValue(), "Northfield University");

@@ -448,6 +448,7 @@ class RegistryPicker extends HTMLElement {
   #disabled = false;
   #idField = null; // the early input's id field, until the picker is mounted
   #earlyInput = null; // the early (page's or own) input, until the picker is mounted
+  #pendingList = null; // a `multiple` list restored before the picker was mounted
 
   /** The form this picker belongs to (ElementInternals), or null. */
   get form() {
@@ -466,14 +467,23 @@ class RegistryPicker extends HTMLElement {
 
   // Back to a submitted form (a history traversal without the back/forward
   // cache) or its reload: the browser restores the state saved below (text
-  // and id, one picker's), as it does a plain input's value. Not for
-  // `multiple`, whose list is not restored.
+  // and id, or a `multiple` picker's list), as it does a plain input's value.
   formStateRestoreCallback(state, reason) {
-    if (reason !== "restore" || typeof state !== "string" || this.hasAttribute("multiple")) return;
-    let text, id;
+    if (reason !== "restore" || typeof state !== "string") return;
+    let text, id, values;
     try {
-      ({ text, id } = JSON.parse(state));
+      ({ text, id, values } = JSON.parse(state));
     } catch {
+      return;
+    }
+    if (this.hasAttribute("multiple")) {
+      if (!Array.isArray(values)) return;
+      values = values.filter((v) => typeof v?.name === "string").map((v) => ({ id: typeof v.id === "string" && v.id ? v.id : null, name: v.name, freeText: !v.id }));
+      // Before the picker is mounted, it takes the list when it is.
+      if (this.#picker) this.#picker.restore?.(values);
+      else this.#pendingList = values;
+      this.#saveList(values);
+      this.value = { values };
       return;
     }
     if (typeof text !== "string" || typeof id !== "string") return;
@@ -492,6 +502,13 @@ class RegistryPicker extends HTMLElement {
     if (this.hasAttribute("multiple")) return;
     try {
       this.#internals?.setFormValue(null, JSON.stringify({ text, id: id ?? "" }));
+    } catch {}
+  }
+
+  /** The same for a `multiple` picker: its list, [{id, name}]. */
+  #saveList(values) {
+    try {
+      this.#internals?.setFormValue(null, JSON.stringify({ values: values.map((v) => ({ id: v.id ?? "", name: v.name })) }));
     } catch {}
   }
 
@@ -546,7 +563,8 @@ class RegistryPicker extends HTMLElement {
   /** A pick or free text: remembered, the element's value, its change event. */
   #changed(detail) {
     if (detail.id && this.rememberKey) memory.add(this.rememberKey, detail.id);
-    this.#saveState(detail.name ?? "", detail.id);
+    if (Array.isArray(detail.values)) this.#saveList(detail.values);
+    else this.#saveState(detail.name ?? "", detail.id);
     this.value = detail;
     this.toggleAttribute("data-free-text", !!detail.freeText);
     this.dispatchEvent(new CustomEvent("change", { bubbles: true, detail }));
@@ -689,6 +707,8 @@ class RegistryPicker extends HTMLElement {
       for (const [a, v] of carried) input?.setAttribute(a, v);
       this.#idField = null;
       this.#earlyInput = null;
+      if (this.#pendingList) this.#picker.restore?.(this.#pendingList);
+      this.#pendingList = null;
       if (this.#disabled) this.formDisabledCallback(true);
       // Typed before the picker was ready: same text, focus and caret, and
       // the suggestions for it.

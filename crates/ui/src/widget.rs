@@ -44,8 +44,10 @@ fn get_fn(o: &JsValue, k: &str) -> Option<js_sys::Function> {
 /// removable entries, submitted as repeated `name` / `idName` pairs (an
 /// empty id for text kept as typed); the input itself is not submitted.
 /// Returns
-/// `{reset(value, idValue)}`: sets the text and the picked id without a
-/// change event (what a form's `reset()` does to its fields).
+/// `{reset(value, idValue), restore(values)}`: `reset` sets the text and the
+/// picked id without a change event (what a form's `reset()` does to its
+/// fields); `restore` sets a `multiple` picker's list (`[{id, name}]`), also
+/// without one (the page shown again from history).
 #[wasm_bindgen(js_name = mountPicker)]
 pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     let uid = get(&options, "uid").unwrap_or_else(|| "registry-picker".into());
@@ -102,6 +104,33 @@ pub fn mount_picker(host: web_sys::HtmlElement, options: JsValue) -> JsValue {
     let api = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&api, &"reset".into(), reset.as_ref());
     reset.forget(); // lives as long as the page: pickers are not unmounted
+    // `multiple`: the list as it was (`[{id, name}]`, an empty or null id for
+    // text kept as typed), without a change event: what the browser restores
+    // when the page is shown again from history.
+    let restore = Closure::<dyn Fn(JsValue)>::new(move |values: JsValue| {
+        if !js_sys::Array::is_array(&values) {
+            return;
+        }
+        let list: Vec<Pick> = js_sys::Array::from(&values)
+            .iter()
+            .filter_map(|v| {
+                let name = js_sys::Reflect::get(&v, &"name".into()).ok()?.as_string()?;
+                let id = js_sys::Reflect::get(&v, &"id".into())
+                    .ok()
+                    .and_then(|x| x.as_string())
+                    .unwrap_or_default();
+                Some(Pick {
+                    id,
+                    name,
+                    ..Pick::default()
+                })
+            })
+            .collect();
+        picks.set(list);
+        text.set(String::new());
+    });
+    let _ = js_sys::Reflect::set(&api, &"restore".into(), restore.as_ref());
+    restore.forget();
 
     let handle = leptos::mount::mount_to(host, move || {
         let emit = move |p: Option<Pick>, text: String| {
