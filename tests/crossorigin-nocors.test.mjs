@@ -5,7 +5,8 @@
 // folder without the header. The loader notices: one console error naming
 // the missing header and the file, a `registry-picker-error` event with
 // reason "cors", and the early input keeps working as free text (an empty
-// id field), never a silent free text.
+// id field), never a silent free text. A loader refused itself runs no
+// code: the form then sends no id field at all (README's contract).
 //
 // Needs the site built by scripts/build-web.sh (SITE_DIR, default target/site).
 import { test, before, after } from "node:test";
@@ -114,6 +115,27 @@ test("the data on a host without CORS: a cors error event and a console line nam
     assert.match(failed[0].detail.message, /Access-Control-Allow-Origin/);
     assert.ok(consoleErrors.some((m) => /^registry-picker: /.test(m) && m.includes(data.url + "data/manifest.json") && /Access-Control-Allow-Origin/.test(m)), consoleErrors.join("\n"));
     assert.deepEqual(await sendFreeText(page, "Nowhere Institute"), { name: "Nowhere Institute", id: "" });
+  } finally {
+    await context.close();
+  }
+});
+
+test("the loader itself on a host without CORS: no widget code runs, and the form says so by sending no id field at all", async () => {
+  // The browser refuses the module script (its console names the header);
+  // README documents what the form's server then gets.
+  const { form } = await origins("loader", false);
+  const { context, page, consoleErrors } = await freshPage();
+  try {
+    await page.goto(form.url);
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/registry-picker.js")));
+    assert.ok(consoleErrors.some((m) => /registry-picker\.js/.test(m) && /Access-Control-Allow-Origin/.test(m)), consoleErrors.join("\n"));
+    assert.equal(await page.evaluate(() => customElements.get("registry-picker")), undefined);
+    const input = page.locator("#aff-in");
+    await input.fill("Nowhere Institute");
+    await Promise.all([page.waitForURL(/affiliation=/), page.locator("#send").click()]);
+    const sent = new URL(page.url()).searchParams;
+    assert.equal(sent.get("affiliation"), "Nowhere Institute");
+    assert.equal(sent.has("affiliation_id"), false, "free text from a widget that never ran: no id field (an empty one is free text typed in the widget)");
   } finally {
     await context.close();
   }
