@@ -472,6 +472,20 @@ impl Checker<'_> {
             }
         };
         if let Some(r) = page {
+            // A host that sends every http:// URL to https:// (GitHub Pages,
+            // Netlify): nothing more can be read here, and the reason is said.
+            if (300..400).contains(&r.status)
+                && r.header("location")
+                    .is_some_and(|l| l.starts_with("https://"))
+            {
+                let to = r.header("location").unwrap_or("");
+                return self.report.fail(
+                    "page",
+                    &format!("{} answered {} to {to}: the site is served over https only", self.url(""), r.status),
+                    "this command speaks plain HTTP only (no TLS): check the origin server behind the CDN over http://, \
+                     a copy of the folder served by `registry serve --root`, or the https URLs with HOSTING.md's curl lines",
+                );
+            }
             if r.status == 200 && mime(&r) == "text/html" {
                 self.report
                     .ok("page", &format!("{} 200, text/html", self.url("")));

@@ -252,6 +252,27 @@ fn a_huge_body_is_never_read_and_a_silent_host_times_out() {
 }
 
 #[test]
+fn a_host_that_redirects_to_https_is_said_so_and_not_asked_further() {
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = asked.clone();
+    let port = tiny_server(move |_| {
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some(b"HTTP/1.1 301 Moved Permanently\r\nLocation: https://example.org/site/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec())
+    });
+    let (out, _) = check_host(&format!("http://127.0.0.1:{port}/site/"), &[]);
+    let text = stdout(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "answered 301 to https://example.org/site/: the site is served over https only"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("plain HTTP only"), "{text}");
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1, "{text}");
+}
+
+#[test]
 fn https_and_bad_urls_are_refused_with_what_to_do() {
     let (out, _) = check_host("https://example.org/", &[]);
     assert!(!out.status.success());
