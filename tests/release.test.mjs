@@ -192,6 +192,10 @@ test("a tab open during a deploy goes on with the new release: no damage reporte
     await page.waitForFunction((n) => [...document.querySelectorAll("#q-list .cb-name")].some((e) => e.textContent === n), name.value);
     await input.fill(display(added));
     await page.waitForFunction((n) => [...document.querySelectorAll("#q-list .cb-name")].some((e) => e.textContent === n), display(added));
+    // From B's pieces: the page's pieces client moved to B (not only the whole registry).
+    const bPacks = JSON.parse(fs.readFileSync(path.join(b, "data/manifest.json"), "utf8")).pieces.packed.packs;
+    const read = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+    assert.ok(read.some((u) => bPacks.some((p) => u.includes(p))), "a pack of B was read");
     await input.press("Enter");
     await page.waitForFunction((id) => [...document.querySelectorAll(".result a")].some((a) => a.href.includes(id)), added.id.split("/").pop());
     assert.equal(await page.locator(".loading").count(), 0, "no Loading… left on screen");

@@ -96,13 +96,18 @@ async function fetchFile(url, name, cap, attempt) {
  * match). A mismatch is reported and read once more (attempt 1, past the
  * HTTP cache); a second one throws, and `what` is then refused for good
  * (`refused`: what → why). `missing`: what a read of nothing means.
+ * `moved()`: a promise of the ReleaseChangedError to throw instead when
+ * the folder now holds another release (then nothing is damaged: the
+ * file is of a release that was replaced), or of null.
  */
-async function checkedRead(refused, what, read, check, missing) {
+async function checkedRead(refused, what, read, check, missing, moved) {
   if (refused.has(what)) throw new Error(refused.get(what));
   for (let attempt = 0; ; attempt++) {
     const bytes = await read(attempt);
     const good = bytes && (await check(bytes));
     if (good) return good;
+    const gone = attempt === 0 && (await moved?.());
+    if (gone) throw gone;
     const why = `${what}: ${bytes ? "its bytes do not match their hash" : missing} (damaged or altered)`;
     if (attempt) throw new Error(refused.set(what, `${why}, again: not used`).get(what));
     console.error(`registry: ${why}; fetching it once more`);
@@ -117,7 +122,9 @@ async function checkedRead(refused, what, read, check, missing) {
  */
 export const checkedPieces = (m, base) =>
   noticingRelease(
-    m.pieces.packed ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed) : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes),
+    m.pieces.packed
+      ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed, () => newerRelease(m, base))
+      : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes, () => newerRelease(m, base)),
     m,
     base,
   );
@@ -329,12 +336,13 @@ export async function fetchRange(url, start, length, attempt = 0) {
  * is not part of the build (null). As in `checkedFiles`, a mismatch is
  * reported and read once more past the HTTP cache, and a second one
  * throws. `get(name, cap, sha256)`: a file stored on its own (the
- * first-keystroke pack), checked by the hash given.
+ * first-keystroke pack), checked by the hash given. `moved`: see
+ * `checkedRead` (`checkedPieces` gives it).
  */
-export function packedFiles(folder, packed) {
+export function packedFiles(folder, packed, moved = null) {
   const refused = new Map(); // what was wrong twice: not asked again
   const slots = new Map(); // slot index → Promise<Map>
-  const checked = (what, read, check) => checkedRead(refused, what, read, check, "missing, or not the bytes asked for");
+  const checked = (what, read, check) => checkedRead(refused, what, read, check, "missing, or not the bytes asked for", moved);
   function slot(i) {
     if (!slots.has(i)) {
       const per = packed.slots_per_file;
@@ -384,7 +392,7 @@ export function packedFiles(folder, packed) {
  * asked again. `get.listed(name)`: whether the build has the file (its
  * table only).
  */
-export function checkedFiles(folder, hashes) {
+export function checkedFiles(folder, hashes, moved = null) {
   const json = async (p) => JSON.parse(new TextDecoder().decode(await p));
   const once = new Map();
   const refused = new Map(); // name → why: a file wrong twice is not asked again
@@ -430,7 +438,7 @@ export function checkedFiles(folder, hashes) {
     const check = typeof want === "function" ? want : hashIs(want);
     // The first read is the one already on its way, beside the table.
     const read = (attempt) => (attempt ? fetched(name, cap, attempt) : body);
-    return checkedRead(refused, name, read, check, "missing, though its table lists it");
+    return checkedRead(refused, name, read, check, "missing, though its table lists it", moved);
   }
   /**
    * Whether the build has a file `name`, from its hash table alone (no
@@ -736,6 +744,12 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   const getP = manifestP.then((m) => checkedPieces(m, base));
   getP.catch(() => {});
   const files = new Map(); // file name → Promise<body | null (not in this build)>
+  // The manifest of the release the folder holds now, once a read found
+  // this one's files gone (a deploy while the page is open): see `restart`.
+  let movedTo = null;
+  const noteMove = (e) => {
+    if (e?.name === "ReleaseChangedError") movedTo ??= e.manifest;
+  };
   function file(name, cap, parse = (b) => b) {
     if (!files.has(name)) {
       const p = getP
@@ -745,7 +759,10 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
           return body && parse(body);
         });
       files.set(name, p);
-      p.catch(() => files.delete(name));
+      p.catch((e) => {
+        files.delete(name);
+        noteMove(e);
+      });
     }
     return files.get(name);
   }
@@ -777,7 +794,8 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
       })
       .catch((e) => {
         warming = null;
-        console.warn("registry: the first-keystroke pack failed:", e);
+        noteMove(e);
+        if (!quietFallback(e)) console.warn("registry: the first-keystroke pack failed:", e);
       });
     return warming;
   }
@@ -838,6 +856,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
     try {
       return await answer(q);
     } catch (e) {
+      noteMove(e);
       if (!quietFallback(e)) console.warn("registry: results from pieces failed, asking the whole registry:", e);
       return null;
     }
@@ -846,6 +865,10 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   return {
     /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
     ready,
+    /** The manifest of the folder's new release once a read found this one's files gone, else null. */
+    movedTo: () => movedTo,
+    /** The same pieces of the folder's release `manifest` (the wasm already in is reused). */
+    restart: (manifest) => startPieces({ dataUrl: base, manifest, wasm: wasmP, fullWasm }),
     /** Fetches the first-keystroke pack (once): afterwards a first keystroke of a common first character is answered without a round trip. */
     warm,
     /** Data bytes received so far (directory parts + pieces). */
@@ -859,6 +882,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
       try {
         return await records.answer(pathAndQuery);
       } catch (e) {
+        noteMove(e);
         if (!quietFallback(e)) console.warn("registry: record piece failed, asking the whole registry:", e);
         return null;
       }
@@ -991,9 +1015,32 @@ export class TypeaheadClient {
     return this.#whole !== null;
   }
 
+  /**
+   * The pieces of the folder's release: after a deploy while the page is
+   * open (a read found the old release's files gone), those of the new one,
+   * which answer from then on without the whole registry.
+   */
+  #current() {
+    const to = this.#pieces.movedTo?.();
+    if (to) this.#pieces = this.#pieces.restart(to);
+    return this.#pieces;
+  }
+
+  /** `f(pieces)`, once more on the new release's pieces when the release moved under it. */
+  async #fromPieces(f) {
+    const p = this.#current();
+    try {
+      const r = await f(p);
+      if (r != null || p === this.#current()) return r;
+    } catch (e) {
+      if (p === this.#current()) throw e;
+    }
+    return f(this.#current());
+  }
+
   /** Synchronous hits from the pieces at hand, or null (then call `suggest`). Throws on invalid filters. */
   suggestNow(text, options = {}) {
-    const hits = this.#pieces.suggestNow(text, options);
+    const hits = this.#current().suggestNow(text, options);
     if (hits) this.#latest++; // what `suggest` still has on its way is stale now
     return hits;
   }
@@ -1001,7 +1048,7 @@ export class TypeaheadClient {
   /** The first hits of the answer `suggest` is getting, or null (see startPieces' `partialNow`). */
   suggestPartialNow(text, options = {}) {
     try {
-      return this.#pieces.partialNow(text, options);
+      return this.#current().partialNow(text, options);
     } catch {
       return null; // invalid filters: `suggest` reports them
     }
@@ -1014,7 +1061,7 @@ export class TypeaheadClient {
     try {
       // Offline, the whole registry's copy (the service worker's cache)
       // answers: a piece not yet fetched could only fail.
-      hits = online() ? await this.#pieces.suggest(text, options) : this.#pieces.suggestNow(text, options);
+      hits = online() ? await this.#fromPieces((p) => p.suggest(text, options)) : this.#current().suggestNow(text, options);
     } catch (e) {
       // A piece that cannot be fetched or read: the whole data answers (and
       // reports invalid filters the same way).
@@ -1033,7 +1080,7 @@ export class TypeaheadClient {
    */
   async call(method, args = []) {
     if (method === "suggest" && online()) {
-      const hits = await this.#pieces.suggest(args[0], args[1] ?? {}).catch(() => null);
+      const hits = await this.#fromPieces((p) => p.suggest(args[0], args[1] ?? {})).catch(() => null);
       if (hits) return hits;
     }
     return (await this.whole()).call(method, args);
@@ -1042,7 +1089,7 @@ export class TypeaheadClient {
   /** The API router: a record from its record piece, a results page from the pieces, anything else from the whole registry. */
   async request(pathAndQuery) {
     // Offline, the whole registry's copy (the service worker's cache) answers.
-    const fromPiece = online() ? ((await this.#pieces.record?.(pathAndQuery)) ?? (await this.#pieces.list?.(pathAndQuery))) : null;
+    const fromPiece = online() ? await this.#fromPieces(async (p) => (await p.record?.(pathAndQuery)) ?? (await p.list?.(pathAndQuery))) : null;
     return fromPiece ?? (await this.whole()).request(pathAndQuery);
   }
 
@@ -1052,11 +1099,11 @@ export class TypeaheadClient {
    * `request` for the API's answer. Offline, null (the offline copy answers).
    */
   async rows(pathAndQuery) {
-    return online() ? ((await this.#pieces.rows?.(pathAndQuery)) ?? null) : null;
+    return online() ? ((await this.#fromPieces((p) => p.rows?.(pathAndQuery))) ?? null) : null;
   }
 
   /** Starts fetching what `text` will need. */
   prefetch(text) {
-    if (online()) this.#pieces.prefetch(text);
+    if (online()) this.#current().prefetch(text);
   }
 }

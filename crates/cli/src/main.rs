@@ -5,6 +5,7 @@ mod args;
 mod bench;
 mod bench_advanced;
 mod bench_page;
+mod bench_release;
 mod bench_search;
 mod bench_serve;
 mod bench_site;
@@ -349,6 +350,17 @@ const COMMANDS: &[Command] = &[
                               and paid (100,000 files, 25 MiB a file), GitLab Pages
                               (200,000 files and directories, 1 GB), GitHub Pages (1 GB;
                               a deploy must finish within 10 minutes: not measured)
+        --json                  The same figures as JSON
+"#,
+    },
+    Command {
+        name: "bench-release",
+        run: bench_release::cmd_bench_release,
+        help: r#"    bench-release <old site> <new site>
+                              What a new release costs: the new site's files and bytes
+                              unchanged by URL (a deployer uploads the rest; caches keep
+                              them), its pieces whose bytes the old packs hold, and the
+                              bytes of the offline copy a returning user downloads
         --json                  The same figures as JSON
 "#,
     },

@@ -94,6 +94,13 @@ pub enum Part {
     Search,
 }
 
+/// The release name and build time a piece's own header holds: none. A
+/// piece is of the release whose manifest proves its hash; naming the
+/// release in it changed every piece's bytes at every release, though
+/// most of their records had not changed (a next release of 35,990
+/// records: 3.2 % of the pieces' bytes kept, 23.5 % without the name).
+const PIECE_RELEASE: (&str, u64) = ("", 0);
+
 /// What a build says of its pieces, the files aside.
 pub struct About {
     pub manifest: registry_contract::Pieces,
@@ -173,8 +180,8 @@ pub fn build_pieces(
             let bytes = pieces::piece_file(
                 s,
                 &records_of(&s.records)?,
-                &built.info.release,
-                built.info.build_time,
+                PIECE_RELEASE.0,
+                PIECE_RELEASE.1,
                 &Zstd(level),
             )?;
             Ok::<_, String>(OutFile {
@@ -269,19 +276,8 @@ pub fn build_pieces(
 }
 
 /// A file of one section that records do not make (statistics, members).
-fn single_section(
-    built: &BuiltShard,
-    kind: SectionKind,
-    raw: &[u8],
-    level: i32,
-) -> Result<Vec<u8>, String> {
-    let mut file = shard::build_kinds(
-        &[],
-        &built.info.release,
-        built.info.build_time,
-        &Zstd(level),
-        &[],
-    )?;
+fn single_section(kind: SectionKind, raw: &[u8], level: i32) -> Result<Vec<u8>, String> {
+    let mut file = shard::build_kinds(&[], PIECE_RELEASE.0, PIECE_RELEASE.1, &Zstd(level), &[])?;
     file.push_section(kind, raw, &Zstd(level));
     Ok(file.file(&[kind]))
 }
@@ -321,8 +317,8 @@ fn search_files(
                 bytes: pieces::piece_file(
                     spec,
                     &records_of(&spec.records)?,
-                    &built.info.release,
-                    built.info.build_time,
+                    PIECE_RELEASE.0,
+                    PIECE_RELEASE.1,
                     &Zstd(level),
                 )?,
             })
@@ -342,8 +338,8 @@ fn search_files(
                 ],
                 bytes: shard::pieces::record_piece_file(
                     &records_of(records)?,
-                    &built.info.release,
-                    built.info.build_time,
+                    PIECE_RELEASE.0,
+                    PIECE_RELEASE.1,
                     &Zstd(level),
                 )?,
             })
@@ -354,24 +350,24 @@ fn search_files(
         out(OutFile {
             name: format!("{dir}{}", Need::Members(m.term.clone()).file_name()),
             sections: vec![SectionKind::TermMembers],
-            bytes: single_section(built, SectionKind::TermMembers, &m.encode(), level)?,
+            bytes: single_section(SectionKind::TermMembers, &m.encode(), level)?,
         })?;
     }
     for (need, g) in sp.group_files() {
         out(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: vec![SectionKind::TermGroups],
-            bytes: single_section(built, SectionKind::TermGroups, &g.encode(), level)?,
+            bytes: single_section(SectionKind::TermGroups, &g.encode(), level)?,
         })?;
     }
     for (need, raw) in sp.stats_parts() {
         out(OutFile {
             name: format!("{dir}{}", need.file_name()),
             sections: vec![SectionKind::SearchTerms],
-            bytes: single_section(built, SectionKind::SearchTerms, &raw, level)?,
+            bytes: single_section(SectionKind::SearchTerms, &raw, level)?,
         })?;
     }
-    let stats = single_section(built, SectionKind::SearchStats, &sp.stats.encode(), level)?;
+    let stats = single_section(SectionKind::SearchStats, &sp.stats.encode(), level)?;
     let stats_bytes = stats.len();
     out(OutFile {
         name: format!("{dir}{}", Need::Stats.file_name()),
@@ -411,8 +407,8 @@ fn record_pieces(
         let group = records_of(group)?;
         let bytes = shard::pieces::record_piece_file(
             &group,
-            &built.info.release,
-            built.info.build_time,
+            PIECE_RELEASE.0,
+            PIECE_RELEASE.1,
             &Zstd(level),
         )?;
         let piece = Registry::from_bytes(&bytes).map_err(|e| format!("record piece {key}: {e}"))?;

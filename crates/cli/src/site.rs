@@ -84,6 +84,16 @@ requests, so every common static host takes it (Cloudflare Pages: 20,000 files a
 * **GitHub Pages, GitLab Pages, S3/R2/GCS buckets**: Range and the types are answered
   already; GitHub Pages sets its own cache headers (10 minutes), which is safe.
 
+## A new release
+
+Build the new release into a new folder and replace the old folder with it. A page opened
+before the deploy notices that its release's files are gone, says in the console that a new
+data release is available, and goes on answering from the new one (its pieces; never a
+\"damaged\" report). Keeping the old release's files a little longer is not needed. The
+offline copy of an installed PWA is replaced when its user accepts the new release, which
+is offered on the next visit. `registry bench-release <old folder> <new folder>` prints what the release changed:
+files to upload, bytes unchanged, what a returning user downloads.
+
 ## How to check a deployed site
 
     registry check-host http://host/path/

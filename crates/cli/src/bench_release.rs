@@ -1,0 +1,207 @@
+//! `registry bench-release <old site> <new site>`: what a new release costs
+//! the people who host and use the site (issue #37) — the files a deployer
+//! uploads, the bytes that keep their URL (so CDN and browser caches stay
+//! warm), and what a returning user downloads to be current.
+//!
+//! Two measures of "unchanged": **by URL** (same path, same bytes: nothing
+//! to upload, every cache keeps it) and **by content** (the pieces inside
+//! the packs, by name and hash: what a build that reuses the old release's
+//! pieces could keep, whatever pack they sit in).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use registry_contract::Manifest;
+use registry_core::shard::packed;
+use sha2::{Digest, Sha256};
+
+use crate::args::Args;
+
+/// Every file of a site: path (`/` separated) → (bytes, SHA-256).
+fn files_of(root: &Path) -> Result<BTreeMap<String, (u64, [u8; 32])>, String> {
+    let mut out = BTreeMap::new();
+    let mut stack: Vec<PathBuf> = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        {
+            let path = entry
+                .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+                .path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes =
+                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let rel = path
+                .strip_prefix(root)
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            out.insert(rel, (bytes.len() as u64, Sha256::digest(&bytes).into()));
+        }
+    }
+    Ok(out)
+}
+
+fn manifest_of(root: &Path) -> Result<Manifest, String> {
+    let path = root.join("data/manifest.json");
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (not a site written by `registry site`?)",
+            path.display()
+        )
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The files inside the packs: (name key, hash) → bytes, from every slot.
+fn packed_files(
+    root: &Path,
+    m: &Manifest,
+) -> Result<HashMap<(u64, [u8; packed::HASH_BYTES]), u64>, String> {
+    let Some(pieces) = &m.pieces else {
+        return Ok(HashMap::new());
+    };
+    let Some(k) = &pieces.packed else {
+        return Err(format!(
+            "{}: its pieces are not packed (built before version 9): rebuild it",
+            root.display()
+        ));
+    };
+    let folder = root.join("data").join(&pieces.path);
+    let (size, per) = (k.slot_bytes as usize, k.slots_per_file as usize);
+    let levels = k.buckets.trailing_zeros() as usize;
+    let mut out = HashMap::new();
+    for (t, table) in k.tables.iter().enumerate() {
+        let bytes =
+            std::fs::read(folder.join(table)).map_err(|e| format!("cannot read {table}: {e}"))?;
+        for (j, slot) in bytes.chunks(size).enumerate() {
+            let slot = packed::decode_slot(slot, size, levels)
+                .map_err(|e| format!("{table}, slot {}: {e}", t * per + j))?;
+            for l in slot.entries {
+                out.insert((l.key, l.hash), u64::from(l.length));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The offline copy's files: the one-section files of the whole registry
+/// (summary, names, records, domains), by name.
+fn offline_files(m: &Manifest) -> BTreeMap<String, u64> {
+    m.files
+        .iter()
+        .filter(|f| f.sections.len() == 1)
+        .map(|f| (f.name.clone(), f.bytes))
+        .collect()
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The figures, as printed.
+#[derive(Debug)]
+struct Report {
+    old_release: String,
+    new_release: String,
+    old_records: u64,
+    new_records: u64,
+    /// `[files, bytes]` of the new site.
+    site: [u64; 2],
+    /// `[files, bytes]` with the same path and bytes in the old site.
+    same_url: [u64; 2],
+    /// `[files, bytes]` of the pieces inside the new packs.
+    pieces: [u64; 2],
+    /// `[files, bytes]` of those whose name and hash the old packs hold.
+    pieces_kept: [u64; 2],
+    /// Bytes of the offline copy, and of its files that are new.
+    offline: [u64; 2],
+}
+
+pub fn cmd_bench_release(rest: &[String]) -> Result<(), String> {
+    let a = Args::parse(rest, &[], &["--json"])?;
+    let [old, new] = a.exactly(&["<old site>", "<new site>"])? else {
+        unreachable!()
+    };
+    let (old, new) = (Path::new(old), Path::new(new));
+    let (om, nm) = (manifest_of(old)?, manifest_of(new)?);
+    let (of, nf) = (files_of(old)?, files_of(new)?);
+    let (op, np) = (packed_files(old, &om)?, packed_files(new, &nm)?);
+    let sum = |it: &mut dyn Iterator<Item = u64>| it.fold([0, 0], |[n, b], len| [n + 1, b + len]);
+    let offline_old = offline_files(&om);
+    let offline_new = offline_files(&nm);
+    let r = Report {
+        old_release: om.release.clone(),
+        new_release: nm.release.clone(),
+        old_records: om.record_count,
+        new_records: nm.record_count,
+        site: sum(&mut nf.values().map(|(len, _)| *len)),
+        same_url: sum(&mut nf
+            .iter()
+            .filter(|(p, f)| of.get(*p) == Some(f))
+            .map(|(_, (len, _))| *len)),
+        pieces: sum(&mut np.values().copied()),
+        pieces_kept: sum(&mut np
+            .iter()
+            .filter(|(k, _)| op.contains_key(k))
+            .map(|(_, len)| *len)),
+        offline: [
+            offline_new.values().sum(),
+            offline_new
+                .iter()
+                .filter(|(n, _)| !offline_old.contains_key(*n))
+                .map(|(_, b)| b)
+                .sum(),
+        ],
+    };
+    if a.flag("--json") {
+        let json = serde_json::json!({
+            "old_release": r.old_release, "new_release": r.new_release,
+            "old_records": r.old_records, "new_records": r.new_records,
+            "site": r.site, "same_url": r.same_url,
+            "pieces": r.pieces, "pieces_kept": r.pieces_kept, "offline": r.offline,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    println!(
+        "release '{}' ({} records) → '{}' ({} records)",
+        r.old_release, r.old_records, r.new_release, r.new_records
+    );
+    println!("new site: {} files, {} bytes", r.site[0], r.site[1]);
+    println!(
+        "  unchanged by URL (same path, same bytes; caches keep them): {} files, {} bytes ({:.1} %)",
+        r.same_url[0],
+        r.same_url[1],
+        percent(r.same_url[1], r.site[1])
+    );
+    println!(
+        "  to upload: {} files, {} bytes",
+        r.site[0] - r.same_url[0],
+        r.site[1] - r.same_url[1]
+    );
+    println!(
+        "pieces inside the packs: {} files, {} bytes; same name and bytes in the old packs: {} files, {} bytes ({:.1} %)",
+        r.pieces[0],
+        r.pieces[1],
+        r.pieces_kept[0],
+        r.pieces_kept[1],
+        percent(r.pieces_kept[1], r.pieces[1])
+    );
+    println!(
+        "a returning user's offline copy: {} bytes, of which new: {} ({:.1} %)",
+        r.offline[0],
+        r.offline[1],
+        percent(r.offline[1], r.offline[0])
+    );
+    Ok(())
+}
