@@ -259,8 +259,8 @@ fn a_data_folder_keeps_only_its_latest_build() {
     // A pieces folder of a build before packs (pieces version 8).
     std::fs::create_dir_all(data.join("pieces/0123456789abcdef")).unwrap();
     std::fs::write(data.join("pieces/0123456789abcdef/61.shard"), "old").unwrap();
-    let build = |release: &str| {
-        let out = registry(&[
+    let build = |release: &str, split: &[&str]| {
+        let mut args = vec![
             "build",
             DEMO,
             "-o",
@@ -270,10 +270,12 @@ fn a_data_folder_keeps_only_its_latest_build() {
             "--level",
             "1",
             "-q",
-        ]);
+        ];
+        args.extend(split);
+        let out = registry(&args);
         assert!(out.status.success(), "{}", text(&out.stderr));
     };
-    build("first");
+    build("first", &[]);
     let first_files = shard_files(&data);
     let first_packs = pack_files(&data);
     assert_eq!(first_files.len(), 5, "{first_files:?}");
@@ -283,7 +285,8 @@ fn a_data_folder_keeps_only_its_latest_build() {
         0,
         "the pieces folder of before packs went"
     );
-    build("second");
+    // Other pieces (split finer), so other packs.
+    build("second", &["--piece-bytes", "600"]);
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(data.join("manifest.json")).unwrap()).unwrap();
     let mut listed: Vec<String> = manifest["files"]
@@ -307,7 +310,7 @@ fn a_data_folder_keeps_only_its_latest_build() {
     assert_ne!(
         first_packs,
         pack_files(&data),
-        "another release, other packs"
+        "other pieces, other packs"
     );
     // Files that are not a build's stay.
     assert!(data.join("notes.txt").exists());
@@ -315,6 +318,11 @@ fn a_data_folder_keeps_only_its_latest_build() {
     // The folder still loads.
     let out = registry(&["info", data.to_str().unwrap()]);
     assert!(out.status.success());
+    // The first build's records under another release's name: its very
+    // packs (a piece does not name its release, so what did not change
+    // keeps its bytes and its URL).
+    build("third", &[]);
+    assert_eq!(pack_files(&data), first_packs);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
