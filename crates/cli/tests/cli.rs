@@ -47,6 +47,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("synth", "--factor"),
     ("bench-serve", "--clients"),
     ("bench-site", "--json"),
+    ("check-host", "--same-origin"),
     ("help", "help"),
 ];
 
