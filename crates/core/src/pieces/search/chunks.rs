@@ -187,6 +187,54 @@ impl SearchClient {
         Need::Rank(t.to_string(), self.rank_chunks(t))
     }
 
+    /// The rank chunk after `n`, read ahead with it ([`read_ahead`]) when
+    /// the build wrote it.
+    pub(super) fn chunk_after(
+        &self,
+        stats: &SearchStats,
+        n: &Need,
+        slices: &[Slice],
+    ) -> Option<Need> {
+        match n {
+            Need::Rank(t, k) => read_ahead(*k, self.chunk_count(stats, t), || {
+                Need::Rank(t.clone(), k + 1)
+            }),
+            Need::PairRank(a, b, k) => read_ahead(*k, self.pair_written(a, b), || {
+                Need::PairRank(a.clone(), b.clone(), k + 1)
+            }),
+            _ => self.slice_of(stats, n, slices).and_then(|(t, slice, k)| {
+                read_ahead(k, self.slice_written(t, slice), || {
+                    slice.rank_chunk(stats, t, k + 1)
+                })
+            }),
+        }
+    }
+
+    /// The loaded rank chunks of `terms` (common terms that score) that
+    /// spend the allowance
+    /// [`MAX_RANK_CHUNKS`](super::MAX_RANK_CHUNKS): a term whose leaf is
+    /// loaded no longer spends it; a country's or a type's do. (A pair's
+    /// chunks, at most [`PAIR_RANK_CHUNKS`] of the one pair whose group
+    /// file is loaded, do not spend it either.)
+    pub(super) fn spent_chunks(
+        &self,
+        stats: &SearchStats,
+        terms: &[&str],
+        slices: &[Slice],
+    ) -> u32 {
+        terms
+            .iter()
+            .filter(|t| self.loaded_common_leaf(t).is_none())
+            .map(|t| {
+                self.rank_chunks(t)
+                    + slices
+                        .iter()
+                        .map(|&s| self.slice_chunks(stats, t, s))
+                        .sum::<u32>()
+            })
+            .sum::<u32>()
+    }
+
     /// Rank chunk 0 of the query's rarest common word, asked for with the
     /// files of a round that is made anyway: a page that ranks records
     /// against words this common mostly needs it (a record holding only
@@ -194,7 +242,7 @@ impl SearchClient {
     /// the group files are in costs a round trip (150 ms on a mobile link)
     /// where the chunk costs ~15 KB. The rarest word is the one whose
     /// chunks the bound asks for first when their shortest names are alike
-    /// (`next_chunk`: the highest IDF × length norm); a wrong guess costs
+    /// (`chunk_of_most_room`: the highest IDF × length norm); a wrong guess costs
     /// the chunk, never a wrong answer.
     pub(super) fn first_chunk_ahead(
         &self,

@@ -118,19 +118,23 @@ mod answer;
 mod bound;
 mod build;
 mod chunks;
-mod facets;
+mod held;
 mod load;
 mod needs;
 mod outside;
+mod page;
 mod phrase;
+mod proof;
 mod reading;
 mod slices;
 mod sources;
+mod typeahead;
 
 pub use build::{SearchPieces, search_pieces};
 pub use needs::Need;
 
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 
 use crate::index::Index;
 use crate::registry::RecordSummary;
@@ -222,6 +226,18 @@ pub enum SearchAnswer {
     Invalid(Vec<String>),
     /// Only the whole registry can answer; why.
     Whole(&'static str),
+}
+
+/// A step of [`SearchClient::answer`]: `Continue` with what the next step
+/// reads, or `Break` with the answer when the step decides it (files to
+/// fetch, an invalid request, the whole registry, or a page).
+type Step<T> = ControlFlow<SearchAnswer, T>;
+
+/// The answer a step decided, early or at its end.
+fn decided(step: Step<SearchAnswer>) -> SearchAnswer {
+    match step {
+        ControlFlow::Break(answer) | ControlFlow::Continue(answer) => answer,
+    }
 }
 
 /// E2 over pieces: the files loaded so far. Pieces are shared with the

@@ -2,12 +2,15 @@
 //! among them that decide whether, and how high, a record no loaded piece
 //! holds matches.
 
+use crate::index::Index;
 use crate::order::{sort, sort_by_key};
-use crate::search::query::{self, ClauseKind, Occur};
+use crate::search::query::{self, ClauseKind, Occur, ParsedQuery};
+use crate::search::{Filters, typed};
 use crate::shard::search::SearchStats;
 use crate::text::{self, TokenKind};
 
-use super::Need;
+use super::slices::{Slice, slices_of};
+use super::{ListQuery, Need};
 
 /// Phrase pieces one quoted phrase of common words may ask for (its
 /// pairs of adjacent words of the rarest words).
@@ -16,6 +19,131 @@ const PHRASE_PAIRS: usize = 3;
 /// A query clause as the pieces read it: occurrence, whether it is an
 /// exact phrase, its tokens.
 pub(super) type Clause = (Occur, bool, Vec<text::Token>);
+
+/// A request as [`SearchClient::answer`](super::SearchClient::answer)
+/// reads it once its query parses: what each step after that reads.
+pub(super) struct Reading<'r> {
+    pub q: &'r ListQuery,
+    pub stats: &'r SearchStats,
+    /// The statistics' country table, which the filters name.
+    pub countries: &'r Index,
+    pub filters: Filters,
+    pub parsed: &'r ParsedQuery,
+    pub clauses: &'r [Clause],
+    /// The search page's reading: the clause of its last bare word, which
+    /// it also reads by prefix.
+    pub typed_last: Option<usize>,
+    /// The slices every record the filters let through is in.
+    pub slices: Vec<Slice>,
+    /// The external id pieces a query with a digit reads.
+    pub external: Vec<Need>,
+    /// The query's distinct common terms that score, sorted: the fine
+    /// bound's terms, whose pairs and triples have rank chunks.
+    pub common_terms: Vec<&'r str>,
+    /// Every triple of them.
+    pub triples: Vec<Vec<String>>,
+}
+
+impl<'r> Reading<'r> {
+    /// The reading of `q` over `stats` (`clauses`: `parsed`'s, by
+    /// [`clauses_of`]).
+    pub fn new(
+        q: &'r ListQuery,
+        stats: &'r SearchStats,
+        countries: &'r Index,
+        filters: Filters,
+        parsed: &'r ParsedQuery,
+        clauses: &'r [Clause],
+        external: Vec<Need>,
+    ) -> Reading<'r> {
+        let typed_last = if q.typed {
+            typed::last_bare_word(parsed)
+        } else {
+            None
+        };
+        let slices = slices_of(&filters, stats);
+        let mut common_terms: Vec<&str> = common_units(stats, clauses);
+        sort(&mut common_terms);
+        common_terms.dedup();
+        let triples = triples_of(&common_terms);
+        Reading {
+            q,
+            stats,
+            countries,
+            filters,
+            parsed,
+            clauses,
+            typed_last,
+            slices,
+            external,
+            common_terms,
+            triples,
+        }
+    }
+
+    /// Every token of every clause, in the query's order.
+    pub fn tokens(&self) -> impl Iterator<Item = &'r text::Token> + use<'r> {
+        self.clauses.iter().flat_map(|(_, _, toks)| toks)
+    }
+
+    /// The search page's reading: its last bare word's last token, read
+    /// also by prefix.
+    pub fn last_token(&self) -> Option<&'r text::Token> {
+        self.typed_last.and_then(|ci| self.clauses[ci].2.last())
+    }
+
+    /// Whether `t` is a common term.
+    pub fn is_common(&self, t: &str) -> bool {
+        self.stats.common(t).is_some()
+    }
+
+    /// The two words of a lone quoted phrase of two common words
+    /// ([`lone_phrase`]), except in the search page's reading.
+    pub fn lone_phrase(&self) -> Option<(&'r str, &'r str)> {
+        lone_phrase(self.stats, self.clauses).filter(|_| !self.q.typed)
+    }
+
+    /// The common terms of the set `mask` of [`Reading::common_terms`].
+    pub fn set_terms(&self, mask: u32) -> Vec<String> {
+        (0..self.common_terms.len())
+            .filter(|&i| mask & (1 << i) != 0)
+            .map(|i| self.common_terms[i].to_string())
+            .collect()
+    }
+}
+
+/// The clauses of `parsed` as the pieces read them (`typed`: in the
+/// search page's reading).
+pub(super) fn clauses_of(parsed: &ParsedQuery, typed: bool) -> Vec<Clause> {
+    parsed
+        .clauses
+        .iter()
+        .map(|c| {
+            let (text, exact_phrase) = match &c.kind {
+                ClauseKind::Term { text, .. } => (text, false),
+                ClauseKind::Phrase { text, sloppy } => (text, !sloppy),
+            };
+            let toks = text::tokens(text);
+            // A quoted single word (`"institute"`) E2 matches and scores as
+            // the bare word: read as one (not in the search page's reading,
+            // which types a bare word as a prefix and counts it otherwise).
+            let one_word = matches!(toks.as_slice(), [t] if t.kind == TokenKind::Word);
+            (c.occur, exact_phrase && (typed || !one_word), toks)
+        })
+        .collect()
+}
+
+/// The words a name must be, all of them, for E2's exact-name boost:
+/// those of every clause not excluded, besides CJK bigrams and `and`.
+pub(super) fn exact_words(clauses: &[Clause]) -> Vec<&str> {
+    clauses
+        .iter()
+        .filter(|(o, _, _)| *o != Occur::MustNot)
+        .flat_map(|(_, _, toks)| toks.iter())
+        .filter(|t| t.kind != TokenKind::Bigram && t.text != "and")
+        .map(|t| t.text.as_str())
+        .collect()
+}
 
 /// Most common terms a query may have for the group files alone to count
 /// its records no loaded piece holds (one file per non-empty set of them);

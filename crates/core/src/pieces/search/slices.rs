@@ -1,7 +1,7 @@
 //! Slices: the records of one filter value (a country, a type) over
 //! which common terms have rank chunks of their own (versions 6, 7).
 
-use crate::search::Engine;
+use crate::search::{Engine, Filters};
 use crate::shard::search::{FacetChunks, SearchStats};
 
 use super::{FACET_RANK_CHUNKS, Need, SearchClient};
@@ -31,6 +31,30 @@ impl Slice {
             ),
         }
     }
+}
+
+/// The one country, and the one type, every record the filters let
+/// through has: common terms' rank chunks over their records (versions
+/// 6, 7) rank the filtered page.
+pub(super) fn slices_of(filters: &Filters, stats: &SearchStats) -> Vec<Slice> {
+    let country = filters
+        .country_codes
+        .as_deref()
+        .or(filters.country_names.as_deref())
+        .and_then(|c| match c {
+            [one] => Some(*one),
+            _ => None,
+        })
+        .filter(|&c| usize::from(c) < stats.countries.len());
+    let kind = filters
+        .types
+        .filter(|b| b.count_ones() == 1)
+        .map(|b| b.trailing_zeros() as u16);
+    country
+        .map(Slice::Country)
+        .into_iter()
+        .chain(kind.map(Slice::Type))
+        .collect()
 }
 
 impl SearchClient {
