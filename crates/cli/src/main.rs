@@ -17,7 +17,6 @@ mod fit_affiliation;
 mod fit_prior;
 mod gzip;
 mod load;
-mod next_release;
 mod out_file;
 mod packs;
 mod parallel;

@@ -101,6 +101,9 @@ pub enum Part {
 /// records: 3.2 % of the pieces' bytes kept, 23.5 % without the name).
 const PIECE_RELEASE: (&str, u64) = ("", 0);
 
+/// The records of some ordinals of the shard, decoded (see [`build_pieces`]).
+type RecordsOf<'a> = dyn Fn(&[u32]) -> Result<Vec<Record>, String> + Sync + 'a;
+
 /// What a build says of its pieces, the files aside.
 pub struct About {
     pub manifest: registry_contract::Pieces,
@@ -291,7 +294,7 @@ fn search_files(
     engine: &Engine,
     whole: &Registry,
     specs: &[pieces::PieceSpec],
-    records_of: &(dyn Fn(&[u32]) -> Result<Vec<Record>, String> + Sync),
+    records_of: &RecordsOf,
     level: i32,
     budget: &PieceBudget,
     sink: &mut dyn FnMut(OutFile) -> Result<(), String>,
@@ -390,7 +393,7 @@ fn search_files(
 fn record_pieces(
     built: &BuiltShard,
     whole: &Registry,
-    records_of: &(dyn Fn(&[u32]) -> Result<Vec<Record>, String> + Sync),
+    records_of: &RecordsOf,
     level: i32,
     sink: &mut dyn FnMut(OutFile) -> Result<(), String>,
 ) -> Result<usize, String> {

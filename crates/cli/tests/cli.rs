@@ -308,11 +308,7 @@ fn a_data_folder_keeps_only_its_latest_build() {
         packs_named(&manifest),
         "packs of the first build remain"
     );
-    assert_ne!(
-        first_packs,
-        pack_files(&data),
-        "other pieces, other packs"
-    );
+    assert_ne!(first_packs, pack_files(&data), "other pieces, other packs");
     // Files that are not a build's stay.
     assert!(data.join("notes.txt").exists());
     assert!(data.join("other.0123456789abcdef.bin").exists());

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use registry_core::RecordId;
 use registry_core::model::{ALIAS, Name, Record};
 
-use crate::synth::{NameRewriter, Pools, Rng, copy_record, record_seed};
+use super::draw::{NameRewriter, Pools, Rng, copy_record, record_seed};
 
 /// Records changed per million, as in a real release (5,000 of 152,297).
 pub const CHANGED_PER_MILLION: u64 = 32_831;

@@ -1,42 +1,12 @@
-//! `registry synth`: a deterministic synthetic scale-up of a dump, so that
-//! loading and typeahead can be measured at registry sizes beyond today's
-//! (issue #13).
-//!
-//! The output holds the original records, then `factor − 1` copies of every
-//! record. A copy keeps its template's locations, types, status, dates and
-//! the shape of its names, but gets
-//!
-//! * a new identifier (valid check digits, never a real one, never repeated);
-//! * new names: every word is replaced by a real word of the same *class*
-//!   (script, letter case, first-or-not in its name, acronym or not), drawn
-//!   with the words' real frequencies, so the vocabulary, word lengths and
-//!   script mix stay the real ones. One word maps to one replacement within a
-//!   record, so its display name, labels and aliases stay consistent; an
-//!   acronym made of its display name's initials is rebuilt from the new ones;
-//! * relationships pointing into the same copy (ids and labels remapped),
-//!   dropped when the target is not in the dump;
-//! * external ids, domains and links made unique (a `-s<copy>` suffix or an
-//!   `s<copy>.` host prefix), so a lookup by external id still finds one
-//!   organization.
-//!
-//! Same input, factor and seed → byte-identical output: one seeded PRNG per
-//! record, pools in dump order, no hash-map iteration.
+//! The drawing of synthetic records, shared by the scale-up (`synth
+//! --factor`) and the next release (`synth --next-release`): a seeded PRNG,
+//! the real words by class, names rewritten with them, and a record copied
+//! under a new id with its external ids, domains and links made unique.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap};
 
 use registry_core::RecordId;
-use registry_core::import::ImportOptions;
-use registry_core::model::{ACRONYM, DISPLAY, Name, Record, Relationship};
-
-use crate::args::Args;
-use crate::{build, gzip, load};
-
-/// Default seed; `--seed` picks another variant of the same scale-up.
-pub const DEFAULT_SEED: u64 = 0x5eed_0f2e_6157_27aa;
-
-/// Largest accepted factor (the id space holds ~10^9 ids; memory is the limit).
-pub const MAX_FACTOR: u32 = 64;
+use registry_core::model::{ACRONYM, Name, Record, Relationship};
 
 /// SplitMix64: tiny, fast, and good enough to draw words and ids.
 pub struct Rng(u64);
@@ -135,10 +105,10 @@ fn is_acronym(n: &Name) -> bool {
 }
 
 /// Words by class, in dump order, with repetitions (so draws follow the real frequencies).
-pub(crate) struct Pools<'a>(BTreeMap<Class, Vec<&'a str>>);
+pub struct Pools<'a>(BTreeMap<Class, Vec<&'a str>>);
 
 impl<'a> Pools<'a> {
-    pub(crate) fn new(records: &'a [Record]) -> Pools<'a> {
+    pub fn new(records: &'a [Record]) -> Pools<'a> {
         let mut pools: BTreeMap<Class, Vec<&'a str>> = BTreeMap::new();
         for r in records {
             for n in &r.names {
@@ -172,10 +142,10 @@ fn initials(name: &str) -> (String, Vec<usize>) {
 }
 
 /// Rewrites one record's names with words drawn from `pools`.
-pub(crate) struct NameRewriter<'p, 'a> {
-    pub(crate) pools: &'p Pools<'a>,
-    pub(crate) rng: Rng,
-    pub(crate) chosen: HashMap<String, &'a str>, // lookups only: never iterated
+pub struct NameRewriter<'p, 'a> {
+    pub pools: &'p Pools<'a>,
+    pub rng: Rng,
+    pub chosen: HashMap<String, &'a str>, // lookups only: never iterated
 }
 
 impl<'a> NameRewriter<'_, 'a> {
@@ -191,7 +161,7 @@ impl<'a> NameRewriter<'_, 'a> {
         w
     }
 
-    pub(crate) fn name(&mut self, value: &str, acronym: bool) -> String {
+    pub fn name(&mut self, value: &str, acronym: bool) -> String {
         let mut out = String::with_capacity(value.len() + 8);
         for (i, piece) in value.split(' ').enumerate() {
             if i > 0 {
@@ -208,7 +178,7 @@ impl<'a> NameRewriter<'_, 'a> {
         out
     }
 
-    pub(crate) fn names(&mut self, template: &Record) -> Vec<Name> {
+    pub fn names(&mut self, template: &Record) -> Vec<Name> {
         let display = template.display_name().unwrap_or("");
         let display_is_acronym = template
             .names
@@ -259,68 +229,14 @@ fn prefix_host(value: &str, copy: u32) -> String {
 }
 
 /// Per-record seed: independent of every other record's draws.
-pub(crate) fn record_seed(seed: u64, copy: u32, index: usize) -> u64 {
+pub fn record_seed(seed: u64, copy: u32, index: usize) -> u64 {
     let mut r = Rng::new(seed ^ ((copy as u64) << 40) ^ index as u64);
     r.next_u64()
 }
 
-/// The records, then `factor − 1` synthetic copies of them.
-pub fn synthesize(records: &[Record], factor: u32, seed: u64) -> Result<Vec<Record>, String> {
-    if !(1..=MAX_FACTOR).contains(&factor) {
-        return Err(format!("--factor must be 1–{MAX_FACTOR}, not {factor}"));
-    }
-    let real: Vec<u32> = records
-        .iter()
-        .map(|r| RecordId::parse(&r.id).map(RecordId::number))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    let index_of: HashMap<u32, usize> = real.iter().enumerate().map(|(i, &n)| (n, i)).collect();
-    let mut used: HashSet<u32> = real.iter().copied().collect();
-    let mut id_rng = Rng::new(seed ^ 0x1d5);
-    let pools = Pools::new(records);
-    let mut out = records.to_vec();
-    out.reserve(records.len() * (factor as usize - 1));
-    for copy in 1..factor {
-        let ids: Vec<RecordId> = records
-            .iter()
-            .map(|_| {
-                loop {
-                    let n = (id_rng.next_u64() >> 34) as u32 & RecordId::MAX;
-                    if used.insert(n) {
-                        break RecordId::from_number(n).expect("masked to 30 bits");
-                    }
-                }
-            })
-            .collect();
-        let names: Vec<Vec<Name>> = records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                NameRewriter {
-                    pools: &pools,
-                    rng: Rng::new(record_seed(seed, copy, i)),
-                    chosen: HashMap::new(),
-                }
-                .names(r)
-            })
-            .collect();
-        for (i, r) in records.iter().enumerate() {
-            out.push(copy_record(r, copy, ids[i], &names[i], |id| {
-                let n = RecordId::parse(id).ok()?.number();
-                let t = *index_of.get(&n)?;
-                let label = names[t]
-                    .iter()
-                    .find(|n| n.types.iter().any(|t| t == DISPLAY))?;
-                Some((ids[t].url(), label.value.clone()))
-            }));
-        }
-    }
-    Ok(out)
-}
-
 /// One synthetic record: `template` with a new id and names; `target(id)`
 /// gives the same copy's id and display name for a relationship's target.
-pub(crate) fn copy_record(
+pub fn copy_record(
     template: &Record,
     copy: u32,
     id: RecordId,
@@ -354,115 +270,6 @@ pub(crate) fn copy_record(
         l.value = prefix_host(&l.value, copy);
     }
     r
-}
-
-/// The records as a JSON array, one record per line.
-pub fn to_json(records: &[Record]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(records.len() * 1200);
-    out.push(b'[');
-    for (i, r) in records.iter().enumerate() {
-        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-        serde_json::to_writer(&mut out, r).map_err(|e| e.to_string())?;
-    }
-    out.extend_from_slice(b"\n]\n");
-    Ok(out)
-}
-
-pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &["-o", "--out", "--factor", "--seed", "--date"],
-        &["-q", "--quiet", "--next-release"],
-    )?;
-    let [dump] = a.exactly(&["<dump>"])? else {
-        unreachable!()
-    };
-    let out = a
-        .opt("-o")
-        .or(a.opt("--out"))
-        .ok_or("synth needs an output file: -o <file.json|file.json.gz>")?;
-    let quiet = a.flag("-q") || a.flag("--quiet");
-    if a.flag("--next-release") {
-        return next_release_cmd(&a, dump, out, quiet);
-    }
-    let factor: u32 = a
-        .opt("--factor")
-        .ok_or("synth needs --factor <n> (output = n × the input's records)")?
-        .parse()
-        .map_err(|_| format!("--factor must be a number 1–{MAX_FACTOR}"))?;
-    let seed = match a.opt("--seed") {
-        None => DEFAULT_SEED,
-        Some(s) => s.parse().map_err(|_| "--seed must be a number")?,
-    };
-    let bytes = load::read(Path::new(dump))?;
-    let imported = build::import_with_progress(&bytes, ImportOptions::default(), quiet)?;
-    drop(bytes);
-    let records = synthesize(&imported.records, factor, seed)?;
-    let json = to_json(&records)?;
-    let data = if out.ends_with(".gz") {
-        gzip::compress(&json)
-    } else {
-        json
-    };
-    std::fs::write(out, &data).map_err(|e| format!("cannot write {out}: {e}"))?;
-    if !quiet {
-        eprintln!(
-            "synth: {} records ({} real × {factor}) → {out} ({} bytes)",
-            records.len(),
-            imported.records.len(),
-            data.len()
-        );
-    }
-    Ok(())
-}
-
-/// `synth --next-release`: the dump's next release (crate::next_release).
-fn next_release_cmd(a: &Args, dump: &str, out: &str, quiet: bool) -> Result<(), String> {
-    if a.opt("--factor").is_some() {
-        return Err(
-            "--next-release makes a release of the dump as it is: no --factor (scale it up first)"
-                .into(),
-        );
-    }
-    let date = a.opt("--date").unwrap_or(crate::next_release::DEFAULT_DATE);
-    let valid = date.len() == 10
-        && date.bytes().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        });
-    if !valid {
-        return Err(format!("--date must be YYYY-MM-DD, not '{date}'"));
-    }
-    let seed = match a.opt("--seed") {
-        None => DEFAULT_SEED,
-        Some(s) => s.parse().map_err(|_| "--seed must be a number")?,
-    };
-    let bytes = load::read(Path::new(dump))?;
-    let imported = build::import_with_progress(&bytes, ImportOptions::default(), quiet)?;
-    drop(bytes);
-    let (records, c) = crate::next_release::next_release(&imported.records, date, seed)?;
-    let json = to_json(&records)?;
-    let data = if out.ends_with(".gz") {
-        gzip::compress(&json)
-    } else {
-        json
-    };
-    std::fs::write(out, &data).map_err(|e| format!("cannot write {out}: {e}"))?;
-    if !quiet {
-        eprintln!(
-            "synth: next release of {} records, {date}: {} changed ({} an alias added, {} a link), {} added, {} withdrawn → {out}",
-            imported.records.len(),
-            c.aliased.len() + c.relinked.len(),
-            c.aliased.len(),
-            c.relinked.len(),
-            c.added.len(),
-            c.withdrawn.len()
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]
