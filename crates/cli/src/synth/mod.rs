@@ -131,30 +131,44 @@ pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
         .ok_or("synth needs --factor <n> (output = n × the input's records)")?
         .parse()
         .map_err(|_| format!("--factor must be a number 1–{MAX_FACTOR}"))?;
-    let seed = match a.opt("--seed") {
-        None => DEFAULT_SEED,
-        Some(s) => s.parse().map_err(|_| "--seed must be a number")?,
-    };
-    let bytes = load::read(Path::new(dump))?;
-    let imported = build::import_with_progress(&bytes, ImportOptions::default(), quiet)?;
-    drop(bytes);
-    let records = synthesize(&imported.records, factor, seed)?;
-    let json = to_json(&records)?;
+    let seed = seed_of(&a)?;
+    let imported = read_records(dump, quiet)?;
+    let records = synthesize(&imported, factor, seed)?;
+    let data = write_dump(out, &records)?;
+    if !quiet {
+        eprintln!(
+            "synth: {} records ({} real × {factor}) → {out} ({data} bytes)",
+            records.len(),
+            imported.len(),
+        );
+    }
+    Ok(())
+}
+
+/// `--seed`, or the default.
+fn seed_of(a: &Args) -> Result<u64, String> {
+    match a.opt("--seed") {
+        None => Ok(DEFAULT_SEED),
+        Some(s) => s.parse().map_err(|_| "--seed must be a number".into()),
+    }
+}
+
+/// The records of the dump at `path`.
+fn read_records(path: &str, quiet: bool) -> Result<Vec<Record>, String> {
+    let bytes = load::read(Path::new(path))?;
+    Ok(build::import_with_progress(&bytes, ImportOptions::default(), quiet)?.records)
+}
+
+/// Writes `records` as a dump (gzip when `out` ends in `.gz`); its bytes.
+fn write_dump(out: &str, records: &[Record]) -> Result<usize, String> {
+    let json = to_json(records)?;
     let data = if out.ends_with(".gz") {
         gzip::compress(&json)
     } else {
         json
     };
     std::fs::write(out, &data).map_err(|e| format!("cannot write {out}: {e}"))?;
-    if !quiet {
-        eprintln!(
-            "synth: {} records ({} real × {factor}) → {out} ({} bytes)",
-            records.len(),
-            imported.records.len(),
-            data.len()
-        );
-    }
-    Ok(())
+    Ok(data.len())
 }
 
 /// `synth --next-release`: the dump's next release (crate::next_release).
@@ -177,25 +191,13 @@ fn next_release_cmd(a: &Args, dump: &str, out: &str, quiet: bool) -> Result<(), 
     if !valid {
         return Err(format!("--date must be YYYY-MM-DD, not '{date}'"));
     }
-    let seed = match a.opt("--seed") {
-        None => DEFAULT_SEED,
-        Some(s) => s.parse().map_err(|_| "--seed must be a number")?,
-    };
-    let bytes = load::read(Path::new(dump))?;
-    let imported = build::import_with_progress(&bytes, ImportOptions::default(), quiet)?;
-    drop(bytes);
-    let (records, c) = next_release::next_release(&imported.records, date, seed)?;
-    let json = to_json(&records)?;
-    let data = if out.ends_with(".gz") {
-        gzip::compress(&json)
-    } else {
-        json
-    };
-    std::fs::write(out, &data).map_err(|e| format!("cannot write {out}: {e}"))?;
+    let imported = read_records(dump, quiet)?;
+    let (records, c) = next_release::next_release(&imported, date, seed_of(a)?)?;
+    write_dump(out, &records)?;
     if !quiet {
         eprintln!(
             "synth: next release of {} records, {date}: {} changed ({} an alias added, {} a link), {} added, {} withdrawn → {out}",
-            imported.records.len(),
+            imported.len(),
             c.aliased.len() + c.relinked.len(),
             c.aliased.len(),
             c.relinked.len(),
