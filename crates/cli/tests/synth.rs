@@ -131,3 +131,59 @@ fn factor_three_on_the_sample() {
     assert!(site.join("manifest.json").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn next_release_of_the_demo_imports_and_bad_options_say_why() {
+    let demo = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/demo/registry-demo.json"
+    );
+    let dir = tmp_dir("next");
+    let out = dir.join("next.json");
+    registry(&[
+        "synth",
+        demo,
+        "--next-release",
+        "--date",
+        "2027-01-05",
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let old = import::import_dump(
+        &std::fs::read(demo).unwrap(),
+        Default::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let new = import::import_dump(
+        &std::fs::read(&out).unwrap(),
+        Default::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert!(new.skipped.is_empty());
+    assert!(new.records.len() > old.records.len(), "records are added");
+    assert!(
+        new.records
+            .iter()
+            .any(|r| r.admin.last_modified.date == "2027-01-05")
+    );
+    for (args, says) in [
+        (vec!["--next-release", "--date", "2027-1-5"], "YYYY-MM-DD"),
+        (vec!["--next-release", "--factor", "2"], "no --factor"),
+    ] {
+        let mut all = vec!["synth", demo, "-o", out.to_str().unwrap()];
+        all.extend(args);
+        let run = Command::new(env!("CARGO_BIN_EXE_registry"))
+            .args(&all)
+            .output()
+            .unwrap();
+        assert!(!run.status.success());
+        assert!(
+            String::from_utf8_lossy(&run.stderr).contains(says),
+            "{all:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
