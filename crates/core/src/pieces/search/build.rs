@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 
-use super::Need;
+use super::needs::{
+    FACET_RANK_CHUNKS, MAX_RANK_CHUNKS, Need, PAIR_RANK_CHUNKS, PHRASE_RANK_CHUNKS,
+    TRIPLE_RANK_CHUNKS,
+};
 use crate::pieces::PieceBudget;
 use crate::search::Engine;
 use crate::shard::pieces::{PieceKind, PieceSpec};
@@ -65,7 +68,7 @@ pub struct SearchPieces {
     /// phrase of common words reads one of its pairs' pieces.
     pub phrases: Vec<(String, String, PieceSpec)>,
     /// For each such pair whose records do not fit a piece (version 7):
-    /// its first [`super::PHRASE_RANK_CHUNKS`] rank chunks, its records by
+    /// its first [`PHRASE_RANK_CHUNKS`] rank chunks, its records by
     /// their shortest name holding the pair (the terms in the phrase's
     /// order; chunk number; written as `pk-<hex>-<hex>-<n>.shard`) ...
     pub phrase_chunks: Vec<((String, String), u32, PieceSpec)>,
@@ -178,7 +181,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
         // MAX_RANK_CHUNKS for one answer, and a term's are read in order:
         // a chunk past them is never read. At 143,960 records they were
         // most of the site's bytes.
-        cut.truncate(super::MAX_RANK_CHUNKS as usize);
+        cut.truncate(MAX_RANK_CHUNKS as usize);
         for (n, piece) in chunk_pieces(&spec.key, cut) {
             chunks.push((spec.key.clone(), n, piece));
         }
@@ -265,7 +268,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             &shortest,
             &sizes,
             budget.raw_bytes,
-            super::PHRASE_RANK_CHUNKS,
+            PHRASE_RANK_CHUNKS,
         );
         for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
             phrase_chunks.push(((a.clone(), b.clone()), n, piece));
@@ -343,7 +346,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
                     &shortest,
                     &sizes,
                     budget.raw_bytes,
-                    super::PAIR_RANK_CHUNKS,
+                    PAIR_RANK_CHUNKS,
                 );
                 for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
                     pair_chunks.push(((a.clone(), b.clone()), n, piece));
@@ -422,7 +425,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             &shortest,
             &sizes,
             budget.raw_bytes,
-            super::TRIPLE_RANK_CHUNKS,
+            TRIPLE_RANK_CHUNKS,
         );
         for (n, piece) in chunk_pieces(&terms.join(" "), cut) {
             triple_chunks.push((terms.clone(), n, piece));
@@ -768,7 +771,7 @@ fn first_rank_chunks(
     (firsts, chunk_firsts, cut)
 }
 
-/// A common term's first [`super::FACET_RANK_CHUNKS`] rank chunks over
+/// A common term's first [`FACET_RANK_CHUNKS`] rank chunks over
 /// each value of a facet (`values`: a record's), by ascending value: its
 /// description and its written chunks. A value whose records fit one chunk
 /// is written and not described (its group file then says little more of
@@ -790,7 +793,7 @@ fn facet_chunks(
         .into_iter()
         .map(|(value, shortest)| {
             let (mut chunks, mut chunk_firsts, cut) =
-                first_rank_chunks(engine, &shortest, sizes, budget, super::FACET_RANK_CHUNKS);
+                first_rank_chunks(engine, &shortest, sizes, budget, FACET_RANK_CHUNKS);
             if chunks.len() == 1 {
                 chunks.clear();
                 chunk_firsts.clear();

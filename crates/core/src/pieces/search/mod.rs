@@ -59,7 +59,7 @@
 //! them, when their records pass a tenth of the piece budget; the first
 //! [`TRIPLE_RANK_CHUNKS`]): once no case of one term fails and the case
 //! leaving the most room holds three or more, a triple of its rarest terms
-//! (group file and first chunk in one round; at most [`MAX_TRIPLES`] an
+//! (group file and first chunk in one round; at most [`MAX_TRIPLES`](proof::MAX_TRIPLES) an
 //! answer) bounds every name holding all three by its frontier, where the
 //! terms' own chunks (names of one first) and a pair's rise only with the
 //! records of fewer. A build before them answers 404s: the bound goes on
@@ -113,6 +113,22 @@
 //! * A query with three or more distinct common terms reads the member
 //!   files (linear in records) of all but its two most common (of pieces
 //!   older than version 5: of all of them).
+//!
+//! # Layout
+//!
+//! [`SearchClient::answer`] runs its steps in order, each able to end the
+//! answer early (files to fetch, an invalid request, the whole registry):
+//! `answer` reads the request and asks for the first round of files;
+//! `phrase` finds the pieces of quoted phrases of common words (or answers
+//! a lone one); `typeahead` reads the search page's last word by prefix
+//! and finds the piece of the typeahead's matches; `held` ranks and counts
+//! the records the loaded pieces hold; `outside` counts those only common
+//! terms match; `proof` bounds their scores and proves the page, or names
+//! the next files; `page` gives it. Below them: `reading` (the query's
+//! clauses and common terms), `sources`, `chunks` and `slices` (where a
+//! term's records are; its rank chunks, over all records or a country's
+//! or a type's), `load` and `needs` (the files handed in, and their
+//! names); `bound` (the score bound) and `build` (what a build writes).
 
 mod answer;
 mod bound;
@@ -131,7 +147,10 @@ mod sources;
 mod typeahead;
 
 pub use build::{SearchPieces, search_pieces};
-pub use needs::Need;
+pub use needs::{
+    FACET_RANK_CHUNKS, MAX_RANK_CHUNKS, Need, PAIR_RANK_CHUNKS, PHRASE_RANK_CHUNKS,
+    TRIPLE_RANK_CHUNKS,
+};
 
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -143,40 +162,6 @@ use crate::search::{Engine, Version};
 use crate::shard::search::{SearchStats, TermGroups, TermMembers};
 
 use super::route::Directory;
-
-/// Most rank chunks one answer loads before it leaves the page to the
-/// whole registry (each is a leaf's size: ~15–20 KB compressed; twelve,
-/// ~250 KB, against the whole registry's 3 MB at 36,000 records and 10 MB
-/// at 144,000: `registry bench-pieces` answered 95.5 % / 91.4 % of its
-/// requests with twelve, 94.4 % / 89.5 % with six).
-pub const MAX_RANK_CHUNKS: u32 = 12;
-
-/// Rank chunks written for a pair of common terms (with its own group
-/// file): its group file describes one more, where the unwritten begin.
-pub const PAIR_RANK_CHUNKS: usize = 2;
-
-/// Rank chunks written for a triple of common terms held in one name: its
-/// group file describes one more, where the unwritten begin. (One: at
-/// 144,000 records, of 432 triples' chunks `registry bench-pieces` read,
-/// 4 were a second.)
-pub const TRIPLE_RANK_CHUNKS: usize = 1;
-
-/// Rank chunks written for a common term over one country's records
-/// (version 6: two) or one type's (version 7: six, and six of each
-/// country's; since packs, three): its group file describes one more,
-/// where the unwritten begin. (A group file read with this count may say
-/// more chunks than a reader reads: it reads the first three, and the
-/// country's frontier then yields to the term's own; a version-6 one says
-/// one more than was written: not listed, so answered as missing without
-/// a request.) Three: at 143,960 records the fourth to sixth were 4 % of
-/// the reads of such chunks in `registry bench-pieces`, and about a third
-/// of their 113 MB.
-pub const FACET_RANK_CHUNKS: usize = 3;
-
-/// Rank chunks written for a pair of common terms held one right after
-/// the other whose records do not fit a phrase piece (version 7): its
-/// group file describes one more, where the unwritten begin.
-pub const PHRASE_RANK_CHUNKS: usize = 4;
 
 /// A `query` request: what the router reads from the query string.
 #[derive(Clone, Debug)]

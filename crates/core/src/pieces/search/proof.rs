@@ -18,7 +18,7 @@ use super::{MAX_RANK_CHUNKS, Need, SearchAnswer, SearchClient, Step};
 /// Triples of common terms one answer may ask for (each a group file and
 /// its first rank chunk, in one round): a query of several common words
 /// has many, and each is a round trip.
-const MAX_TRIPLES: usize = 3;
+pub(super) const MAX_TRIPLES: usize = 3;
 
 impl SearchClient {
     /// Whether the page of `held`'s records ending at `to` is proven

@@ -228,7 +228,7 @@ pub(super) fn common_phrase(stats: &SearchStats, toks: &[text::Token]) -> bool {
 
 /// The two words of the query when it is one quoted phrase of two common
 /// words and nothing else (read from its phrase piece, or else its phrase
-/// rank chunks and group file: [`SearchClient::answer_phrase`]).
+/// rank chunks and group file: [`SearchClient::answer_phrase`](super::SearchClient::answer_phrase)).
 pub(super) fn lone_phrase<'c>(
     stats: &SearchStats,
     clauses: &'c [Clause],
@@ -321,7 +321,8 @@ pub(super) fn phrase_needs(stats: &SearchStats, occur: Occur, toks: &[text::Toke
         .collect()
 }
 
-/// The tokens of a query's words and phrases as [`SearchClient::answer`]
+/// The tokens of a query's words and phrases as
+/// [`SearchClient::answer`](super::SearchClient::answer)
 /// reads them (none when it does not parse).
 pub(super) fn query_tokens(query: &str) -> Vec<String> {
     let Ok(parsed) = query::parse(query) else {
