@@ -17,9 +17,9 @@ echo "== lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p registry-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 # The widget's builds: the suggest-only registry wasm and the UI without the
-# app; the app's first-paint registry wasm (E2 over pieces only).
+# app; the app's first-paint registry wasm (E2 and the typeahead over pieces).
 cargo clippy -p registry-wasm --no-default-features --features typeahead --target wasm32-unknown-unknown --locked -- -D warnings
-cargo clippy -p registry-wasm --no-default-features --features search --target wasm32-unknown-unknown --locked -- -D warnings
+cargo clippy -p registry-wasm --no-default-features --features search,typeahead --target wasm32-unknown-unknown --locked -- -D warnings
 cargo clippy -p registry-ui --no-default-features --target wasm32-unknown-unknown --locked -- -D warnings
 
 echo "== native tests (../shared data used when present)"

@@ -155,28 +155,32 @@ function results(link, main) {
 
 /**
  * The first paint's E2 over pieces, started once (the first-paint wasm
- * from `firstJs`/`firstWasm`; `manifest`, an object or a promise): its
+ * from `firstJs`/`firstWasm`, or `wasm`, a promise of that module already
+ * initialised; `manifest`, an object or a promise): its
  * `paint(app, link)` may be called for several queries in turn (the front
  * door's Enter: registry-front.js), each reading the files the earlier
  * ones fetched. `prefetch(q)` starts fetching what `q` will need.
  */
-export function firstPaint({ dataUrl, manifest, firstJs, firstWasm }) {
+export function firstPaint({ dataUrl, manifest, firstJs, firstWasm, wasm = null }) {
   let search = null;
   const started = () =>
     (search ??= startPiecesSearch({
       dataUrl,
       manifest,
-      wasm: import(firstJs).then(async (m) => {
-        await m.default({ module_or_path: firstWasm });
-        return m;
-      }),
+      wasm:
+        wasm ??
+        import(firstJs).then(async (m) => {
+          await m.default({ module_or_path: firstWasm });
+          return m;
+        }),
     }));
   return {
     /** Starts downloading the first-paint wasm (and the E2 statistics' manifest reads). */
     start: () => void started(),
     /** Resolves once the first-paint wasm is in (rejects if it cannot be). */
     ready: () => started().ready,
-    prefetch: (q) => started().prefetch(q, { typed: true }),
+    /** Starts fetching what `q`'s results will need (`words: false`: its statistics only); resolves once that is in (or failed). */
+    prefetch: (q, { words = true } = {}) => started().prefetch(q, { typed: true, words }),
     /**
      * Paints the results of `link` (`{q, page}`) into `app`'s `#early-body`
      * when the pieces answer it exactly, and leaves

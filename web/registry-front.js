@@ -6,11 +6,13 @@
 // from the first paint. So index.html's own markup holds the search box
 // (usable from the first paint), and this module makes it answer with what
 // the widget's loader (registry-picker.js) uses before its UI: suggestions
-// from the typeahead pieces computed by the suggest-only wasm (~90 KB) on the
-// main thread, in a list of the combobox's look under the box; and Enter
-// shows the results as a shared results link's first paint does
-// (registry-first.js, the first-paint wasm, loaded once the suggest-only one
-// is in), the URL becoming `?q=…` as in the app. The app's own code is
+// from the typeahead pieces computed on the main thread, in a list of the
+// combobox's look under the box; and Enter shows the results as a shared
+// results link's first paint does (registry-first.js), the URL becoming
+// `?q=…` as in the app. Both come from the first-paint wasm (registry-wasm
+// with features `search` and `typeahead`, ~157 KB brotli: the widget's
+// suggest-only wasm and a search-only one were 235 KB together, and the
+// second one decided when Enter's results came). The app's own code is
 // fetched once this has nothing on the wire (`quiet`), so that it never
 // shares the link's bandwidth with what the person waits for; index.html
 // then mounts the app and hands it the box's text, caret and focus (`stop`).
@@ -26,6 +28,8 @@ import { firstPaint } from "./registry-first.js";
 const LIMIT = 8;
 /** How long after the last keystroke the app's code may start downloading. */
 const QUIET_MS = 500;
+/** How long the typing pauses, its suggestions shown, before its results' files are fetched. */
+const PLAN_MS = 150;
 const STATUS = { active: "Active", inactive: "Inactive", withdrawn: "Withdrawn" }; // lib.rs Strings
 const titleCase = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 const bare = (id) => id.split("/").pop();
@@ -92,27 +96,24 @@ function option(hit, i, listId) {
 /**
  * Makes `input` (index.html's `#q-input`, in `app`) the search box before
  * the app: `dataUrl`, `manifest` (a promise of the manifest or null),
- * `suggestJs`/`suggestWasm` (the suggest-only wasm), `firstJs`/`firstWasm`
- * (the first-paint wasm). Returns `{quiet, stop}`: `quiet` resolves when
- * the app's code may be fetched (both wasm settled, no answer on its way,
+ * `firstJs`/`firstWasm` (the first-paint wasm, with the typeahead). Returns
+ * `{quiet, stop}`: `quiet` resolves when the app's code may be fetched (the
+ * wasm settled, no answer on its way,
  * no keystroke for QUIET_MS); `stop()` detaches everything (the app is
  * mounting), and nothing is painted after it.
  */
-export function frontDoor({ app, input, dataUrl, manifest, suggestJs, suggestWasm, firstJs, firstWasm }) {
+export function frontDoor({ app, input, dataUrl, manifest, firstJs, firstWasm }) {
   const base = new URL(dataUrl, document.baseURI);
   const manifestP = Promise.resolve(manifest).then((m) => m ?? fetchPiecesManifest(base));
-  const suggest = import(suggestJs).then(async (m) => {
-    await m.default({ module_or_path: suggestWasm });
+  // One wasm instance for the suggestions (`Pieces`) and the results (`PiecesSearch`).
+  const wasm = import(firstJs).then(async (m) => {
+    await m.default({ module_or_path: firstWasm });
     return m;
   });
-  const pieces = startPieces({ dataUrl: base, manifest: manifestP, wasm: suggest });
-  // The first-paint wasm (Enter's results) once the suggest-only one is in:
-  // on a slow link they would share it, and the first suggestions need only
-  // the latter (from the first keystroke, the suggestions for `cambridge`
-  // came after its Enter on the mobile link). At once when Enter comes first.
-  const first = firstPaint({ dataUrl: base, manifest: manifestP, firstJs, firstWasm });
-  suggest.then(first.start, first.start);
-  const firstReady = suggest.then(() => first.ready()).catch(() => {});
+  const pieces = startPieces({ dataUrl: base, manifest: manifestP, wasm });
+  const first = firstPaint({ dataUrl: base, manifest: manifestP, wasm });
+  first.start();
+  const firstReady = first.ready().catch(() => {});
 
   const listId = input.getAttribute("aria-controls") || "q-list";
   const list = document.getElementById(listId);
@@ -171,15 +172,43 @@ export function frontDoor({ app, input, dataUrl, manifest, suggestJs, suggestWas
     location.assign(`?id=${encodeURIComponent(bare(h.summary.id))}`);
   };
 
+  // Once the suggestions for a text are shown and the typing pauses, the
+  // files its results will need (an Enter, or a pick, is likely next): an
+  // Enter then waits for the wasm's work only (on the mobile link it waited
+  // for three more round trips, beside the app's code, which now waits).
+  // (The pause counts as work on its way: the app's code waits for it too.)
+  let planned = null;
+  const planResults = (text) => {
+    busy++;
+    setTimeout(() => {
+      busy--;
+      if (!stopped && input.value === text && planned !== text && text.trim()) {
+        planned = text;
+        track(first.prefetch(text));
+      }
+      wake();
+    }, PLAN_MS);
+  };
+
+  // At the first keystroke, what any query's results need and its first
+  // character's: the E2 statistics and their part, each behind its slot
+  // read (two round trips that an Enter would otherwise wait for; ~6 KB,
+  // not the words' files, which would share the link with the wasm).
+  let started = false;
+
   const onInput = () => {
     lastKey = performance.now();
     const text = input.value;
     const n = ++seq;
     if (!text.trim()) return hide();
+    if (!started) {
+      started = true;
+      track(first.prefetch(text, { words: false }));
+    }
     const options = { filters: [], limit: LIMIT };
     try {
       const now = pieces.suggestNow(text, options);
-      if (now) return show(now, text);
+      if (now) return (show(now, text), planResults(text));
       const partial = pieces.partialNow(text, options);
       if (partial) show(partial, text);
     } catch {}
@@ -188,7 +217,7 @@ export function frontDoor({ app, input, dataUrl, manifest, suggestJs, suggestWas
         (found) => {
           // null: only the whole registry answers (the app will).
           if (stopped || n !== seq) return;
-          if (found) show(found, text);
+          if (found) (show(found, text), planResults(text));
           else hide();
         },
         () => {}, // the app answers
@@ -259,7 +288,7 @@ export function frontDoor({ app, input, dataUrl, manifest, suggestJs, suggestWas
 
   // Resolves when the app's code may be fetched.
   const quiet = (async () => {
-    await Promise.allSettled([suggest, pieces.ready, firstReady]);
+    await Promise.allSettled([wasm, pieces.ready, firstReady]);
     for (;;) {
       if (stopped) return;
       const wait = lastKey + QUIET_MS - performance.now();

@@ -79,7 +79,7 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
   // extension file is fetched only when the build lists it (`listed`: its
   // hash table), so a wrong guess costs a table or a directory part, never
   // a wrong answer: the wasm still names what it needs.
-  async function planAhead(query, typed) {
+  async function planAhead(query, typed, wordsToo = true) {
     const m = await manifestP;
     const folder = await folderP;
     const split = new Set(m.pieces.split_first ?? []);
@@ -89,7 +89,9 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     };
     // The statistics parts of the words' first characters (version 8),
     // which the wasm asks with the statistics file.
-    for (const c of new Set(words.map((w) => [...w][0]))) quiet(fetchListed(`s-${hex(c)}.shard`));
+    const parts = [...new Set(words.map((w) => [...w][0]))].map((c) => fetchListed(`s-${hex(c)}.shard`));
+    parts.forEach(quiet);
+    if (!wordsToo) return Promise.allSettled(parts);
     const groups = words.map((w) => `g-${hex(w)}.shard`);
     const isCommon = groups.map((g) => folder.listed(g));
     await Promise.all([
@@ -133,11 +135,12 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     /**
      * Starts fetching, before the wasm is in, the files an answer to
      * `query` will ask for (`typed`: read as the search page does): the
-     * E2 statistics (and their parts) and each word's own files (`planAhead`).
+     * E2 statistics (and their parts) and each word's own files (`planAhead`;
+     * `words: false`: the statistics only). Resolves (never rejects) once
+     * they are in or failed.
      */
-    prefetch(query, { typed = false } = {}) {
-      quiet(file("search.stats"));
-      quiet(planAhead(query, typed));
+    prefetch(query, { typed = false, words = true } = {}) {
+      return Promise.allSettled([file("search.stats"), planAhead(query, typed, words)]);
     },
     /**
      * `{query, filter, allStatus, page, version, typed}` → the page,
