@@ -34,7 +34,7 @@ pub fn cmd_bench_shard(rest: &[String]) -> Result<(), String> {
     };
 
     let t = Instant::now();
-    let imported = build::import_with_progress(&input, Default::default(), true)?;
+    let imported = crate::import::import_with_progress(&input, Default::default(), true)?;
     let import_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let built = build::build_shard(&imported.records, &build::release_from_path(path), level)?;

@@ -14,7 +14,7 @@
 
 use registry_core::search::{Engine, Filters, Hits, query};
 
-use crate::bench_search::{accent_stripped, is_non_latin, rarest_first};
+use crate::name_forms::{accent_stripped, is_non_latin, rarest_first};
 
 /// The families of queries typed in full, in print order.
 pub fn queries(

@@ -6,35 +6,15 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use registry_contract::{FileEntry, Manifest};
-use registry_core::import::{ImportOptions, Imported, import_dump};
 use registry_core::model::Record;
 use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind};
-use sha2::{Digest, Sha256};
 
+use crate::encoders::{Zstd, sha256_hex};
+use crate::out_file::OutFile;
 use crate::progress::Step;
-
-/// zstd at a given level (native C library; the core only decodes).
-pub struct Zstd(pub i32);
-
-impl Compressor for Zstd {
-    fn codec(&self) -> Codec {
-        Codec::Zstd
-    }
-    fn compress(&self, raw: &[u8]) -> Vec<u8> {
-        zstd::bulk::compress(raw, self.0).expect("zstd compression of an in-memory buffer")
-    }
-}
 
 /// Default compression level: slow to build (seconds), smallest to ship.
 pub const DEFAULT_LEVEL: i32 = 19;
-
-/// Hex SHA-256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// A release name from a dump file name: `v1.58-2025-01-01-ror-data.zip` → `v1.58-2025-01-01`.
 pub fn release_from_path(path: &Path) -> String {
@@ -66,32 +46,6 @@ pub fn build_time() -> u64 {
                 .unwrap_or(0)
         })
 }
-
-/// Imports a dump with progress on stderr.
-pub fn import_with_progress(
-    bytes: &[u8],
-    options: ImportOptions,
-    quiet: bool,
-) -> Result<Imported, String> {
-    let mut step = Step::start(quiet, "importing records");
-    let imported = import_dump(bytes, options, &mut |done, total| step.count(done, total))
-        .map_err(|e| e.to_string())?;
-    step.done(format!("{} records", imported.records.len()));
-    if !quiet {
-        for p in &imported.skipped {
-            eprintln!("skipped {p}");
-        }
-        if !imported.skipped.is_empty() {
-            eprintln!(
-                "{} record(s) skipped (--skip-invalid)",
-                imported.skipped.len()
-            );
-        }
-    }
-    Ok(imported)
-}
-
-pub use crate::out_file::OutFile;
 
 /// The full shard plus one file per section, with content-hashed names.
 pub fn shard_files(built: &BuiltShard) -> Vec<OutFile> {

@@ -18,14 +18,12 @@ use std::time::Instant;
 use registry_core::RecordId;
 use registry_core::search::{Engine, Filters};
 
+use crate::affiliation_rows::{self, DEFAULT_DATA, DEFAULT_EVAL, GoldLine, Row};
 use crate::args::Args;
-use crate::fit_affiliation::{self, Row};
+use crate::fit_affiliation;
 use crate::load;
 use crate::pr_svg::Curve;
 use crate::stats::percentile;
-
-pub const DEFAULT_DATA: &str = "../shared/data/registry-v2.json.gz";
-pub const DEFAULT_EVAL: &str = "../shared/eval/affiliation-dev.jsonl";
 
 #[derive(Default, Clone, Copy)]
 struct Counts {
@@ -130,7 +128,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         engine.registry().len(),
         t.elapsed().as_secs_f64()
     );
-    let lines = fit_affiliation::read_gold(eval, limit)?;
+    let lines = affiliation_rows::read_gold(eval, limit)?;
     let filters = Filters {
         all_status: a.flag("--all-status"),
         ..Filters::default()
@@ -308,7 +306,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
 /// checked-in weights.
 fn cross_source(
     engine: &Engine,
-    lines: &[fit_affiliation::GoldLine],
+    lines: &[GoldLine],
     filters: &Filters,
     set: &fit_affiliation::Settings,
     mut held_out: Option<&mut dyn std::io::Write>,
@@ -330,9 +328,9 @@ fn cross_source(
             model.threshold,
         ));
     };
-    let rows = fit_affiliation::collect(engine, lines, filters);
+    let rows = affiliation_rows::collect(engine, lines, filters);
     let copies = if set.augment {
-        fit_affiliation::augment(engine, &rows, filters, |_| true)
+        affiliation_rows::augment(engine, &rows, filters, |_| true)
     } else {
         Vec::new()
     };
@@ -362,7 +360,7 @@ fn cross_source(
         "cross-source check (fitted in memory on one source, threshold for P >= {p} there, reported on the other):"
     );
     for &train in &sources {
-        let fit_rows = fit_affiliation::with_copies(&rows, &copies, |_, r| r.source == train);
+        let fit_rows = affiliation_rows::with_copies(&rows, &copies, |_, r| r.source == train);
         let model = fit_affiliation::fit(&fit_rows, set)?;
         for &test in sources.iter().filter(|&&t| t != train) {
             let test_rows: Vec<&Row> = rows.iter().filter(|r| r.source == test).collect();
@@ -394,7 +392,7 @@ fn cross_source(
     }
     // Even rows against odd rows: same kinds of strings, unseen ones.
     let odd: Vec<&Row> = rows.iter().skip(1).step_by(2).collect();
-    let even = fit_affiliation::with_copies(&rows, &copies, |i, _| i % 2 == 0);
+    let even = affiliation_rows::with_copies(&rows, &copies, |i, _| i % 2 == 0);
     let model = fit_affiliation::fit(&even, set)?;
     println!("  {}", score(&model, &odd).line("fit half A -> half B"));
     println!("      {}", error_groups(&model, &odd));
@@ -402,7 +400,7 @@ fn cross_source(
     dump("even->odd", &model, &odd)?;
     let all: Vec<&Row> = rows.iter().collect();
     let model = fit_affiliation::fit(
-        &fit_affiliation::with_copies(&rows, &copies, |_, _| true),
+        &affiliation_rows::with_copies(&rows, &copies, |_, _| true),
         set,
     )?;
     println!("  {}", score(&model, &all).line("fit all -> all"));

@@ -75,8 +75,9 @@ pub fn load(path: &Path, quiet: bool) -> Result<Registry, String> {
                     path.display()
                 );
             }
-            let imported = crate::build::import_with_progress(&bytes[0], Default::default(), quiet)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let imported =
+                crate::import::import_with_progress(&bytes[0], Default::default(), quiet)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
             let step = Step::start(quiet, "building the shard");
             let built = shard::build(&imported.records, "unnamed", 0, &shard::Stored)?;
             let registry = Registry::from_bytes(&built.full_file()).map_err(|e| e.to_string())?;

@@ -1,5 +1,6 @@
 //! `registry`: build, inspect and query registry shards.
 
+mod affiliation_rows;
 mod alloc;
 mod args;
 mod bench;
@@ -12,11 +13,14 @@ mod bench_site;
 mod build;
 mod bulk;
 mod check_host;
+mod encoders;
 mod eval_affiliation;
 mod fit_affiliation;
 mod fit_prior;
 mod gzip;
+mod import;
 mod load;
+mod name_forms;
 mod out_file;
 mod packs;
 mod parallel;
@@ -512,7 +516,7 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     let options = ImportOptions {
         skip_invalid: a.flag("--skip-invalid"),
     };
-    let imported = build::import_with_progress(&bytes, options, quiet)?;
+    let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
     let built = build::build_shard_with_progress(&imported.records, &release, level, quiet)?;
     let budget = pieces::budget_arg(&a)?;

@@ -20,8 +20,9 @@ use registry_core::shard::{self, BuiltShard, SectionKind};
 use registry_core::{Record, Registry};
 
 use crate::args::Args;
-use crate::build::{self, OutFile, Zstd};
+use crate::encoders::{Zstd, sha256_hex};
 use crate::load;
+use crate::out_file::OutFile;
 use crate::stats::percentile;
 
 const KINDS: [SectionKind; 2] = [SectionKind::Summary, SectionKind::Names];
@@ -234,7 +235,7 @@ pub fn build_pieces(
         name: "first.pack".into(),
         bytes: pack.len(),
         first: firsts,
-        sha256: Some(build::sha256_hex(&pack)),
+        sha256: Some(sha256_hex(&pack)),
     };
     for (first, keys) in &parts {
         sink(
@@ -471,7 +472,7 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
     let level = num("--level", 19)? as i32;
     let targets = num("--targets", 1000)?;
     let bytes = load::read(Path::new(dump))?;
-    let imported = build::import_with_progress(&bytes, Default::default(), true)?;
+    let imported = crate::import::import_with_progress(&bytes, Default::default(), true)?;
     let records = imported.records;
     let built = shard::build(&records, "bench", 0, &Zstd(level))?;
     let typeahead: usize = built.file(&KINDS).len();

@@ -192,7 +192,7 @@ fn data_shard(
     let options = ImportOptions {
         skip_invalid: a.flag("--skip-invalid"),
     };
-    let imported = build::import_with_progress(&bytes, options, quiet)?;
+    let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let rel = release.map_or_else(|| build::release_from_path(path), str::to_string);
     Ok((
         build::build_shard_with_progress(&imported.records, &rel, level, quiet)?,

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use registry_core::search::{Engine, Filters};
 
+use crate::affiliation_rows::DEFAULT_DATA;
 use crate::args::Args;
-use crate::eval_affiliation::DEFAULT_DATA;
 use crate::load;
 use input::{Format, Row};
 use output::{Candidate, Outcome};

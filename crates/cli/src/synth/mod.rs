@@ -30,7 +30,7 @@ use registry_core::import::ImportOptions;
 use registry_core::model::{DISPLAY, Name, Record};
 
 use crate::args::Args;
-use crate::{build, gzip, load};
+use crate::{gzip, import, load};
 
 mod draw;
 pub mod next_release;
@@ -156,7 +156,7 @@ fn seed_of(a: &Args) -> Result<u64, String> {
 /// The records of the dump at `path`.
 fn read_records(path: &str, quiet: bool) -> Result<Vec<Record>, String> {
     let bytes = load::read(Path::new(path))?;
-    Ok(build::import_with_progress(&bytes, ImportOptions::default(), quiet)?.records)
+    Ok(import::import_with_progress(&bytes, ImportOptions::default(), quiet)?.records)
 }
 
 /// Writes `records` as a dump (gzip when `out` ends in `.gz`); its bytes.
