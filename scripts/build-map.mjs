@@ -7,7 +7,7 @@
 // bumping world-atlas:   node scripts/build-map.mjs [out.json]
 //
 // What it does: decodes the TopoJSON arcs, projects them with Equal Earth
-// (web/registry-map.js has the same formula: the page places dots with it),
+// (web/registry-world.js has the same formula: the page places dots with it),
 // simplifies every shared arc once (Douglas–Peucker in projected units, so
 // neighbours keep a common border), and writes one SVG path per ISO 3166-1
 // alpha-2 code (world-atlas keys countries by ISO numeric codes).

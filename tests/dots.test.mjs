@@ -68,7 +68,7 @@ test("the list is the default; Map shows every match's located place, in the URL
     // The page loads none of the map; the service worker keeps the small
     // module for offline use, and the map file only with the offline copy
     // of the data, made after the page has shown its answer (counted at the server).
-    assert.deepEqual(fromPage.filter((r) => /registry-dots|world-map/.test(r)), [], "a list page loads none of the map");
+    assert.deepEqual(fromPage.filter((r) => /registry-dots|registry-world|world-map/.test(r)), [], "a list page loads none of the map");
     assert.deepEqual(beforeAnswer.filter((r) => /world-map/.test(r)), []);
     await page.locator(".view-toggle [data-view=map]").click();
     await page.waitForFunction(() => location.search.includes("view=map"));

@@ -7,7 +7,8 @@
 // in as far as it goes). Loaded on demand by registry-map.js's
 // `resultsMap` when the page shows the map view.
 
-import { addMapStyles, addSheet, ask, loadMap, node, project } from "./registry-map.js";
+import { addSheet, ask, node } from "./registry-draw.js";
+import { addMapStyles, loadMap, project } from "./registry-world.js";
 
 /** Clusters are cells of this fraction of the view's width. */
 const CELL = 1 / 24;

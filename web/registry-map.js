@@ -1,53 +1,28 @@
-// Offline world maps of the app: the record page's location map. The
-// shapes are world-map.json (scripts/build-map.mjs: Natural Earth 1:50m,
-// Equal Earth projection, one SVG path per ISO alpha-2 code), fetched the
-// first time a map is shown and never before: the widget and a results page
-// without a map never load it. The service worker keeps it for offline use
-// (sw.js: cached when a visit has fetched it, else with the offline copy of
-// the data, which is made once a page has shown its answer).
+// Offline world maps of the app: the record page's location map and the
+// country facet's map, drawn on the world map of registry-world.js; and the
+// trampolines of the maps and charts shown later (the results map, the
+// "Established" facet), which load their modules the first time they are
+// shown. The widget and a results page without a map load none of it.
 //
 // Drawing happens here rather than in the UI's wasm, so that a first paint
-// carries none of it.
+// carries none of it. The UI's module imports this one: what it draws with
+// (registry-world.js, registry-draw.js) is imported when a map is first
+// drawn, not with the app, where it would be one more round trip before
+// the app starts.
 
 const SVG = "http://www.w3.org/2000/svg";
 
-// Equal Earth (Šavrič, Patterson, Jenny 2018), as in scripts/build-map.mjs:
-// SVG coordinates, y pointing south, `scale` units per radian-ish.
-const A1 = 1.340264, A2 = -0.081106, A3 = 0.000893, A4 = 0.003796, M = Math.sqrt(3) / 2;
-export function project(lng, lat, scale) {
-  const l = (lng * Math.PI) / 180, p = (lat * Math.PI) / 180;
-  const t = Math.asin(M * Math.sin(p)), t2 = t * t, t6 = t2 * t2 * t2;
-  const x = (l * Math.cos(t)) / (M * (A1 + 3 * A2 * t2 + t6 * (7 * A3 + 9 * A4 * t2)));
-  const y = t * (A1 + A2 * t2 + t6 * (A3 + A4 * t2));
-  return [x * scale, -y * scale];
-}
-
-let mapPromise = null;
-/** The world map, fetched once per page. */
-export function loadMap() {
-  mapPromise ??= (async () => {
-    const url = new URL("world-map.json", import.meta.url);
-    // Offline, only a copy saved on this device can answer: asking the
-    // network would only log a failed request.
-    let res = null;
-    if (navigator.onLine === false && globalThis.caches) {
-      res = await caches.match(url);
-      if (!res) throw new Error("the map has not been saved on this device for offline use yet");
-    }
-    res ??= await fetch(url);
-    if (!res.ok) throw new Error(`world-map.json: HTTP ${res.status}`);
-    const map = await res.json();
-    if (map.projection !== "equal-earth" || typeof map.countries !== "object") throw new Error("world-map.json: not a map this page can draw");
-    return map;
-  })();
-  mapPromise.catch(() => (mapPromise = null));
-  return mapPromise;
-}
-
-/** The map, or null with a sentence in `figure` saying why it is missing. */
+/**
+ * The world map loaded and its colours added, with what draws on it
+ * ({map, project, addSheet}); or null with a sentence in `figure` saying
+ * why it is missing.
+ */
 async function mapFor(figure) {
   try {
-    return await loadMap();
+    // Both at once: registry-world.js imports registry-draw.js.
+    const [world, draw] = await Promise.all([import("./registry-world.js"), import("./registry-draw.js")]);
+    world.addMapStyles();
+    return { map: await world.loadMap(), project: world.project, addSheet: draw.addSheet };
   } catch (e) {
     figure.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: `The map could not be loaded (${e.message}).` }));
     return null;
@@ -87,51 +62,11 @@ export function ringBoxes(d) {
   return boxes;
 }
 
-/** An element `name` ("svg:rect" for SVG) with attributes and text. */
-export function node(name, attrs = {}, text) {
-  const e = name.startsWith("svg:") ? document.createElementNS(SVG, name.slice(4)) : document.createElement(name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 const el = (name, attrs = {}) => {
   const e = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   return e;
 };
-
-// Map colours for light and dark schemes, in constructed sheets added once
-// each (no inline style attributes: a strict CSP may forbid them).
-const added = new Set();
-/** Adds the constructed style sheet `css` once under `name` (the map modules' colours). */
-export function addSheet(name, css) {
-  if (added.has(name) || !("adoptedStyleSheets" in document)) return;
-  added.add(name);
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(css);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-}
-
-const addStyles = () => addSheet("map", `
-.world-map { display: block; width: 100%; max-width: 44rem; height: auto; background: #dbe8f4; border: 1px solid #9db3cf; border-radius: 6px; }
-.world-map .land { fill: #f3f1ea; stroke: #8a8a8a; stroke-width: .6; vector-effect: non-scaling-stroke; }
-.world-map .here { fill: #fff7d6; stroke: #123a66; stroke-width: 2.2; }
-.world-map .dot { fill: #a1162b; stroke: #fff; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
-.world-map .label { fill: #1b1b1b; paint-order: stroke; stroke: #fff; stroke-width: 3; stroke-linejoin: round; vector-effect: non-scaling-stroke; font-weight: 600; }
-@media (prefers-color-scheme: dark) {
-  .world-map { background: #10233a; border-color: #3d4f66; }
-  .world-map .land { fill: #2b3442; stroke: #8896a8; }
-  .world-map .here { fill: #3d4a2a; stroke: #ffd866; }
-  .world-map .dot { fill: #ff7a8a; stroke: #10233a; }
-  .world-map .label { fill: #f5f5f5; stroke: #10233a; }
-}
-.record-map { margin: .75rem 0 0; }
-.record-map figcaption { margin-top: .35rem; }
-`);
-
-/** The map's colours (light and dark schemes), for the other modules that draw on it. */
-export { addStyles as addMapStyles };
 
 /** The view box [x, y, w, h] around the points: their country's part that holds them, padded, 2:1. */
 export function recordView(map, points, country) {
@@ -172,9 +107,9 @@ export function recordView(map, points, country) {
 export async function recordMap(figure, places) {
   const list = (typeof places === "string" ? JSON.parse(places) : places).filter((p) => Number.isFinite(p.lat) && Number.isFinite(p.lng));
   if (!list.length) return;
-  addStyles();
-  const map = await mapFor(figure);
-  if (!map) return;
+  const world = await mapFor(figure);
+  if (!world) return;
+  const { map, project } = world;
   const first = list[0];
   const where = [first.city, first.country_name].filter(Boolean).join(", ");
   const pts = list.map((p) => project(p.lng, p.lat, map.scale));
@@ -245,10 +180,11 @@ const SHADES = 5;
  */
 export async function facetMap(figure, data) {
   const { entries, selected, complete } = typeof data === "string" ? JSON.parse(data) : data;
-  addStyles();
-  addFacetStyles();
-  const map = await mapFor(figure);
-  if (!map) return;
+  const world = await mapFor(figure);
+  if (!world) return;
+  const { map } = world;
+  // After the map's sheet, whose rules it overrides (`.facet-map` over `.world-map`).
+  world.addSheet("facet", FACET_CSS);
   const max = Math.max(1, ...entries.map((e) => e.count));
   const steps = scaleSteps(max, SHADES);
   // Fewer steps than shades: spread over the whole range, lightest to darkest.
@@ -331,7 +267,8 @@ export async function facetMap(figure, data) {
 
 let refocus = null;
 
-const addFacetStyles = () => addSheet("facet", `
+// The country facet's colours (light and dark schemes).
+const FACET_CSS = `
 .country-map { flex-basis: 100%; margin: 0 0 .75rem; }
 .facet-map { max-width: none; }
 .facet-map .counted { cursor: pointer; stroke: #123a66; }
@@ -353,14 +290,16 @@ const addFacetStyles = () => addSheet("facet", `
   .facet-map .s3, .map-legend .s3 { fill: #6aa8e0; background: #6aa8e0; }
   .facet-map .s4, .map-legend .s4 { fill: #a9d2f5; background: #a9d2f5; }
 }
-`);
+`;
 
 /**
  * The search page's "Established" facet, drawn by registry-years.js: loaded
  * the first time the facet is shown (never by the widget or a first paint).
  */
 export async function yearsFacet(root, client, url, selected, pick) {
-  const m = await import("./registry-years.js");
+  // What it imports (registry-draw.js) asked for beside it rather than once
+  // it is read: one round trip, as when its helpers were in this module.
+  const [m] = await Promise.all([import("./registry-years.js"), import("./registry-draw.js")]);
   await m.yearsFacet(root, client, url, selected, pick);
 }
 
@@ -369,17 +308,8 @@ export async function yearsFacet(root, client, url, selected, pick) {
  * loaded the first time the map view is shown.
  */
 export async function resultsMap(figure, client, url) {
-  const m = await import("./registry-dots.js");
+  // What it imports asked for beside it rather than once it is read: one
+  // round trip, as when its helpers were in this module.
+  const [m] = await Promise.all([import("./registry-dots.js"), import("./registry-world.js"), import("./registry-draw.js")]);
   await m.resultsMap(figure, client, url);
-}
-
-/**
- * The JSON answer of the app's registry `client` (registry.js) to `url`;
- * a registry error (HTTP 4xx/5xx with `errors`) is thrown with its message.
- */
-export async function ask(client, url) {
-  const { status, body } = await client.request(url);
-  const v = JSON.parse(body);
-  if (status >= 400) throw new Error(v.errors?.join("; ") ?? `HTTP ${status}`);
-  return v;
 }

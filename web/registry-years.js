@@ -9,7 +9,7 @@
 // E3's range syntax (`[1900 TO 1950]`, `*` for an open end), which the page
 // puts in its URL and sends as `established=`.
 
-import { addSheet, ask, node } from "./registry-map.js";
+import { addSheet, ask, node } from "./registry-draw.js";
 
 const W = 240, H = 72, GAP = 1;
 /** At most this many bars: a facet's width. */

@@ -281,7 +281,7 @@ async function dataFile(request) {
 
 const PRECACHE = [
   "./", "./index.html", "./registry.js", "./registry-worker.js", "./registry-data.js", "./registry-pieces.js", "./sw-control.js",
-  "./registry-map.js", "./registry-years.js", "./registry-dots.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
+  "./registry-map.js", "./registry-world.js", "./registry-draw.js", "./registry-years.js", "./registry-dots.js", "./pkg/registry_wasm.js", "./pkg/registry_wasm_bg.wasm",
   // The "Match a list" page and its Worker (the data they read is the offline copy's).
   "./match.html", "./match.js", "./match-worker.js",
 ];
