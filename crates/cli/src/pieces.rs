@@ -102,6 +102,12 @@ pub enum Part {
 /// records: 3.2 % of the pieces' bytes kept, 23.5 % without the name).
 const PIECE_RELEASE: (&str, u64) = ("", 0);
 
+/// The zstd level pieces are compressed at, at most (`--level` above it
+/// is for the whole registry's files). Pieces are small: at 35,990 records
+/// level 19 made the packs 0.2 % smaller than 16 (87.78 vs 87.95 MB) for
+/// 36 % more of the build's CPU time (53 vs 34 s); 12 was 1.9 % larger.
+pub const PIECE_LEVEL: i32 = 16;
+
 /// The records of some ordinals of the shard, decoded (see [`build_pieces`]).
 type RecordsOf<'a> = dyn Fn(&[u32]) -> Result<Vec<Record>, String> + Sync + 'a;
 
@@ -147,6 +153,7 @@ pub fn build_pieces(
     progress: &mut dyn FnMut(usize, usize),
     sink: &mut dyn FnMut(Part, OutFile) -> Result<(), String>,
 ) -> Result<About, String> {
+    let level = level.min(PIECE_LEVEL);
     let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
     let engine = Engine::new(registry);
     let specs = pieces::partition(&engine, budget);
