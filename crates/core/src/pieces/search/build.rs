@@ -110,125 +110,188 @@ fn term_records(engine: &Engine, t: u32) -> Vec<u32> {
 /// under their prefix; only terms that are themselves split prefixes need
 /// more.
 pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget) -> SearchPieces {
-    let ix = engine.index();
     let reg = engine.registry();
-    let sizes: Vec<usize> = (0..reg.len())
-        .map(|r| 24 + reg.names(r).map(|n| n.value.len() + 4).sum::<usize>())
-        .collect();
-    let mut terms = Vec::new();
-    let mut members = Vec::new();
-    let mut chunks = Vec::new();
-    let mut common = Vec::new();
-    let mut common_records: Vec<(String, Vec<u32>)> = Vec::new();
-    let mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)> = HashMap::new();
-    let mut by_facet: HashMap<String, [Vec<FacetChunks>; 2]> = HashMap::new();
-    let (mut country_chunks, mut type_chunks) = (Vec::new(), Vec::new());
-    let mut extensions = Vec::new();
-    // The file names' values: a country's code, a type's name.
-    let country_codes: Vec<String> = ix.countries().iter().map(|c| c.code.clone()).collect();
-    let type_names: Vec<String> = crate::model::TYPES.iter().map(|t| t.to_string()).collect();
-    let and = ix.term_id("and");
-    // Split prefixes, and the leaves over the budget: a term no longer
-    // term extends, too common to split (`technology`, `sciences`). Its
-    // leaf grows with the registry, so E2 reads such a term as common
-    // (rank chunks, group and member files) and leaves the leaf to the
-    // typeahead.
-    let oversized = |s: &&PieceSpec| {
-        s.kind == PieceKind::Leaf
-            && s.records.iter().map(|&r| sizes[r as usize]).sum::<usize>() > budget.raw_bytes
+    let build = Build {
+        engine,
+        sizes: (0..reg.len())
+            .map(|r| 24 + reg.names(r).map(|n| n.value.len() + 4).sum::<usize>())
+            .collect(),
+        budget: budget.raw_bytes,
+        and: engine.index().term_id("and"),
     };
-    for spec in specs
-        .iter()
-        .filter(|s| s.kind == PieceKind::Head || oversized(s))
-    {
-        if spec.kind == PieceKind::Leaf {
-            // No other term starts with it: no extension piece to write.
-        } else if let Some(records) = extension_records(engine, &spec.key, &sizes, budget.raw_bytes)
-        {
-            extensions.push(PieceSpec {
-                key: spec.key.clone(),
-                kind: PieceKind::Leaf,
-                records,
-                exact_words: None,
-            });
-        }
-        let Some(t) = ix.term_id(&spec.key) else {
-            continue; // a prefix no record has as a whole term
+    let mut split = build.split_terms(specs);
+    split.common.sort_by(|a, b| a.term.cmp(&b.term));
+    split.common_records.sort_by(|a, b| a.0.cmp(&b.0));
+    let common_records = &split.common_records;
+    let (phrases, phrase_chunks, phrase_groups) = build.phrase_files(common_records);
+    let (mut groups, pair_chunks) =
+        build.group_files(common_records, split.own_chunks, split.by_facet);
+    let (triples, triple_chunks) = build.triple_files(common_records);
+    groups.extend(triples);
+    let mut stats = build.stats(split.common);
+    mark_holds(&mut stats, &mut split.members, common_records);
+    SearchPieces {
+        groups,
+        terms: split.terms,
+        members: split.members,
+        chunks: split.chunks,
+        pair_chunks,
+        triple_chunks,
+        country_chunks: split.country_chunks,
+        type_chunks: split.type_chunks,
+        phrases,
+        phrase_chunks,
+        phrase_groups,
+        externals: Vec::new(),
+        extensions: split.extensions,
+        stats,
+    }
+}
+
+/// What [`search_pieces`] reads: the engine over every record, each
+/// record's raw size in a piece, and the budget of a piece.
+struct Build<'a> {
+    engine: &'a Engine,
+    sizes: Vec<usize>,
+    /// Raw bytes a piece may hold.
+    budget: usize,
+    /// The term `and`, which a name's length leaves out.
+    and: Option<u32>,
+}
+
+/// What the split prefixes and the oversized leaves give, term by term.
+#[derive(Default)]
+struct SplitTerms {
+    terms: Vec<PieceSpec>,
+    extensions: Vec<PieceSpec>,
+    members: Vec<TermMembers>,
+    chunks: Vec<(String, u32, PieceSpec)>,
+    country_chunks: Vec<(String, String, u32, PieceSpec)>,
+    type_chunks: Vec<(String, String, u32, PieceSpec)>,
+    common: Vec<CommonTerm>,
+    /// Each common term's records (ascending).
+    common_records: Vec<(String, Vec<u32>)>,
+    /// Each common term's rank chunks as its group file describes them.
+    own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)>,
+    /// Its rank chunks over each country's and each type's records, as
+    /// its group file describes them.
+    by_facet: HashMap<String, [Vec<FacetChunks>; 2]>,
+}
+
+/// The rank chunks of a pair of terms: (the terms, chunk number, piece).
+type PairChunks = Vec<((String, String), u32, PieceSpec)>;
+
+/// The rank chunks of triples of terms: (the terms, chunk number, piece).
+type TripleChunks = Vec<(Vec<String>, u32, PieceSpec)>;
+
+impl Build<'_> {
+    /// The files of the split prefixes and of the leaves over the budget:
+    /// a term piece when its records fit one, else a common term's files.
+    fn split_terms(&self, specs: &[PieceSpec]) -> SplitTerms {
+        let ix = self.engine.index();
+        let mut out = SplitTerms::default();
+        // The file names' values: a country's code, a type's name.
+        let names: [Vec<String>; 2] = [
+            ix.countries().iter().map(|c| c.code.clone()).collect(),
+            crate::model::TYPES.iter().map(|t| t.to_string()).collect(),
+        ];
+        // Split prefixes, and the leaves over the budget: a term no longer
+        // term extends, too common to split (`technology`, `sciences`). Its
+        // leaf grows with the registry, so E2 reads such a term as common
+        // (rank chunks, group and member files) and leaves the leaf to the
+        // typeahead.
+        let oversized = |s: &&PieceSpec| {
+            s.kind == PieceKind::Leaf
+                && s.records
+                    .iter()
+                    .map(|&r| self.sizes[r as usize])
+                    .sum::<usize>()
+                    > self.budget
         };
-        let records = term_records(engine, t);
-        let bytes: usize = records.iter().map(|&r| sizes[r as usize]).sum();
-        if bytes <= budget.raw_bytes {
-            terms.push(PieceSpec {
-                key: spec.key.clone(),
-                kind: PieceKind::Leaf,
-                records,
-                exact_words: None,
-            });
-            continue;
+        for spec in specs
+            .iter()
+            .filter(|s| s.kind == PieceKind::Head || oversized(s))
+        {
+            if spec.kind == PieceKind::Leaf {
+                // No other term starts with it: no extension piece to write.
+            } else if let Some(records) =
+                extension_records(self.engine, &spec.key, &self.sizes, self.budget)
+            {
+                out.extensions.push(PieceSpec {
+                    key: spec.key.clone(),
+                    kind: PieceKind::Leaf,
+                    records,
+                    exact_words: None,
+                });
+            }
+            let Some(t) = ix.term_id(&spec.key) else {
+                continue; // a prefix no record has as a whole term
+            };
+            let records = term_records(self.engine, t);
+            let bytes: usize = records.iter().map(|&r| self.sizes[r as usize]).sum();
+            if bytes <= self.budget {
+                out.terms.push(PieceSpec {
+                    key: spec.key.clone(),
+                    kind: PieceKind::Leaf,
+                    records,
+                    exact_words: None,
+                });
+                continue;
+            }
+            self.common_term(&mut out, &spec.key, t, records, &names);
         }
+        out
+    }
+
+    /// A term too common for a piece (`key`, term `t` of the index, its
+    /// `records`): its rank chunks, over all its records and over each
+    /// country's and each type's, its entry in the statistics and its
+    /// member file.
+    fn common_term(
+        &self,
+        out: &mut SplitTerms,
+        key: &str,
+        t: u32,
+        records: Vec<u32>,
+        names: &[Vec<String>; 2],
+    ) {
+        let ix = self.engine.index();
         // Records by their shortest name holding the term (words besides
         // `and`: what bounds both BM25 and the exact-name boost), cut into
         // pieces of the leaf budget.
         let mut shortest: HashMap<u32, u32> = HashMap::new();
         for &e in ix.postings(t) {
             let slot = shortest.entry(ix.entry_record(e)).or_insert(u32::MAX);
-            *slot = (*slot).min(name_len(ix, and, e));
+            *slot = (*slot).min(name_len(ix, self.and, e));
         }
         let (firsts, chunk_firsts, mut cut) =
-            rank_chunks(engine, &shortest, &sizes, budget.raw_bytes);
+            rank_chunks(self.engine, &shortest, &self.sizes, self.budget);
         // Every chunk is described (its group file bounds the records no
         // chunk read holds), but no reader loads more than
         // MAX_RANK_CHUNKS for one answer, and a term's are read in order:
         // a chunk past them is never read. At 143,960 records they were
         // most of the site's bytes.
         cut.truncate(MAX_RANK_CHUNKS as usize);
-        for (n, piece) in chunk_pieces(&spec.key, cut) {
-            chunks.push((spec.key.clone(), n, piece));
+        for (n, piece) in chunk_pieces(key, cut) {
+            out.chunks.push((key.to_string(), n, piece));
         }
-        own_chunks.insert(spec.key.clone(), (firsts, chunk_firsts));
-        // The same order over each country's records (version 6) and
-        // each type's (version 7): a page filtered by one needs its best
-        // records of the term, which the term's own chunks spread over all
-        // of them. The first few are written, and where the unwritten begin.
-        let countries = facet_chunks(engine, &shortest, &sizes, budget.raw_bytes, |r| {
-            ix.record_countries(r).to_vec()
-        });
-        let types = facet_chunks(engine, &shortest, &sizes, budget.raw_bytes, |r| {
-            let bits = ix.type_bits(r);
-            (0..crate::model::TYPES.len() as u16)
-                .filter(|&b| bits & (1 << b) != 0)
-                .collect()
-        });
-        let mut described: [Vec<FacetChunks>; 2] = Default::default();
-        for ((list, out, names), described) in [
-            (countries, &mut country_chunks, &country_codes),
-            (types, &mut type_chunks, &type_names),
-        ]
-        .into_iter()
-        .zip(&mut described)
-        {
-            for (d, cut) in list {
-                let value = &names[d.value as usize];
-                for (n, piece) in chunk_pieces(&format!("{} {value}", spec.key), cut) {
-                    out.push((spec.key.clone(), value.clone(), n, piece));
-                }
-                described.push(d);
-            }
-        }
-        by_facet.insert(spec.key.clone(), described);
-        common.push(CommonTerm {
-            term: spec.key.clone(),
+        out.own_chunks
+            .insert(key.to_string(), (firsts, chunk_firsts));
+        let described = self.facet_files(out, key, &shortest, names);
+        out.by_facet.insert(key.to_string(), described);
+        out.common.push(CommonTerm {
+            term: key.to_string(),
             df: ix.postings(t).len() as u64,
             records: records.len() as u64,
             // In its group file (version 4).
             chunks: Vec::new(),
-            prefix_df: Some(engine.prefix_df(&spec.key) as u64),
+            prefix_df: Some(self.engine.prefix_df(key) as u64),
             // Set once every common term is known (below).
             position: 0,
         });
-        common_records.push((spec.key.clone(), records.clone()));
-        members.push(TermMembers {
-            term: spec.key.clone(),
+        out.common_records.push((key.to_string(), records.clone()));
+        out.members.push(TermMembers {
+            term: key.to_string(),
             members: records
                 .iter()
                 .map(|&r| Member {
@@ -243,11 +306,316 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             holds: true,
         });
     }
-    common.sort_by(|a, b| a.term.cmp(&b.term));
-    common_records.sort_by(|a, b| a.0.cmp(&b.0));
-    let (phrases, oversized_phrases) =
-        phrase_pieces(engine, &common_records, &sizes, budget.raw_bytes);
-    let group_of = |records: &[u32]| -> Vec<(Group, u32)> {
+
+    /// The same order over each country's records (version 6) and
+    /// each type's (version 7): a page filtered by one needs its best
+    /// records of the term, which the term's own chunks spread over all
+    /// of them. The first few are written, and where the unwritten begin:
+    /// as the term's group file describes them, countries then types.
+    fn facet_files(
+        &self,
+        out: &mut SplitTerms,
+        key: &str,
+        shortest: &HashMap<u32, u32>,
+        names: &[Vec<String>; 2],
+    ) -> [Vec<FacetChunks>; 2] {
+        let ix = self.engine.index();
+        let countries = facet_chunks(self.engine, shortest, &self.sizes, self.budget, |r| {
+            ix.record_countries(r).to_vec()
+        });
+        let types = facet_chunks(self.engine, shortest, &self.sizes, self.budget, |r| {
+            let bits = ix.type_bits(r);
+            (0..crate::model::TYPES.len() as u16)
+                .filter(|&b| bits & (1 << b) != 0)
+                .collect()
+        });
+        let mut described: [Vec<FacetChunks>; 2] = Default::default();
+        for ((list, chunks, names), described) in [
+            (countries, &mut out.country_chunks, &names[0]),
+            (types, &mut out.type_chunks, &names[1]),
+        ]
+        .into_iter()
+        .zip(&mut described)
+        {
+            for (d, cut) in list {
+                let value = &names[d.value as usize];
+                for (n, piece) in chunk_pieces(&format!("{key} {value}"), cut) {
+                    chunks.push((key.to_string(), value.clone(), n, piece));
+                }
+                described.push(d);
+            }
+        }
+        described
+    }
+
+    /// The phrase pieces of pairs of common terms held one right after
+    /// the other (version 6), and for a pair whose records do not fit
+    /// one, its first rank chunks and its group file (version 7).
+    fn phrase_files(
+        &self,
+        common_records: &[(String, Vec<u32>)],
+    ) -> (
+        Vec<(String, String, PieceSpec)>,
+        PairChunks,
+        Vec<TermGroups>,
+    ) {
+        let (phrases, oversized_phrases) =
+            phrase_pieces(self.engine, common_records, &self.sizes, self.budget);
+        let mut phrase_chunks = Vec::new();
+        let mut phrase_groups = Vec::new();
+        for ((a, b), shortest) in oversized_phrases {
+            let (chunks, chunk_firsts, cut) = first_rank_chunks(
+                self.engine,
+                &shortest,
+                &self.sizes,
+                self.budget,
+                PHRASE_RANK_CHUNKS,
+            );
+            for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
+                phrase_chunks.push(((a.clone(), b.clone()), n, piece));
+            }
+            let mut records: Vec<u32> = shortest.keys().copied().collect();
+            records.sort_unstable();
+            phrase_groups.push(TermGroups {
+                terms: vec![a, b],
+                groups: self.group_of(&records),
+                chunks,
+                chunk_firsts,
+                ..TermGroups::default()
+            });
+        }
+        (phrases, phrase_chunks, phrase_groups)
+    }
+
+    /// The group files of the common terms and of their pairs, and the
+    /// pairs' rank chunks. One file per term; a pair of many groups has
+    /// its own, a smaller one is written in the file of its term of fewer
+    /// records (hundreds of common terms make tens of thousands of pairs:
+    /// too many files).
+    fn group_files(
+        &self,
+        common_records: &[(String, Vec<u32>)],
+        mut own_chunks: HashMap<String, (Vec<u32>, Vec<ChunkFirst>)>,
+        mut by_facet: HashMap<String, [Vec<FacetChunks>; 2]>,
+    ) -> (Vec<TermGroups>, PairChunks) {
+        let mut singles: Vec<TermGroups> = common_records
+            .iter()
+            .map(|(a, ra)| {
+                let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
+                let [countries, types] = by_facet.remove(a).unwrap_or_default();
+                TermGroups {
+                    terms: vec![a.clone()],
+                    groups: self.group_of(ra),
+                    chunks,
+                    chunk_firsts,
+                    pairs: Vec::new(),
+                    countries,
+                    types,
+                }
+            })
+            .collect();
+        let mut groups = Vec::new();
+        let mut pair_chunks = Vec::new();
+        for (i, (a, ra)) in common_records.iter().enumerate() {
+            for (j, (b, rb)) in common_records.iter().enumerate().skip(i + 1) {
+                let both: Vec<u32> = ra
+                    .iter()
+                    .copied()
+                    .filter(|r| rb.binary_search(r).is_ok())
+                    .collect();
+                if both.is_empty() {
+                    continue;
+                }
+                let g = self.group_of(&both);
+                // A file of its own when its groups are many, or its records
+                // more than one rank chunk holds (they rank queries of both).
+                let bytes: usize = both.iter().map(|&r| self.sizes[r as usize]).sum();
+                if bytes > self.budget {
+                    groups.push(self.pair_file(a, b, &both, g, &mut pair_chunks));
+                } else if g.len() > PAIR_FILE_GROUPS {
+                    groups.push(TermGroups {
+                        terms: vec![a.clone(), b.clone()],
+                        groups: g,
+                        ..TermGroups::default()
+                    });
+                } else if ra.len() <= rb.len() {
+                    singles[i].pairs.push((b.clone(), g));
+                } else {
+                    singles[j].pairs.push((a.clone(), g));
+                }
+            }
+        }
+        groups.extend(singles);
+        (groups, pair_chunks)
+    }
+
+    /// The group file of the pair `a` < `b` (its records `both`, of groups
+    /// `g`) and, into `pair_chunks`, its own rank chunks: its records are
+    /// more than one chunk holds. Records by their shortest name holding
+    /// both terms (version 5), which rank a query of both where each
+    /// term's own chunks start with names holding only one of them. (A
+    /// smaller pair's records are few enough for the terms' own chunks.)
+    fn pair_file(
+        &self,
+        a: &str,
+        b: &str,
+        both: &[u32],
+        g: Vec<(Group, u32)>,
+        pair_chunks: &mut PairChunks,
+    ) -> TermGroups {
+        let ix = self.engine.index();
+        let (ta, tb) = (ix.term_id(a), ix.term_id(b));
+        let mut shortest: HashMap<u32, u32> = HashMap::new();
+        for &r in both {
+            for e in ix.record_entries(r) {
+                let terms = ix.entry_terms(e);
+                if terms.iter().any(|&x| Some(x) == ta) && terms.iter().any(|&x| Some(x) == tb) {
+                    let slot = shortest.entry(r).or_insert(u32::MAX);
+                    *slot = (*slot).min(name_len(ix, self.and, e));
+                }
+            }
+        }
+        // The first few are written (the best records of both
+        // terms, what a page of them needs), and where the next
+        // begins; the terms' own chunks serve beyond.
+        let (firsts, chunk_firsts, cut) = first_rank_chunks(
+            self.engine,
+            &shortest,
+            &self.sizes,
+            self.budget,
+            PAIR_RANK_CHUNKS,
+        );
+        for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
+            pair_chunks.push(((a.to_string(), b.to_string()), n, piece));
+        }
+        TermGroups {
+            terms: vec![a.to_string(), b.to_string()],
+            groups: g,
+            chunks: firsts,
+            chunk_firsts,
+            ..TermGroups::default()
+        }
+    }
+
+    /// Triples of common terms held in one name (version 8): a query of
+    /// three or more common terms ranks names holding three of them, which
+    /// neither a term's own chunks (names of one, first) nor a pair's reach
+    /// without reading deep into records of fewer. Their group files (chunks
+    /// only) and rank chunks, for those of more than a share of the budget.
+    fn triple_files(
+        &self,
+        common_records: &[(String, Vec<u32>)],
+    ) -> (Vec<TermGroups>, TripleChunks) {
+        let mut triples: Vec<([usize; 3], HashMap<u32, u32>)> = self
+            .triple_names(common_records)
+            .into_iter()
+            .filter(|(_, shortest)| {
+                shortest
+                    .keys()
+                    .map(|&r| self.sizes[r as usize])
+                    .sum::<usize>()
+                    > self.budget / TRIPLE_BUDGET_SHARE
+            })
+            .collect();
+        triples.sort_unstable_by_key(|(t, _)| *t);
+        let mut groups = Vec::new();
+        let mut triple_chunks = Vec::new();
+        for (set, shortest) in triples {
+            let terms: Vec<String> = set.iter().map(|&i| common_records[i].0.clone()).collect();
+            let (firsts, chunk_firsts, cut) = first_rank_chunks(
+                self.engine,
+                &shortest,
+                &self.sizes,
+                self.budget,
+                TRIPLE_RANK_CHUNKS,
+            );
+            for (n, piece) in chunk_pieces(&terms.join(" "), cut) {
+                triple_chunks.push((terms.clone(), n, piece));
+            }
+            groups.push(TermGroups {
+                terms,
+                chunks: firsts,
+                chunk_firsts,
+                ..TermGroups::default()
+            });
+        }
+        (groups, triple_chunks)
+    }
+
+    /// Every triple of common terms (indexes into `common_records`) held
+    /// in one name, with each of its records' shortest such name.
+    fn triple_names(
+        &self,
+        common_records: &[(String, Vec<u32>)],
+    ) -> HashMap<[usize; 3], HashMap<u32, u32>> {
+        let ix = self.engine.index();
+        let common_of: HashMap<u32, usize> = common_records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (t, _))| Some((ix.term_id(t)?, i)))
+            .collect();
+        let mut triples: HashMap<[usize; 3], HashMap<u32, u32>> = HashMap::new();
+        for r in 0..self.engine.registry().len() as u32 {
+            for e in ix.record_entries(r) {
+                let mut held: Vec<usize> = ix
+                    .entry_terms(e)
+                    .iter()
+                    .filter_map(|x| common_of.get(x).copied())
+                    .collect();
+                held.sort_unstable();
+                held.dedup();
+                if held.len() < 3 {
+                    continue;
+                }
+                let len = name_len(ix, self.and, e);
+                for i in 0..held.len() {
+                    for j in i + 1..held.len() {
+                        for k in j + 1..held.len() {
+                            let slot = triples
+                                .entry([held[i], held[j], held[k]])
+                                .or_default()
+                                .entry(r)
+                                .or_insert(u32::MAX);
+                            *slot = (*slot).min(len);
+                        }
+                    }
+                }
+            }
+        }
+        triples
+    }
+
+    /// The statistics file of the registry and its `common` terms.
+    fn stats(&self, common: Vec<CommonTerm>) -> SearchStats {
+        let ix = self.engine.index();
+        let spellings = ix.country_spellings();
+        let common_count = common.len();
+        SearchStats {
+            records: self.engine.registry().len() as u64,
+            entries: ix.entries() as u64,
+            avg_len: ix.avg_len(),
+            countries: ix
+                .countries()
+                .iter()
+                .zip(spellings)
+                .map(|(c, names)| CountryEntry {
+                    code: c.code.clone(),
+                    title: c.title.clone(),
+                    names,
+                })
+                .collect(),
+            common,
+            groups: true,
+            member_holds: true,
+            external_buckets: 0,
+            // Version 8: in statistics parts ([`SearchPieces::stats_parts`]).
+            term_parts: Some(common_count as u32),
+        }
+    }
+
+    /// `records` counted by their columns.
+    fn group_of(&self, records: &[u32]) -> Vec<(Group, u32)> {
+        let ix = self.engine.index();
         let mut counts: std::collections::BTreeMap<Group, u32> = Default::default();
         for &r in records {
             let g = Group {
@@ -259,211 +627,18 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             *counts.entry(g).or_default() += 1;
         }
         counts.into_iter().collect()
-    };
-    let mut phrase_chunks = Vec::new();
-    let mut phrase_groups = Vec::new();
-    for ((a, b), shortest) in oversized_phrases {
-        let (chunks, chunk_firsts, cut) = first_rank_chunks(
-            engine,
-            &shortest,
-            &sizes,
-            budget.raw_bytes,
-            PHRASE_RANK_CHUNKS,
-        );
-        for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
-            phrase_chunks.push(((a.clone(), b.clone()), n, piece));
-        }
-        let mut records: Vec<u32> = shortest.keys().copied().collect();
-        records.sort_unstable();
-        phrase_groups.push(TermGroups {
-            terms: vec![a, b],
-            groups: group_of(&records),
-            chunks,
-            chunk_firsts,
-            ..TermGroups::default()
-        });
     }
-    // One file per term; a pair of many groups has its own, a smaller one
-    // is written in the file of its term of fewer records (hundreds of
-    // common terms make tens of thousands of pairs: too many files).
-    let mut singles: Vec<TermGroups> = common_records
-        .iter()
-        .map(|(a, ra)| {
-            let (chunks, chunk_firsts) = own_chunks.remove(a).unwrap_or_default();
-            let [countries, types] = by_facet.remove(a).unwrap_or_default();
-            TermGroups {
-                terms: vec![a.clone()],
-                groups: group_of(ra),
-                chunks,
-                chunk_firsts,
-                pairs: Vec::new(),
-                countries,
-                types,
-            }
-        })
-        .collect();
-    let mut groups = Vec::new();
-    let mut pair_chunks = Vec::new();
-    for (i, (a, ra)) in common_records.iter().enumerate() {
-        for (j, (b, rb)) in common_records.iter().enumerate().skip(i + 1) {
-            let both: Vec<u32> = ra
-                .iter()
-                .copied()
-                .filter(|r| rb.binary_search(r).is_ok())
-                .collect();
-            if both.is_empty() {
-                continue;
-            }
-            let g = group_of(&both);
-            // A file of its own when its groups are many, or its records
-            // more than one rank chunk holds (they rank queries of both).
-            let bytes: usize = both.iter().map(|&r| sizes[r as usize]).sum();
-            if bytes > budget.raw_bytes {
-                // Its own rank chunks, when its records are more than one
-                // chunk holds: records by their shortest name holding both
-                // terms (version 5), which rank a query of both where each
-                // term's own chunks start with names holding only one of
-                // them. (A smaller pair's records are few enough for the
-                // terms' own chunks.)
-                let (ta, tb) = (ix.term_id(a), ix.term_id(b));
-                let mut shortest: HashMap<u32, u32> = HashMap::new();
-                for &r in &both {
-                    for e in ix.record_entries(r) {
-                        let terms = ix.entry_terms(e);
-                        if terms.iter().any(|&x| Some(x) == ta)
-                            && terms.iter().any(|&x| Some(x) == tb)
-                        {
-                            let slot = shortest.entry(r).or_insert(u32::MAX);
-                            *slot = (*slot).min(name_len(ix, and, e));
-                        }
-                    }
-                }
-                // The first few are written (the best records of both
-                // terms, what a page of them needs), and where the next
-                // begins; the terms' own chunks serve beyond.
-                let (firsts, chunk_firsts, cut) = first_rank_chunks(
-                    engine,
-                    &shortest,
-                    &sizes,
-                    budget.raw_bytes,
-                    PAIR_RANK_CHUNKS,
-                );
-                for (n, piece) in chunk_pieces(&format!("{a} {b}"), cut) {
-                    pair_chunks.push(((a.clone(), b.clone()), n, piece));
-                }
-                groups.push(TermGroups {
-                    terms: vec![a.clone(), b.clone()],
-                    groups: g,
-                    chunks: firsts,
-                    chunk_firsts,
-                    ..TermGroups::default()
-                });
-            } else if g.len() > PAIR_FILE_GROUPS {
-                groups.push(TermGroups {
-                    terms: vec![a.clone(), b.clone()],
-                    groups: g,
-                    ..TermGroups::default()
-                });
-            } else if ra.len() <= rb.len() {
-                singles[i].pairs.push((b.clone(), g));
-            } else {
-                singles[j].pairs.push((a.clone(), g));
-            }
-        }
-    }
-    groups.extend(singles);
-    // Triples of common terms held in one name (version 8): a query of
-    // three or more common terms ranks names holding three of them, which
-    // neither a term's own chunks (names of one, first) nor a pair's reach
-    // without reading deep into records of fewer.
-    let common_of: HashMap<u32, usize> = common_records
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (t, _))| Some((ix.term_id(t)?, i)))
-        .collect();
-    let mut triples: HashMap<[usize; 3], HashMap<u32, u32>> = HashMap::new();
-    for r in 0..reg.len() as u32 {
-        for e in ix.record_entries(r) {
-            let mut held: Vec<usize> = ix
-                .entry_terms(e)
-                .iter()
-                .filter_map(|x| common_of.get(x).copied())
-                .collect();
-            held.sort_unstable();
-            held.dedup();
-            if held.len() < 3 {
-                continue;
-            }
-            let len = name_len(ix, and, e);
-            for i in 0..held.len() {
-                for j in i + 1..held.len() {
-                    for k in j + 1..held.len() {
-                        let slot = triples
-                            .entry([held[i], held[j], held[k]])
-                            .or_default()
-                            .entry(r)
-                            .or_insert(u32::MAX);
-                        *slot = (*slot).min(len);
-                    }
-                }
-            }
-        }
-    }
-    let mut triples: Vec<([usize; 3], HashMap<u32, u32>)> = triples
-        .into_iter()
-        .filter(|(_, shortest)| {
-            shortest.keys().map(|&r| sizes[r as usize]).sum::<usize>()
-                > budget.raw_bytes / TRIPLE_BUDGET_SHARE
-        })
-        .collect();
-    triples.sort_unstable_by_key(|(t, _)| *t);
-    let mut triple_chunks = Vec::new();
-    for (set, shortest) in triples {
-        let terms: Vec<String> = set.iter().map(|&i| common_records[i].0.clone()).collect();
-        let (firsts, chunk_firsts, cut) = first_rank_chunks(
-            engine,
-            &shortest,
-            &sizes,
-            budget.raw_bytes,
-            TRIPLE_RANK_CHUNKS,
-        );
-        for (n, piece) in chunk_pieces(&terms.join(" "), cut) {
-            triple_chunks.push((terms.clone(), n, piece));
-        }
-        groups.push(TermGroups {
-            terms,
-            chunks: firsts,
-            chunk_firsts,
-            ..TermGroups::default()
-        });
-    }
-    let spellings = ix.country_spellings();
-    let common_count = common.len();
-    let mut stats = SearchStats {
-        records: reg.len() as u64,
-        entries: ix.entries() as u64,
-        avg_len: ix.avg_len(),
-        countries: ix
-            .countries()
-            .iter()
-            .zip(spellings)
-            .map(|(c, names)| CountryEntry {
-                code: c.code.clone(),
-                title: c.title.clone(),
-                names,
-            })
-            .collect(),
-        common,
-        groups: true,
-        member_holds: true,
-        external_buckets: 0,
-        // Version 8: in statistics parts ([`SearchPieces::stats_parts`]).
-        term_parts: Some(common_count as u32),
-    };
+}
 
-    // Each member's more common terms (version 5): a query of several
-    // common terms then counts from the member files of all but its two
-    // most common, and their group files.
+/// Each member's more common terms (version 5): a query of several
+/// common terms then counts from the member files of all but its two
+/// most common, and their group files. Sets each common term's place in
+/// `stats` by commonness too.
+fn mark_holds(
+    stats: &mut SearchStats,
+    members: &mut [TermMembers],
+    common_records: &[(String, Vec<u32>)],
+) {
     let order = stats.commonness();
     let mut position = vec![0u16; stats.common.len()];
     for (p, &i) in order.iter().enumerate() {
@@ -476,7 +651,7 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             held.entry(r).or_default().push(position[i]);
         }
     }
-    for m in &mut members {
+    for m in members {
         let own = position[stats
             .common
             .binary_search_by(|c| c.term.cmp(&m.term))
@@ -490,22 +665,6 @@ pub fn search_pieces(engine: &Engine, specs: &[PieceSpec], budget: &PieceBudget)
             holds.sort_unstable();
             member.holds = holds;
         }
-    }
-    SearchPieces {
-        groups,
-        terms,
-        members,
-        chunks,
-        pair_chunks,
-        triple_chunks,
-        country_chunks,
-        type_chunks,
-        phrases,
-        phrase_chunks,
-        phrase_groups,
-        externals: Vec::new(),
-        extensions,
-        stats,
     }
 }
 
