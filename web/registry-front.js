@@ -98,9 +98,9 @@ function option(hit, i, listId) {
  * the app: `dataUrl`, `manifest` (a promise of the manifest or null),
  * `firstJs`/`firstWasm` (the first-paint wasm, with the typeahead). Returns
  * `{quiet, stop}`: `quiet` resolves when the app's code may be fetched (the
- * wasm settled, no answer on its way,
- * no keystroke for QUIET_MS); `stop()` detaches everything (the app is
- * mounting), and nothing is painted after it.
+ * wasm settled, no answer or file on its way, no keystroke for QUIET_MS);
+ * `stop()` detaches everything (the app is mounting), and nothing is
+ * painted after it.
  */
 export function frontDoor({ app, input, dataUrl, manifest, firstJs, firstWasm }) {
   const base = new URL(dataUrl, document.baseURI);
