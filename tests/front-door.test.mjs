@@ -17,14 +17,18 @@ const WHOLE = /^data\/[^/]+\.shard$/; // the whole registry's files (not pieces)
 const NORTHFIELD = DEMO.find((r) => display(r) === "Northfield University");
 assert.ok(NORTHFIELD, "the demo data has Northfield University");
 
+const FRONT_JS = /^ui\/registry-front\.[0-9a-f]{16}\.js$/;
+
 let server, browser;
 let holding = null; // while held: the promise the app's code waits for
+let holdingFront = null; // while held: the promise the front door's module waits for
 const asked = []; // every path asked of the server, with when
 
 before(async () => {
   server = await serve(SITE, PREFIX, {
     hold: (rel) => {
       asked.push({ rel, at: Date.now() });
+      if (holdingFront && FRONT_JS.test(rel)) return holdingFront;
       return holding && (UI_WASM.test(rel) || REGISTRY_WASM.test(rel) || WHOLE.test(rel)) ? holding : null;
     },
   });
@@ -178,6 +182,34 @@ test("a pick in the early list opens the record's page", async () => {
     await page.waitForFunction(() => document.getElementById("record-title")?.textContent.startsWith("Northfield University"));
     assert.deepEqual(errors, []);
   } finally {
+    release();
+    await context.close();
+  }
+});
+
+test("typed before any of the page's modules has run: the text is kept, suggested once the front door's module is in, and handed to the app", async () => {
+  const { context, page, errors } = await freshPage(390);
+  const release = holdApp();
+  let releaseFront;
+  holdingFront = new Promise((r) => (releaseFront = r));
+  try {
+    await page.goto(server.url, { waitUntil: "commit" });
+    await page.locator("#q-input").click();
+    await page.keyboard.type("northf", { delay: 20 });
+    assert.equal(await page.locator("#q-input").inputValue(), "northf");
+    assert.equal(await page.locator("#q-list [role=option]").count(), 0, "no suggestions without the front door's module");
+    releaseFront();
+    holdingFront = null;
+    await page.locator("#q-list [role=option]", { hasText: "Northfield University" }).first().waitFor();
+    assert.equal(await page.evaluate(() => window.__uiReady), false);
+    release();
+    await page.waitForFunction(() => window.__uiReady);
+    assert.deepEqual(await caret(page), { value: "northf", start: 6, end: 6, focused: true, boxes: 1 });
+    await page.locator("#q-list [role=option]", { hasText: "Northfield University" }).first().waitFor();
+    assert.deepEqual(errors, []);
+  } finally {
+    releaseFront();
+    holdingFront = null;
     release();
     await context.close();
   }
