@@ -51,9 +51,8 @@ bindgen "$TD/suggest/wasm32-unknown-unknown/wasm/registry_wasm.wasm" registry_su
 # exports): the widget's code budget is counted in brotli bytes, and the
 # comments are for the sources in web/, not for every visitor's phone.
 minify() { esbuild "$1" --minify --log-level=warning --outfile="$1.min" && mv "$1.min" "$1"; }
-# registry-pieces.js from ui/: its default wasm is the site's pkg/, its E2
-# module the site's registry-search.js.
-sed -e 's|"\./pkg/|"../pkg/|g' -e 's|"\./registry-search\.js"|"../registry-search.js"|' web/registry-pieces.js > "$tmp/registry-pieces.js"
+# registry-pieces.js from ui/: its default wasm is the site's pkg/.
+sed -e 's|"\./pkg/|"../pkg/|g' web/registry-pieces.js > "$tmp/registry-pieces.js"
 for f in registry_ui registry_widget registry_suggest registry_first registry-pieces; do minify "$tmp/$f.js"; done
 
 # Content-hashed names: ui/<stem>.<16 hex of SHA-256>.<ext> (immutable).

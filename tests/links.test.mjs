@@ -164,7 +164,8 @@ test("?q= paints its results and facet counts from pieces, before any whole-data
     const out = await page.evaluate(async (urls) => {
       const { openPieces } = await import(new URL("registry-pieces.js", document.baseURI).href);
       const { openRegistry } = await import(new URL("registry.js", document.baseURI).href);
-      const pieces = await openPieces({ dataUrl: new URL("data/", document.baseURI) });
+      const searchModule = () => import(new URL("registry-search.js", document.baseURI).href);
+      const pieces = await openPieces({ dataUrl: new URL("data/", document.baseURI), searchModule });
       const whole = await openRegistry({ dataUrl: new URL("data/", document.baseURI) });
       const res = [];
       for (const u of urls) res.push({ u, pieces: await pieces.list(u), whole: await whole.request(u) });

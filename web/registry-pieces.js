@@ -717,9 +717,11 @@ export function readPack(buf, what) {
  * fetched when absent) and `wasm` (a promise of the initialised
  * registry-wasm module, full or suggest-only; the full one when absent);
  * `fullWasm` (a promise of the full one, for record pages, when `wasm` is
- * suggest-only).
+ * suggest-only); `searchModule` (→ a promise of registry-search.js's
+ * module: results pages, `list` and `rows`, answer from the E2 pieces
+ * only with it).
  */
-export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null } = {}) {
+export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null, searchModule = null } = {}) {
   const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
   if (!base.pathname.endsWith("/")) base.pathname += "/"; // a folder, with or without its slash
   const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
@@ -841,12 +843,15 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
   );
 
   // Results pages (E2, and the search page's `mode=typed`) from the E2
-  // pieces (registry-search.js), their records from record pieces.
+  // pieces (registry-search.js, which the caller loads: it builds on this
+  // module), their records from record pieces.
   let search = null;
-  const listSearch = () =>
-    (search ??= import("./registry-search.js").then(({ startPiecesSearch }) =>
+  const listSearch = () => {
+    if (!searchModule) return Promise.reject(noPieces("results pages were not asked of these pieces"));
+    return (search ??= searchModule().then(({ startPiecesSearch }) =>
       startPiecesSearch({ dataUrl: base, manifest: manifestP, wasm: Promise.resolve(fullWasm ?? wasmP) }),
     ));
+  };
 
   // A results URL from the pieces (`answer(its listQuery)`), or null when
   // only the whole registry answers it (`list` and `rows`).
@@ -868,7 +873,7 @@ export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null,
     /** The manifest of the folder's new release once a read found this one's files gone, else null. */
     movedTo: () => movedTo,
     /** The same pieces of the folder's release `manifest` (the wasm already in is reused). */
-    restart: (manifest) => startPieces({ dataUrl: base, manifest, wasm: wasmP, fullWasm }),
+    restart: (manifest) => startPieces({ dataUrl: base, manifest, wasm: wasmP, fullWasm, searchModule }),
     /** Fetches the first-keystroke pack (once): afterwards a first keystroke of a common first character is answered without a round trip. */
     warm,
     /** Data bytes received so far (directory parts + pieces). */

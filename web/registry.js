@@ -401,7 +401,13 @@ export async function openRegistryEarly({ dataUrl = new URL("./data/", document.
   const early = globalThis.registryManifest;
   const started = piecesJs.then(({ startPieces, fetchPiecesManifest }) => {
     const manifest = early && Promise.resolve(early).then((m) => m ?? fetchPiecesManifest(new URL(dataUrl, document.baseURI)));
-    return startPieces({ dataUrl: String(dataUrl), manifest, wasm: mainWasm(wasmUrl).then((w) => w.module) });
+    return startPieces({
+      dataUrl: String(dataUrl),
+      manifest,
+      wasm: mainWasm(wasmUrl).then((w) => w.module),
+      // Results pages from the E2 pieces (`list`, `rows`).
+      searchModule: () => import("./registry-search.js"),
+    });
   });
   let start;
   const whole = new Promise((resolve, reject) => {
