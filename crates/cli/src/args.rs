@@ -110,6 +110,16 @@ impl Args {
         self.flags.iter().any(|f| f == key)
     }
 
+    /// `-q` or `--quiet`: no progress output.
+    pub fn quiet(&self) -> bool {
+        self.flag("-q") || self.flag("--quiet")
+    }
+
+    /// `-o` or `--out`.
+    pub fn out(&self) -> Option<&str> {
+        self.opt("-o").or(self.opt("--out"))
+    }
+
     /// Exactly `n` positionals, named in `what` for the error message.
     pub fn exactly(&self, what: &[&str]) -> Result<&[String], String> {
         if self.positional.len() != what.len() {

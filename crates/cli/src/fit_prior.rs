@@ -208,7 +208,7 @@ pub fn cmd_fit_prior(rest: &[String]) -> Result<(), String> {
     let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
     let eval =
         crate::load::given_or_default(a.opt("--eval"), picks::DEFAULT_EVAL, "--eval <jsonl>")?;
-    let out = a.opt("-o").or(a.opt("--out")).unwrap_or(DEFAULT_OUT);
+    let out = a.out().unwrap_or(DEFAULT_OUT);
     let bytes = load::read(Path::new(data))?;
     let imported = import::import_dump(&bytes, ImportOptions::default(), &mut |_, _| {})
         .map_err(|e| format!("{data}: {e}"))?;

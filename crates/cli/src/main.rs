@@ -501,11 +501,8 @@ fn cmd_build(rest: &[String]) -> Result<(), String> {
     let [dump] = a.exactly(&["<dump>"])? else {
         unreachable!()
     };
-    let out = a
-        .opt("-o")
-        .or(a.opt("--out"))
-        .ok_or("build needs an output directory: -o <dir>")?;
-    let quiet = a.flag("-q") || a.flag("--quiet");
+    let out = a.out().ok_or("build needs an output directory: -o <dir>")?;
+    let quiet = a.quiet();
     let level = parse_level(&a)?;
     let dump_path = Path::new(dump);
     let release = a

@@ -214,15 +214,11 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
         ],
         &["--skip-invalid", "-q", "--quiet"],
     )?;
-    let quiet = a.flag("-q") || a.flag("--quiet");
+    let quiet = a.quiet();
     let [data] = a.exactly(&["<dump or shard>"])? else {
         unreachable!()
     };
-    let out = PathBuf::from(
-        a.opt("-o")
-            .or(a.opt("--out"))
-            .ok_or("site needs an output directory: -o <dir>")?,
-    );
+    let out = PathBuf::from(a.out().ok_or("site needs an output directory: -o <dir>")?);
     let app = PathBuf::from(a.opt("--app").unwrap_or("target/site"));
     let missing: Vec<&str> = APP_FILES
         .iter()

@@ -47,7 +47,7 @@ pub fn cmd_match(rest: &[String]) -> Result<(), String> {
     let [file] = a.exactly(&["<file>"])? else {
         unreachable!()
     };
-    let quiet = a.flag("-q") || a.flag("--quiet");
+    let quiet = a.quiet();
     let format = match a.opt("--format") {
         Some(f) => Format::parse(f)?,
         None => Format::guess(
@@ -100,7 +100,7 @@ pub fn cmd_match(rest: &[String]) -> Result<(), String> {
     let secs = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
 
-    let out_path = a.opt("-o").or(a.opt("--out"));
+    let out_path = a.out();
     let written = match out_path {
         Some(p) => {
             let f = std::fs::File::create(p).map_err(|e| format!("cannot create {p}: {e}"))?;

@@ -137,7 +137,7 @@ pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
     if !a.positional.is_empty() {
         return Err(format!("unexpected argument '{}'", a.positional[0]));
     }
-    let quiet = a.flag("-q") || a.flag("--quiet");
+    let quiet = a.quiet();
     let port: u16 = a
         .opt("--port")
         .unwrap_or("8080")

@@ -119,10 +119,9 @@ pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
         unreachable!()
     };
     let out = a
-        .opt("-o")
-        .or(a.opt("--out"))
+        .out()
         .ok_or("synth needs an output file: -o <file.json|file.json.gz>")?;
-    let quiet = a.flag("-q") || a.flag("--quiet");
+    let quiet = a.quiet();
     if a.flag("--next-release") {
         return next_release_cmd(&a, dump, out, quiet);
     }
