@@ -441,7 +441,25 @@ fn cmd_help(rest: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// A reader that stops early (`registry get … | head -1`) closes the pipe:
+/// the rest of the output has nowhere to go, which is no error of ours.
+/// `println!` panics then ("failed printing to stdout: Broken pipe", exit
+/// 101 and a message); this ends the process at once with 0 instead,
+/// wherever the output was being printed.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        // The message is formatted lazily: it is no String payload.
+        let message = info.to_string();
+        if message.contains("failed printing to stdout") && message.contains("os error 32") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let Some((name, rest)) = raw.split_first() else {
         eprint!("{}", full_help());

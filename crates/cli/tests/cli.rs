@@ -739,3 +739,33 @@ fn the_packed_fixture_checks_from_its_manifest_down() {
     );
     assert!(listed > 300, "{listed}");
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    // `registry get … | head -1`: the pipe is closed before anything is
+    // printed (the data takes longer to load than this takes to close it).
+    for args in [
+        vec!["get", DEMO, "041qyp388"],
+        vec!["query", DEMO, "/v2/organizations?query=university"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_registry"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {:?} {}",
+            out.status,
+            text(&out.stderr)
+        );
+        let said = text(&out.stderr);
+        assert!(
+            !said.contains("panicked") && !said.contains("Broken pipe"),
+            "{args:?}: {said}"
+        );
+    }
+}
