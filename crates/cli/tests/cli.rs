@@ -47,6 +47,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("synth", "--factor"),
     ("bench-serve", "--clients"),
     ("bench-site", "--json"),
+    ("bench-release", "--json"),
     ("check-host", "--same-origin"),
     ("help", "help"),
 ];
@@ -768,4 +769,80 @@ fn a_reader_that_stops_early_is_no_error() {
             "{args:?}: {said}"
         );
     }
+}
+
+#[test]
+fn bench_release_tells_what_a_release_kept() {
+    // Two "sites" (their data folders are what it reads): the demo, and its
+    // next release.
+    let dir = tmp_dir("bench-release");
+    let next = dir.join("next.json");
+    let made = registry(&[
+        "synth",
+        DEMO,
+        "--next-release",
+        "-o",
+        next.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    for (site, dump) in [("a", DEMO), ("b", next.to_str().unwrap())] {
+        let data = dir.join(site).join("data");
+        let out = registry(&[
+            "build",
+            dump,
+            "-o",
+            data.to_str().unwrap(),
+            "--level",
+            "1",
+            "-q",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let figures = |old: &str, new: &str| -> serde_json::Value {
+        let out = registry(&[
+            "bench-release",
+            dir.join(old).to_str().unwrap(),
+            dir.join(new).to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let same = figures("a", "a");
+    assert_eq!(
+        same["same_url"], same["site"],
+        "a site against itself keeps everything"
+    );
+    assert_eq!(same["pieces_kept"], same["pieces"]);
+    assert_eq!(same["offline"][1], 0);
+    let next = figures("a", "b");
+    assert_eq!(
+        next["new_records"].as_u64(),
+        Some(next["old_records"].as_u64().unwrap() + 1)
+    );
+    assert_eq!(
+        next["offline"][1], next["offline"][0],
+        "every offline file changed"
+    );
+    let (kept, all) = (
+        next["pieces_kept"][1].as_u64().unwrap(),
+        next["pieces"][1].as_u64().unwrap(),
+    );
+    assert!(
+        kept > 0 && kept < all,
+        "some pieces kept, not all: {kept} of {all}"
+    );
+    let not_a_site = registry(&[
+        "bench-release",
+        dir.to_str().unwrap(),
+        dir.join("a").to_str().unwrap(),
+    ]);
+    assert!(!not_a_site.status.success());
+    assert!(
+        text(&not_a_site.stderr).contains("not a site"),
+        "{}",
+        text(&not_a_site.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
