@@ -34,6 +34,7 @@
 //! transfers and "this is actually HTML/JSON" mistakes are caught at once.
 
 mod bytes;
+pub mod delta;
 pub mod packed;
 pub mod pieces;
 pub mod search;
