@@ -49,8 +49,7 @@ pub fn ResultsMap(
     state: State,
 ) -> impl IntoView {
     let node = NodeRef::<leptos::html::Figure>::new();
-    let url =
-        crate::search_page::list_url(&state, &state.api_filter(None), false, 1) + "&places=all";
+    let url = state.list_url(&state.api_filter(None), false, 1) + "&places=all";
     Effect::new(move |_| {
         if let (Some(figure), Some(client)) = (node.get(), crate::registry_client::client()) {
             // The promise settles once drawn; a failure is shown in the figure.

@@ -3,20 +3,9 @@
 //! result (OR), different facets narrow it (AND), like the API's `filter`.
 
 use leptos::prelude::*;
-use serde_json::Value;
 
-use crate::title_case;
-
-/// One facet value.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
-    /// Value id (as in the API's `meta`).
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// Count.
-    pub count: u64,
-}
+use crate::meta::Entry;
+use crate::url_state::ESTABLISHED;
 
 /// One facet.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,30 +16,6 @@ pub struct Group {
     pub title: &'static str,
     /// Values, most frequent first.
     pub entries: Vec<Entry>,
-}
-
-/// Reads the entries of `meta[meta_key]`.
-pub fn entries(meta: &Value, meta_key: &str) -> Vec<Entry> {
-    meta.get(meta_key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|e| Entry {
-                    id: e
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    title: e
-                        .get("title")
-                        .and_then(Value::as_str)
-                        .map(title_case)
-                        .unwrap_or_default(),
-                    count: e.get("count").and_then(Value::as_u64).unwrap_or(0),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The entries of one facet as listed: the selected ones first, then the
@@ -132,7 +97,7 @@ pub fn Facets(
     let established = Signal::derive(move || {
         selection.with(|s| {
             s.iter()
-                .find(|(k, _)| k == crate::years::KEY)
+                .find(|(k, _)| k == ESTABLISHED)
                 .map(|(_, v)| v.clone())
         })
     });
@@ -143,7 +108,7 @@ pub fn Facets(
     let title_of = move |key: &str, id: &str| -> (String, String) {
         groups.with(|gs| {
             let g = gs.iter().find(|g| g.key == key);
-            if key == crate::years::KEY {
+            if key == ESTABLISHED {
                 return ("Established".to_string(), crate::years::range_label(id));
             }
             let facet = g.map_or_else(|| key.to_string(), |g| g.title.to_string());

@@ -19,7 +19,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::record_view::{display_name, first_country, record_link, relations};
+use crate::record::{display_name, first_country, record_link, relations};
 use crate::registry_client::{self, bare_id};
 use crate::title_case;
 use crate::url_state::State;

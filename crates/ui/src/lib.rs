@@ -8,6 +8,14 @@
 //!   custom element itself is defined by `web/registry-picker.js`).
 //! * [`combobox::Combobox`]: the WAI-ARIA 1.2 combobox both use.
 //!
+//! The app's modules stand in floors, each importing only those below it:
+//! [`search_page`] (the app, `startApp`) over [`results`], [`record_view`]
+//! and [`facets`]; these over [`family`], [`map`], [`dots`] and [`years`];
+//! these over what several pages read — [`record`] (a v2 record's fields,
+//! the link to a record), [`meta`] (an answer's facet counts) and
+//! [`url_state`] (the page state, and the API request for it) — and,
+//! at the ground, this file's helpers and [`registry_client`].
+//!
 //! The registry runs in a Web Worker behind `registry.js`
 //! ([`registry_client`]); once the page is idle, typeahead suggestions are
 //! also computed by a suggest-only instance on the main thread, synchronously
@@ -24,8 +32,14 @@ pub mod family;
 #[cfg(feature = "app")]
 pub mod map;
 #[cfg(feature = "app")]
+pub mod meta;
+#[cfg(feature = "app")]
+pub mod record;
+#[cfg(feature = "app")]
 pub mod record_view;
 pub mod registry_client;
+#[cfg(feature = "app")]
+pub mod results;
 #[cfg(feature = "app")]
 pub mod search_page;
 #[cfg(feature = "app")]
@@ -218,20 +232,4 @@ pub fn place(city: Option<&str>, country: Option<&str>) -> String {
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Mounts the search app into `#app` when the page has one: index.html
-/// calls it (`startApp(typed)`) once the wasm is initialised, at the moment
-/// it hands the early page's search box over (its text, caret and focus):
-/// `typed`, text typed there that is not the address bar's query, is the
-/// box's text from the first render (so the caret set on it stays).
-#[cfg(feature = "app")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = startApp)]
-pub fn start(typed: Option<String>) {
-    let Some(el) = document().get_element_by_id("app") else {
-        return;
-    };
-    el.set_inner_html("");
-    let el: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(el);
-    leptos::mount::mount_to(el, move || view! { <search_page::App typed=typed /> }).forget();
 }

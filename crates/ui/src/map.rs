@@ -21,7 +21,7 @@ pub fn places(locations: &[Value]) -> Vec<Value> {
     locations
         .iter()
         .filter_map(|l| {
-            let g = crate::record_view::geo(l);
+            let g = crate::record::geo(l);
             let lat = g.get("lat").and_then(Value::as_f64)?;
             let lng = g.get("lng").and_then(Value::as_f64)?;
             Some(json!({
@@ -68,7 +68,7 @@ pub fn CountryMap(
     /// The country facet's entries as listed (the map's fallback when the
     /// registry cannot count every country).
     #[prop(into)]
-    entries: Signal<Vec<crate::facets::Entry>>,
+    entries: Signal<Vec<crate::meta::Entry>>,
     /// The selected country codes.
     #[prop(into)]
     selected: Signal<Vec<String>>,
@@ -109,14 +109,13 @@ pub fn CountryMap(
 
 /// Every country's count for the page's query, its own country selection
 /// left out (as the list counts), or `None` when the registry cannot say.
-async fn every_country() -> Option<Vec<crate::facets::Entry>> {
+async fn every_country() -> Option<Vec<crate::meta::Entry>> {
     let s = crate::url_state::current();
-    let url = crate::search_page::list_url(&s, &s.api_filter(Some("country")), false, 1)
-        + "&facet_size=all";
+    let url = s.list_url(&s.api_filter(Some("country")), false, 1) + "&facet_size=all";
     let (status, body) = crate::registry_client::request(&url).await.ok()?;
     if status >= 400 {
         return None;
     }
     let v: Value = serde_json::from_str(&body).ok()?;
-    Some(crate::facets::entries(v.get("meta")?, "countries"))
+    Some(crate::meta::entries(v.get("meta")?, "countries"))
 }

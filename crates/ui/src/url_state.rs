@@ -17,6 +17,11 @@ pub const FACETS: [(&str, &str, &str); 4] = [
     ),
 ];
 
+/// The URL filter key of the established-years range (one value at most;
+/// the facet is `years.rs`). A URL key, not an API filter field: it goes to
+/// the router as `established=`.
+pub const ESTABLISHED: &str = "established";
+
 /// The page state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
@@ -75,6 +80,18 @@ pub fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Escapes the characters the keyword syntax reserves (`"` is kept for phrases).
+fn escape_query(q: &str) -> String {
+    let mut out = String::with_capacity(q.len());
+    for c in q.chars() {
+        if "+-=&|><!(){}[]^~*?:\\/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 impl State {
     /// Parses a query string (with or without the leading `?`).
     pub fn parse(search: &str) -> State {
@@ -98,7 +115,7 @@ impl State {
                 "filter" => {
                     for piece in v.split(',') {
                         if let Some((fk, fv)) = piece.split_once(':')
-                            && (FACETS.iter().any(|f| f.0 == fk) || fk == crate::years::KEY)
+                            && (FACETS.iter().any(|f| f.0 == fk) || fk == ESTABLISHED)
                             && !fv.is_empty()
                             && !s.has(fk, fv)
                         {
@@ -150,7 +167,7 @@ impl State {
     pub fn established(&self) -> Option<&str> {
         self.filter
             .iter()
-            .find(|(k, _)| k == crate::years::KEY)
+            .find(|(k, _)| k == ESTABLISHED)
             .map(|(_, v)| v.as_str())
     }
 
@@ -176,6 +193,37 @@ impl State {
             }
         }
         out.join(",")
+    }
+
+    /// The API request (`/v2/organizations?…`) for this state's query and
+    /// range with `filter` (the API's, see [`State::api_filter`]), every
+    /// status when `all_status`, at `page`: the results list, each facet's
+    /// own count and the maps all ask it, so they count the same matches.
+    pub fn list_url(&self, filter: &str, all_status: bool, page: u32) -> String {
+        let mut parts = Vec::new();
+        if !self.adv.trim().is_empty() {
+            parts.push(format!("query.advanced={}", encode(&self.adv)));
+        } else if !self.q.trim().is_empty() {
+            // The router's reading of text typed into a search box: the last
+            // word by prefix, the typeahead's matches first (core search::typed).
+            parts.push(format!(
+                "query={}&mode=typed",
+                encode(&escape_query(self.q.trim()))
+            ));
+        }
+        if !filter.is_empty() {
+            parts.push(format!("filter={}", encode(filter)));
+        }
+        if let Some(range) = self.established() {
+            parts.push(format!("established={}", encode(range)));
+        }
+        if all_status {
+            parts.push("all_status".into());
+        }
+        if page > 1 {
+            parts.push(format!("page={page}"));
+        }
+        format!("/v2/organizations?{}", parts.join("&"))
     }
 
     /// A link to this state, relative to the current document.

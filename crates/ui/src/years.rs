@@ -10,8 +10,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-/// The URL filter key of the range (one value at most).
-pub const KEY: &str = "established";
+use crate::url_state::{ESTABLISHED, State};
 
 #[wasm_bindgen(raw_module = "../registry-map.js")]
 extern "C" {
@@ -68,12 +67,11 @@ impl Counts {
     /// without its own range, asking for the histogram. Made from the
     /// state the results were asked for, not from the address bar, which
     /// follows typing only after a pause.
-    pub fn of(s: &crate::url_state::State) -> Counts {
+    pub fn of(s: &State) -> Counts {
         let mut t = s.clone();
-        t.filter.retain(|(k, _)| k != KEY);
+        t.filter.retain(|(k, _)| k != ESTABLISHED);
         Counts::Of {
-            url: crate::search_page::list_url(&t, &t.api_filter(None), false, 1)
-                + "&histogram=established",
+            url: t.list_url(&t.api_filter(None), false, 1) + "&histogram=established",
             selected: s.established().unwrap_or_default().to_string(),
         }
     }
@@ -83,7 +81,7 @@ impl Counts {
 /// notified on every new answer, even one equal to the last: a results
 /// link's early page is shown before the registry is open, and the app's
 /// own answer for it is the same); picking a range calls
-/// `on_toggle((KEY, range))`, clearing it `on_toggle((KEY, current))`:
+/// `on_toggle((ESTABLISHED, range))`, clearing it `on_toggle((ESTABLISHED, current))`:
 /// the page replaces a range by another.
 #[component]
 pub fn YearsFacet(
@@ -101,10 +99,10 @@ pub fn YearsFacet(
     let pick = Closure::<dyn Fn(String)>::new(move |range: String| {
         let current = selected.get_untracked();
         match (range.is_empty(), current) {
-            (true, Some(cur)) => on_toggle.run((KEY.to_string(), cur)),
+            (true, Some(cur)) => on_toggle.run((ESTABLISHED.to_string(), cur)),
             (true, None) => {}
             (false, cur) if cur.as_deref() == Some(range.as_str()) => {}
-            (false, _) => on_toggle.run((KEY.to_string(), range)),
+            (false, _) => on_toggle.run((ESTABLISHED.to_string(), range)),
         }
     });
     let pick = StoredValue::new_local(pick);
@@ -126,7 +124,7 @@ pub fn YearsFacet(
         }
     });
     view! {
-        <fieldset class="facet years-facet" data-facet=KEY
+        <fieldset class="facet years-facet" data-facet=ESTABLISHED
             hidden=move || counts.with(|c| *c == Counts::Nothing)>
             <legend>"Established"</legend>
             <div class="years" node_ref=node><p class="loading">"Counting the years…"</p></div>
