@@ -172,32 +172,66 @@ fn strip_prefix(s: &str) -> Option<&str> {
     (!rest.contains('/')).then_some(rest)
 }
 
-/// Decodes `%XX` escapes once; invalid escapes are kept verbatim.
+/// Decodes `%XX` escapes once; invalid escapes are kept verbatim and bytes
+/// that are not UTF-8 become U+FFFD (the router first refuses a request
+/// target with either, naming the bad part: see `percent_unescape`).
 pub fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_string();
     }
+    String::from_utf8_lossy(&percent_unescape(s).bytes).into_owned()
+}
+
+/// The bytes `%XX` escapes stand for, and where decoding them went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unescaped {
+    /// `s` with each `%XX` escape decoded once; a `%` not followed by two
+    /// hexadecimal digits stays as text.
+    pub bytes: Vec<u8>,
+    /// The offset in `s` of the first such `%`, if any.
+    pub malformed: Option<usize>,
+}
+
+/// Decodes the `%XX` escapes of `s` once: the one decoder of both the
+/// lenient reading (`percent_decode`) and the router's check that tells the
+/// client which escape is wrong.
+pub fn percent_unescape(s: &str) -> Unescaped {
     let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
+    let hex = |i: usize| b.get(i).and_then(|&c| (c as char).to_digit(16));
+    let mut out = Unescaped {
+        bytes: Vec::with_capacity(b.len()),
+        malformed: None,
+    };
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| (c as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
+        if b[i] == b'%' {
+            if let (Some(high), Some(low)) = (hex(i + 1), hex(i + 2)) {
+                out.bytes.push((high * 16 + low) as u8);
                 i += 3;
                 continue;
             }
+            out.malformed.get_or_insert(i);
         }
-        out.push(b[i]);
+        out.bytes.push(b[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_escapes_decode_once_and_bad_ones_are_located() {
+        assert_eq!(percent_decode("100%25%20sure"), "100% sure");
+        assert_eq!(percent_decode("%2541"), "%41", "decoded once");
+        assert_eq!(percent_decode("a%ZZ%4"), "a%ZZ%4");
+        assert_eq!(percent_decode("Universit%E9"), "Universit\u{FFFD}");
+        let u = percent_unescape("x%41%G0%");
+        assert_eq!((u.bytes.as_slice(), u.malformed), (&b"xA%G0%"[..], Some(4)));
+        assert_eq!(percent_unescape("%e6%9d%b1").malformed, None);
+    }
 
     #[test]
     fn round_trips_the_unique_string() {

@@ -5,8 +5,11 @@
 //! the client's mistake was hidden. Upstream does the same (Python's
 //! `unquote`); upstream-behaviour.md §0 asks for a clear JSON error where
 //! upstream silently misbehaves, in the spec's `{"errors": [...]}` shape.
+//! The decoding here is the one every reader uses (`id::percent_unescape`);
+//! this module only says what went wrong and where.
 
 use super::form_decode;
+use crate::id::percent_unescape;
 
 /// One message per part of `target` (the path, each parameter's name or
 /// value) whose escapes cannot be decoded; empty when all can.
@@ -30,37 +33,32 @@ pub(super) fn malformed(target: &str) -> Vec<String> {
 
 /// What is wrong with the escapes of `s`, if anything.
 fn check(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut decoded = Vec::with_capacity(b.len());
-    // Where in `s` each decoded byte came from, to show the bad part.
-    let mut origin = Vec::with_capacity(b.len());
-    let hex = |i: usize| b.get(i).and_then(|c| (*c as char).to_digit(16));
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let (Some(high), Some(low)) = (hex(i + 1), hex(i + 2)) else {
-                let bad: String = s[i..].chars().take(3).collect();
-                return Some(format!(
-                    "has a malformed percent-escape '{bad}': '%' must be followed by two \
-                     hexadecimal digits (a literal '%' is written %25)"
-                ));
-            };
-            decoded.push((high * 16 + low) as u8);
-            origin.push(i);
-            i += 3;
-        } else {
-            decoded.push(b[i]);
-            origin.push(i);
-            i += 1;
-        }
+    let decoded = percent_unescape(s);
+    if let Some(at) = decoded.malformed {
+        let bad: String = s[at..].chars().take(3).collect();
+        return Some(format!(
+            "has a malformed percent-escape '{bad}': '%' must be followed by two \
+             hexadecimal digits (a literal '%' is written %25)"
+        ));
     }
-    let e = std::str::from_utf8(&decoded).err()?;
-    let at = origin[e.valid_up_to()];
+    let e = std::str::from_utf8(&decoded.bytes).err()?;
+    let at = source_offset(s, e.valid_up_to());
     let shown: String = s.get(at..).unwrap_or("").chars().take(12).collect();
     Some(format!(
         "is not UTF-8 once its percent-escapes are decoded (at '{shown}'): text is sent as \
          the escapes of its UTF-8 bytes"
     ))
+}
+
+/// Where in `s` (whose escapes are all well formed) the decoded byte
+/// `decoded` came from: each escape is three bytes of `s`, any other byte one.
+fn source_offset(s: &str, decoded: usize) -> usize {
+    let b = s.as_bytes();
+    let mut at = 0;
+    for _ in 0..decoded {
+        at += if b[at] == b'%' { 3 } else { 1 };
+    }
+    at
 }
 
 #[cfg(test)]
