@@ -268,3 +268,40 @@ fn write_the_delta_fixture() {
     )
     .unwrap();
 }
+
+/// A build that keeps the last release's table orders holds the same
+/// records, and its delta is smaller: a string table reordered by new use
+/// counts moves every reference after a moved value.
+#[test]
+fn keeping_the_table_orders_keeps_the_records_and_shrinks_the_delta() {
+    let old = import_file(&common::demo_path());
+    // A new release where a rare type becomes the most used one: a table
+    // ordered by use moves it to the front.
+    let mut next = next_release(old.clone());
+    for r in next.iter_mut().step_by(2) {
+        r.types = vec!["archive".into()];
+    }
+    let a_file = shard::build(&old, "A", 1, &Zstd).unwrap().full_file();
+    let a = delta::stored_image(&a_file).unwrap();
+    let parsed = shard::read_file(&a_file).unwrap();
+    let orders = shard::TableOrders::read(&parsed.sections, parsed.info.record_count, 2).unwrap();
+    let kinds = shard::SectionKind::ALL;
+    let kept = shard::build_after(&next, "B", 1, &Zstd, &kinds, &orders).unwrap();
+    let fresh = shard::build(&next, "B", 1, &Zstd).unwrap();
+    let (x, y) = (
+        Registry::from_bytes(&kept.full_file()).unwrap(),
+        Registry::from_bytes(&fresh.full_file()).unwrap(),
+    );
+    for i in 0..x.len() {
+        assert_eq!(x.record(i).unwrap(), y.record(i).unwrap());
+    }
+    let size = |b: &shard::BuiltShard| {
+        delta::write(&a, &delta::stored_image(&b.full_file()).unwrap(), &Zstd).len()
+    };
+    assert!(
+        size(&kept) < size(&fresh),
+        "kept {} fresh {}",
+        size(&kept),
+        size(&fresh)
+    );
+}

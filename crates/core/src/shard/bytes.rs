@@ -238,10 +238,9 @@ impl TableBuilder {
         *self.counts.entry(s.to_string()).or_default() += 1;
     }
 
-    pub fn finish(self) -> StringTable {
-        let mut all: Vec<(String, usize)> = self.counts.into_iter().collect();
-        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let strings: Vec<String> = all.into_iter().map(|(s, _)| s).collect();
+    /// The table in `previous`'s order (see [`order_after`]).
+    pub fn finish_after(self, previous: &[String]) -> StringTable {
+        let strings = order_after(self.counts, previous);
         let index = strings
             .iter()
             .enumerate()
@@ -249,6 +248,30 @@ impl TableBuilder {
             .collect();
         StringTable { strings, index }
     }
+}
+
+/// The distinct values of a table in the order of `previous` (a release's
+/// table, which the next one keeps: references to a moved value would all
+/// change), values no longer used left out; then the new ones, the most used
+/// first (small indexes), ties by value.
+pub fn order_after<T: Clone + Eq + std::hash::Hash + Ord>(
+    counts: HashMap<T, usize>,
+    previous: &[T],
+) -> Vec<T> {
+    let mut order: Vec<T> = previous
+        .iter()
+        .filter(|v| counts.contains_key(*v))
+        .cloned()
+        .collect();
+    let kept: std::collections::HashSet<&T> = order.iter().collect();
+    let mut new: Vec<(T, usize)> = counts
+        .iter()
+        .filter(|(v, _)| !kept.contains(v))
+        .map(|(v, n)| (v.clone(), *n))
+        .collect();
+    new.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    order.extend(new.into_iter().map(|(v, _)| v));
+    order
 }
 
 /// Distinct strings referred to by index.

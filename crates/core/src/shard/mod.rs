@@ -40,6 +40,8 @@ pub mod pieces;
 pub mod search;
 pub(crate) mod sections;
 
+pub use sections::TableOrders;
+
 use std::fmt;
 
 use crate::crc32::crc32;
@@ -541,7 +543,21 @@ pub fn build_kinds(
     compressor: &dyn Compressor,
     kinds: &[SectionKind],
 ) -> Result<BuiltShard, String> {
-    let raw = sections::encode_kinds(records, kinds)?;
+    let orders = TableOrders::default();
+    build_after(records, release, build_time, compressor, kinds, &orders)
+}
+
+/// [`build_kinds`] keeping the string tables' order of the last release
+/// ([`TableOrders`]), so a delta from it to this one is small.
+pub fn build_after(
+    records: &[Record],
+    release: &str,
+    build_time: u64,
+    compressor: &dyn Compressor,
+    kinds: &[SectionKind],
+    orders: &TableOrders,
+) -> Result<BuiltShard, String> {
+    let raw = sections::encode_kinds(records, kinds, orders)?;
     let mut build_id_input = Vec::new();
     let mut built = Vec::new();
     for (kind, bytes) in raw {

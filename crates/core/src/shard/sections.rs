@@ -7,7 +7,7 @@
 //! same kind are kept together so the compressor sees similar bytes side by
 //! side.
 
-use super::bytes::{Reader, StringTable, TableBuilder, Writer};
+use super::bytes::{Reader, StringTable, TableBuilder, Writer, order_after};
 use super::{SectionKind, ShardError};
 use crate::id::RecordId;
 use crate::model::{
@@ -152,6 +152,7 @@ pub struct RecordsSection {
 pub fn encode_kinds(
     records: &[Record],
     kinds: &[SectionKind],
+    orders: &TableOrders,
 ) -> Result<Vec<(SectionKind, Vec<u8>)>, String> {
     let mut order: Vec<(RecordId, &Record)> = records
         .iter()
@@ -171,9 +172,9 @@ pub fn encode_kinds(
         out.push((
             kind,
             match kind {
-                SectionKind::Summary => encode_summary(&order)?,
-                SectionKind::Names => encode_names(&recs),
-                SectionKind::Records => encode_records(&recs)?,
+                SectionKind::Summary => encode_summary(&order, orders)?,
+                SectionKind::Names => encode_names(&recs, orders),
+                SectionKind::Records => encode_records(&recs, orders)?,
                 SectionKind::Domains => encode_domains(&recs),
                 SectionKind::ExactWords
                 | SectionKind::SearchStats
@@ -202,7 +203,7 @@ fn continent_of(g: &GeoDetails) -> ContinentPair {
     (g.continent_code.clone(), g.continent_name.clone())
 }
 
-fn encode_summary(order: &[(RecordId, &Record)]) -> Result<Vec<u8>, String> {
+fn encode_summary(order: &[(RecordId, &Record)], orders: &TableOrders) -> Result<Vec<u8>, String> {
     let mut types = TableBuilder::default();
     let mut cities = TableBuilder::default();
     let mut countries: Vec<(String, String)> = Vec::new();
@@ -222,7 +223,10 @@ fn encode_summary(order: &[(RecordId, &Record)]) -> Result<Vec<u8>, String> {
             }
         }
     }
-    let (types, cities) = (types.finish(), cities.finish());
+    let (types, cities) = (
+        types.finish_after(&orders.types),
+        cities.finish_after(&orders.cities),
+    );
     let mut w = Writer::default();
     w.usize(order.len());
     let mut prev = 0u32;
@@ -328,8 +332,72 @@ pub fn decode_domains(data: &[u8], record_count: u32) -> Result<Domains, ShardEr
 /// small index per name instead of several.
 type NameKind = (Option<String>, Vec<String>);
 
-fn encode_names(recs: &[&Record]) -> Vec<u8> {
-    let mut kinds: Vec<NameKind> = Vec::new();
+/// The order of a release's string tables, for the next release to keep.
+///
+/// Records refer to a table's values by index, and a table is ordered by
+/// how often each value is used, so a release that adds records reorders
+/// it and every reference to a moved value changes: most of the summary's
+/// and the records' bytes for a 3 % change. A build given the last
+/// release's orders keeps them (values no longer used go, new ones come
+/// last), so what changes between the releases' files is the changed
+/// records, which a delta ([`super::delta`]) then carries.
+#[derive(Clone, Debug, Default)]
+pub struct TableOrders {
+    types: Vec<String>,
+    cities: Vec<String>,
+    name_kinds: Vec<NameKind>,
+    records: [Vec<String>; 7],
+}
+
+impl TableOrders {
+    /// The orders of the tables in a file's sections (those it has).
+    pub fn read(
+        sections: &[(SectionKind, Vec<u8>)],
+        record_count: u32,
+        format_version: u16,
+    ) -> Result<TableOrders, ShardError> {
+        let mut orders = TableOrders::default();
+        for (kind, data) in sections {
+            match kind {
+                SectionKind::Summary => {
+                    let s = decode_summary(data, record_count, format_version)?;
+                    (orders.types, orders.cities) = (s.type_table, s.cities);
+                }
+                SectionKind::Names => orders.name_kinds = read_name_kinds(data)?,
+                SectionKind::Records => {
+                    let mut r = Reader::new(data, SectionKind::Records);
+                    for table in &mut orders.records {
+                        *table = StringTable::read(&mut r)?.strings;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(orders)
+    }
+}
+
+/// The (language, types) table at the start of the names section.
+fn read_name_kinds(data: &[u8]) -> Result<Vec<NameKind>, ShardError> {
+    let mut r = Reader::new(data, SectionKind::Names);
+    let n = r.count("name kind count")?;
+    (0..n)
+        .map(|_| {
+            let lang = match r.varint()? {
+                0 => None,
+                1 => Some(r.str()?.to_string()),
+                t => return Err(r.malformed(format!("bad optional tag {t}"))),
+            };
+            let nt = r.usize_max(u8::MAX as usize, "name type count")?;
+            let types = (0..nt)
+                .map(|_| r.str().map(str::to_string))
+                .collect::<Result<_, _>>()?;
+            Ok((lang, types))
+        })
+        .collect()
+}
+
+fn encode_names(recs: &[&Record], orders: &TableOrders) -> Vec<u8> {
     let mut kind_count: std::collections::HashMap<NameKind, usize> = Default::default();
     for r in recs {
         for n in &r.names {
@@ -338,8 +406,7 @@ fn encode_names(recs: &[&Record]) -> Vec<u8> {
                 .or_default() += 1;
         }
     }
-    kinds.extend(kind_count.keys().cloned());
-    kinds.sort_by(|a, b| kind_count[b].cmp(&kind_count[a]).then_with(|| a.cmp(b)));
+    let kinds = order_after(kind_count, &orders.name_kinds);
     let kind_index: std::collections::HashMap<&NameKind, usize> =
         kinds.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let mut w = Writer::default();
@@ -374,7 +441,7 @@ fn encode_names(recs: &[&Record]) -> Vec<u8> {
     w.buf
 }
 
-fn encode_records(recs: &[&Record]) -> Result<Vec<u8>, String> {
+fn encode_records(recs: &[&Record], orders: &TableOrders) -> Result<Vec<u8>, String> {
     let mut b: [TableBuilder; 7] = Default::default();
     for r in recs {
         for ev in [&r.admin.created, &r.admin.last_modified] {
@@ -401,7 +468,10 @@ fn encode_records(recs: &[&Record]) -> Result<Vec<u8>, String> {
         rel_kinds,
         sub_codes,
         sub_names,
-    ] = b.map(TableBuilder::finish);
+    ] = {
+        let mut previous = orders.records.iter();
+        b.map(|t| t.finish_after(previous.next().map_or(&[][..], Vec::as_slice)))
+    };
     let mut w = Writer::default();
     for t in [
         &dates,
