@@ -1,31 +1,35 @@
 //! `registry bench-shard`: sizes, ratios, load time and memory of a shard
 //! built from a dump. Prints figures; asserts nothing.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use registry_core::Registry;
 use registry_core::shard::SectionKind;
 
-use crate::args::Args;
-use crate::{alloc, build, load, parse_level};
+use crate::{alloc, build, cli, load};
 
 fn pct(part: usize, whole: usize) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
-pub fn cmd_bench_shard(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--level", "--runs"], &[])?;
-    let [dump] = a.exactly(&["<dump>"])? else {
-        unreachable!()
-    };
-    let level = parse_level(&a)?;
-    let runs: usize = a
-        .opt("--runs")
-        .unwrap_or("5")
-        .parse()
-        .map_err(|_| "--runs must be a number")?;
-    let path = Path::new(dump);
+/// Build in memory and print sizes, ratios, load time, memory.
+#[derive(clap::Args)]
+pub struct BenchShardArgs {
+    /// A registry dump
+    #[arg(value_name = "dump")]
+    dump: PathBuf,
+    /// zstd level
+    #[arg(long, value_name = "1-22", default_value_t = build::DEFAULT_LEVEL, value_parser = cli::zstd_level)]
+    level: i32,
+    /// Load-time repetitions
+    #[arg(long, value_name = "n", default_value_t = 5)]
+    runs: usize,
+}
+
+pub fn cmd_bench_shard(a: BenchShardArgs) -> Result<(), String> {
+    let (level, runs) = (a.level, a.runs);
+    let path = a.dump.as_path();
     let input = load::read(path)?;
     let gz_input = if input.starts_with(&[0x1f, 0x8b]) {
         input.len()

@@ -3,14 +3,13 @@
 //! page decoding, JSON), per query type and overall, plus the one-time build
 //! of the advanced columns (time and heap).
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use registry_core::router::encode_component;
 use registry_core::search::Engine;
 
 use crate::alloc;
-use crate::args::Args;
 use crate::load;
 use crate::stats::percentile;
 
@@ -104,27 +103,29 @@ fn line(name: &str, v: &mut [f64]) {
     );
 }
 
-/// `registry bench-advanced [<data>] [--reps n]`.
-pub fn cmd_bench_advanced(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--reps"], &[])?;
-    let data = match a.positional.as_slice() {
-        [] => crate::load::given_or_default(None, DEFAULT_DATA, "<data>")?,
-        [d] => d.as_str(),
-        _ => return Err("expected at most one argument: [<data>]".to_string()),
-    };
-    let reps: usize = match a.opt("--reps") {
-        None => 20,
-        Some(v) => v
-            .parse()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| format!("--reps must be a positive number, not '{v}'"))?,
-    };
+/// query.advanced latency through the API router.
+///
+/// p50/p99/max per query type and overall, plus the one-time build time
+/// and heap of the advanced columns.
+#[derive(clap::Args)]
+pub struct BenchAdvancedArgs {
+    /// Registry data (default: ../shared/data/registry-v2.json.gz)
+    #[arg(value_name = "data")]
+    data: Option<PathBuf>,
+    /// Runs per query
+    #[arg(long, value_name = "n", default_value_t = 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    reps: usize,
+}
+
+pub fn cmd_bench_advanced(a: BenchAdvancedArgs) -> Result<(), String> {
+    let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "<data>")?;
+    let reps = a.reps;
     let started = Instant::now();
-    let engine = Engine::new(load::load(Path::new(data), true)?);
+    let engine = Engine::new(load::load(&data, true)?);
     println!(
-        "loaded {} records from {data} in {:.2} s (index {:.1} MB)",
+        "loaded {} records from {} in {:.2} s (index {:.1} MB)",
         engine.registry().len(),
+        data.display(),
         started.elapsed().as_secs_f64(),
         engine.index().heap_bytes() as f64 / 1e6
     );

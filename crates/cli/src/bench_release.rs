@@ -15,8 +15,6 @@ use registry_contract::Manifest;
 use registry_core::shard::packed;
 use sha2::{Digest, Sha256};
 
-use crate::args::Args;
-
 /// Every file of a site: path (`/` separated) → (bytes, SHA-256).
 fn files_of(root: &Path) -> Result<BTreeMap<String, (u64, [u8; 32])>, String> {
     let mut out = BTreeMap::new();
@@ -124,12 +122,26 @@ struct Report {
     offline: [u64; 2],
 }
 
-pub fn cmd_bench_release(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &[], &["--json"])?;
-    let [old, new] = a.exactly(&["<old site>", "<new site>"])? else {
-        unreachable!()
-    };
-    let (old, new) = (Path::new(old), Path::new(new));
+/// What a new release costs.
+///
+/// The new site's files and bytes unchanged by URL (a deployer uploads the
+/// rest; caches keep them), its pieces whose bytes the old packs hold, and
+/// the bytes of the offline copy a returning user downloads.
+#[derive(clap::Args)]
+pub struct BenchReleaseArgs {
+    /// The site folder of the release before (written by `registry site`)
+    #[arg(value_name = "old site")]
+    old: PathBuf,
+    /// The site folder of the new release
+    #[arg(value_name = "new site")]
+    new: PathBuf,
+    /// The same figures as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
+    let (old, new) = (a.old.as_path(), a.new.as_path());
     let (om, nm) = (manifest_of(old)?, manifest_of(new)?);
     let (of, nf) = (files_of(old)?, files_of(new)?);
     let (op, np) = (packed_files(old, &om)?, packed_files(new, &nm)?);
@@ -160,7 +172,7 @@ pub fn cmd_bench_release(rest: &[String]) -> Result<(), String> {
                 .sum(),
         ],
     };
-    if a.flag("--json") {
+    if a.json {
         let json = serde_json::json!({
             "old_release": r.old_release, "new_release": r.new_release,
             "old_records": r.old_records, "new_records": r.new_records,

@@ -28,7 +28,7 @@
 //! family (records sharing the typed characters compete for k slots).
 //! `BENCH_DEBUG=1` lists the targets missed at the 10th keystroke on stderr.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use registry_core::router::encode_component;
@@ -36,7 +36,6 @@ use registry_core::search::{Engine, Filters, query};
 use registry_core::text;
 
 use crate::alloc;
-use crate::args::Args;
 use crate::load;
 use crate::name_forms::{accent_stripped, is_non_latin, rarest_first};
 use crate::stats::percentile;
@@ -253,34 +252,51 @@ fn summary(lat: &mut [f64]) -> String {
     )
 }
 
-pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &["--targets", "--builds", "--eval"],
-        &[
-            "--latency",
-            "--relevance",
-            "--realistic",
-            "--oracle",
-            "--page",
-        ],
-    )?;
-    let builds: usize = a
-        .opt("--builds")
-        .unwrap_or("5")
-        .parse()
-        .map_err(|_| "--builds must be a number")?;
-    let [data] = a.exactly(&["<data>"])? else {
-        unreachable!()
-    };
-    let want_targets: usize = a
-        .opt("--targets")
-        .unwrap_or("1000")
-        .parse()
-        .map_err(|_| "--targets must be a number")?;
-    let (only_lat, only_rel) = (a.flag("--latency"), a.flag("--relevance"));
-    let eval = Path::new(a.opt("--eval").unwrap_or(crate::picks::DEFAULT_EVAL));
-    let registry = load::load(Path::new(data), true)?;
+/// Search relevance and latency over a query set from the data.
+///
+/// Relevance: suggest success@k, keystrokes to top-1; E2 recall@k. Latency:
+/// p50/p99 of suggest and E2. Also the index's build time and heap.
+#[derive(clap::Args)]
+pub struct BenchSearchArgs {
+    /// Registry data: a .shard file, a build directory, a site folder, a
+    /// manifest.json or a dump (built in memory first)
+    #[arg(value_name = "data")]
+    data: PathBuf,
+    /// Number of target records
+    #[arg(long, value_name = "n", default_value_t = 1000)]
+    targets: usize,
+    /// Latency only (faster)
+    #[arg(long)]
+    latency: bool,
+    /// Relevance only
+    #[arg(long)]
+    relevance: bool,
+    /// Extra index builds timed
+    #[arg(long, value_name = "n", default_value_t = 5)]
+    builds: usize,
+    /// Affiliation rows whose gold records are the realistic targets
+    #[arg(long, value_name = "jsonl", default_value = crate::picks::DEFAULT_EVAL)]
+    eval: PathBuf,
+    /// Only the realistic and uniform keystroke figures, with and without
+    /// the record prior
+    #[arg(long)]
+    realistic: bool,
+    /// Also rank with priors taken from the picks themselves (the bound any
+    /// content-based prior could reach)
+    #[arg(long)]
+    oracle: bool,
+    /// Only the search page against the typeahead: the share of the query
+    /// set typed in full whose first result (plain E2; mode=typed) is the
+    /// typeahead's first suggestion
+    #[arg(long)]
+    page: bool,
+}
+
+pub fn cmd_bench_search(a: BenchSearchArgs) -> Result<(), String> {
+    let (builds, want_targets) = (a.builds, a.targets);
+    let (only_lat, only_rel) = (a.latency, a.relevance);
+    let eval = a.eval.as_path();
+    let registry = load::load(&a.data, true)?;
     let n = registry.len();
     let before = alloc::current();
     alloc::reset_peak();
@@ -306,7 +322,11 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     ix.warm(engine.registry());
     let ext_ms = t.elapsed().as_secs_f64() * 1000.0;
     let ext_held = alloc::current() - before;
-    println!("data: {data}, {n} records, {} names", ix.entries());
+    println!(
+        "data: {}, {n} records, {} names",
+        a.data.display(),
+        ix.entries()
+    );
     println!(
         "index (names, filters, facets): built in {build_ms:.1} ms ({builds} more builds: min {:.1}, median {:.1} ms); heap {:.1} MB held, {:.1} MB peak during build; {} names, {} terms",
         times[0],
@@ -334,7 +354,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
         }
         crate::bench_page::queries(&engine, &targets, realistic_t.as_deref().unwrap_or(&[]))
     };
-    if a.flag("--page") {
+    if a.page {
         crate::bench_page::print(&engine, &page_queries());
         return Ok(());
     }
@@ -342,7 +362,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
     if !only_lat {
         // What the record prior changes: the same data at the neutral prior
         // (ranking as before the prior existed).
-        let baseline = Engine::new(load::load(Path::new(data), true)?.without_prior());
+        let baseline = Engine::new(load::load(&a.data, true)?.without_prior());
         println!(
             "\nrealistic targets (gold record of every n-th row of {}), k = 5:",
             eval.display()
@@ -352,7 +372,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             Some(t) => {
                 realistic(&engine, t, "prior");
                 realistic(&baseline, t, "no prior");
-                if a.flag("--oracle") {
+                if a.oracle {
                     // Priors from the picks themselves: what a perfect
                     // content model could reach (not shippable).
                     let rows = crate::picks::gold_per_row(eval)?;
@@ -369,8 +389,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
                         .iter()
                         .map(|&c| registry_core::prior::quantize(((c as f32) / 0.01).ln_1p()))
                         .collect();
-                    let oracle =
-                        Engine::new(load::load(Path::new(data), true)?.with_priors(priors));
+                    let oracle = Engine::new(load::load(&a.data, true)?.with_priors(priors));
                     realistic(&oracle, t, "oracle");
                 }
             }
@@ -393,7 +412,7 @@ pub fn cmd_bench_search(rest: &[String]) -> Result<(), String> {
             with.mean_keys(5),
             without.mean_keys(5),
         );
-        if a.flag("--realistic") {
+        if a.realistic {
             return Ok(());
         }
     }

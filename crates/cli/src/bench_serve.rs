@@ -11,6 +11,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
@@ -18,7 +19,6 @@ use std::time::{Duration, Instant};
 
 use registry_core::router::encode_component;
 
-use crate::args::Args;
 use crate::stats::percentile;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -170,12 +170,12 @@ impl Drop for Server {
 }
 
 /// Starts this binary's `registry serve` on a free port.
-fn start_server(data: &str, threads: Option<&str>) -> Result<(Server, String), String> {
+fn start_server(data: &Path, threads: Option<usize>) -> Result<(Server, String), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut cmd = Command::new(exe);
-    cmd.args(["serve", "--port", "0", "--data", data, "-q"]);
+    cmd.args(["serve", "--port", "0", "-q", "--data"]).arg(data);
     if let Some(t) = threads {
-        cmd.args(["--threads", t]);
+        cmd.args(["--threads", &t.to_string()]);
     }
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -196,27 +196,43 @@ fn start_server(data: &str, threads: Option<&str>) -> Result<(Server, String), S
     Ok((server, addr))
 }
 
-pub fn cmd_bench_serve(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &["--url", "--data", "--clients", "--requests", "--threads"],
-        &["--fresh"],
-    )?;
-    if let Some(p) = a.positional.first() {
-        return Err(format!("unexpected argument '{p}'"));
-    }
-    let number = |key: &str, default: usize| -> Result<usize, String> {
-        a.opt(key).map_or(Ok(default), |v| {
-            v.parse()
-                .ok()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| format!("{key} must be a positive number, not '{v}'"))
-        })
-    };
-    let clients = number("--clients", 200)?;
-    let total = number("--requests", 4000)?;
-    let fresh = a.flag("--fresh");
-    let (_server, addr) = match a.opt("--url") {
+/// A whole number ≥ 1.
+fn positive() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..)
+}
+
+/// Throughput and latency of an HTTP server under many clients.
+///
+/// Throughput and p50/p90/p99 latency of a registry server under
+/// concurrent clients; the requests (E2, records, E4, v1) are built from the server's own
+/// listing.
+#[derive(clap::Args)]
+pub struct BenchServeArgs {
+    /// A running server (this build's or another's); default: start
+    /// `registry serve` on a free port
+    #[arg(long, value_name = "http://host:port")]
+    url: Option<String>,
+    /// Data of the server started (default: the demo data, found as for
+    /// serve)
+    #[arg(long, value_name = "data")]
+    data: Option<PathBuf>,
+    /// Its --threads
+    #[arg(long, value_name = "n", value_parser = positive())]
+    threads: Option<usize>,
+    /// Concurrent clients
+    #[arg(long, value_name = "n", default_value_t = 200, value_parser = positive())]
+    clients: usize,
+    /// Requests in all
+    #[arg(long, value_name = "n", default_value_t = 4000, value_parser = positive())]
+    requests: usize,
+    /// A new connection per request (default: keep-alive)
+    #[arg(long)]
+    fresh: bool,
+}
+
+pub fn cmd_bench_serve(a: BenchServeArgs) -> Result<(), String> {
+    let (clients, total, fresh) = (a.clients, a.requests, a.fresh);
+    let (_server, addr) = match &a.url {
         Some(url) => {
             let addr = url
                 .strip_prefix("http://")
@@ -226,11 +242,8 @@ pub fn cmd_bench_serve(rest: &[String]) -> Result<(), String> {
             (None, addr)
         }
         None => {
-            let data = match a.opt("--data") {
-                Some(d) => d.to_string(),
-                None => crate::serve::demo_path()?.display().to_string(),
-            };
-            let (s, addr) = start_server(&data, a.opt("--threads"))?;
+            let data = crate::serve::data_or_demo(a.data.as_deref())?;
+            let (s, addr) = start_server(&data, a.threads)?;
             (Some(s), addr)
         }
     };

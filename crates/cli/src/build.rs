@@ -2,19 +2,50 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use registry_contract::{FileEntry, Manifest};
+use registry_core::import::ImportOptions;
 use registry_core::model::Record;
 use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind};
 
 use crate::encoders::{Zstd, sha256_hex};
 use crate::out_file::OutFile;
+use crate::pieces::PieceArgs;
 use crate::progress::Step;
+use crate::{cli, load};
 
 /// Default compression level: slow to build (seconds), smallest to ship.
 pub const DEFAULT_LEVEL: i32 = 19;
+
+/// Import a dump and write shard files + manifest.json.
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// JSON array of v2 records (upstream or spec spelling), plain, .gz, or
+    /// a release .zip (the v2 JSON inside is used)
+    #[arg(value_name = "dump")]
+    dump: PathBuf,
+    /// Output directory (created if missing)
+    #[arg(short, long, value_name = "dir")]
+    out: PathBuf,
+    /// Data release name stored in the shard (default: derived from the
+    /// dump's file name)
+    #[arg(long, value_name = "name")]
+    release: Option<String>,
+    /// Import the valid records and list the invalid ones, instead of
+    /// failing on the first report
+    #[arg(long)]
+    skip_invalid: bool,
+    /// zstd level (19: smallest files, a few seconds)
+    #[arg(long, value_name = "1-22", default_value_t = DEFAULT_LEVEL, value_parser = cli::zstd_level)]
+    level: i32,
+    #[command(flatten)]
+    pieces: PieceArgs,
+    /// No progress output
+    #[arg(short, long)]
+    quiet: bool,
+}
 
 /// A release name from a dump file name: `v1.58-2025-01-01-ror-data.zip` → `v1.58-2025-01-01`.
 pub fn release_from_path(path: &Path) -> String {
@@ -94,6 +125,8 @@ pub fn manifest(built: &BuiltShard, records: &[Record], files: &[OutFile]) -> Ma
                 sections: f.sections.iter().map(|s| s.name().to_string()).collect(),
                 bytes: f.bytes.len() as u64,
                 sha256: sha256_hex(&f.bytes),
+                stored: None,
+                deltas: Vec::new(),
             })
             .collect(),
         pieces: None,
@@ -361,4 +394,54 @@ pub fn data_files(
     manifest.pieces = Some(about);
     files.extend(packed.files);
     Ok((files, manifest))
+}
+
+pub fn cmd_build(a: BuildArgs) -> Result<(), String> {
+    let quiet = a.quiet;
+    let release = a.release.unwrap_or_else(|| release_from_path(&a.dump));
+    let bytes = load::read(&a.dump)?;
+    let options = ImportOptions {
+        skip_invalid: a.skip_invalid,
+    };
+    let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
+    let started = Instant::now();
+    let built = build_shard_with_progress(&imported.records, &release, a.level, quiet)?;
+    let (files, manifest) = data_files(
+        &built,
+        imported.records,
+        a.level,
+        &a.pieces.budget(),
+        quiet,
+        Some(&a.out),
+    )?;
+    write_output(&a.out, &files, &manifest, quiet)?;
+    if !quiet {
+        eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
+        report(&a.out, &files, &manifest);
+        eprintln!("{} records, release '{release}'", built.info.record_count);
+    }
+    Ok(())
+}
+
+/// What a build wrote, on stderr: the pieces, the shard files, the manifest.
+fn report(out: &Path, files: &[OutFile], manifest: &Manifest) {
+    eprintln!(
+        "  {} typeahead pieces, {} bytes, in {}",
+        manifest.pieces.as_ref().map_or(0, |p| p.pieces),
+        manifest.pieces.as_ref().map_or(0, |p| p.piece_bytes),
+        out.join(manifest.pieces.as_ref().map_or("", |p| p.path.as_str()))
+            .display()
+    );
+    for f in files
+        .iter()
+        // The shard files, not the thousands of pieces under pieces/.
+        .filter(|f| !f.sections.is_empty() && !f.name.contains('/'))
+    {
+        eprintln!(
+            "  {:>10} bytes  {}",
+            f.bytes.len(),
+            out.join(&f.name).display()
+        );
+    }
+    eprintln!("  manifest: {}", out.join("manifest.json").display());
 }

@@ -15,8 +15,6 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use crate::args::Args;
-
 /// The Origin sent with every request: a page on another origin.
 const ORIGIN: &str = "http://check-host.invalid";
 /// A response head larger than this is refused.
@@ -666,23 +664,29 @@ fn find_hashed(text: &str, prefix: &str, suffix: &str) -> Option<String> {
     })
 }
 
-pub fn cmd_check_host(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--timeout"], &["--same-origin"])?;
-    let [url] = a.exactly(&["<url>"])? else {
-        unreachable!()
-    };
-    let timeout = match a.opt("--timeout") {
-        None => Duration::from_secs(10),
-        Some(v) => Duration::from_secs_f64(
-            v.parse::<f64>()
-                .ok()
-                .filter(|s| *s > 0.0 && *s <= 600.0)
-                .ok_or_else(|| {
-                    format!("--timeout: '{v}' is not a number of seconds in (0, 600]")
-                })?,
-        ),
-    };
-    let site = parse_url(url)?;
+/// Check a deployed site (written by `site`) from the outside.
+///
+/// Its page, data/manifest.json, a Range read of a pack (206), CORS
+/// (Access-Control-Allow-Origin, as the widget embedded on another origin
+/// needs), the wasm's and scripts' content types and HOSTING.md's cache
+/// headers; each check with its fix. Fails when a needed check fails.
+/// Plain http:// only (no TLS).
+#[derive(clap::Args)]
+pub struct CheckHostArgs {
+    /// The site's address, e.g. http://host/path/
+    #[arg(value_name = "url")]
+    url: String,
+    /// The widget is not embedded elsewhere: CORS is not needed
+    #[arg(long)]
+    same_origin: bool,
+    /// Each request's time at most, in seconds
+    #[arg(long, value_name = "s", default_value = "10", value_parser = |v: &str| crate::cli::seconds_up_to(v, 600.0))]
+    timeout: Duration,
+}
+
+pub fn cmd_check_host(a: CheckHostArgs) -> Result<(), String> {
+    let timeout = a.timeout;
+    let site = parse_url(&a.url)?;
     println!(
         "checking http://{}:{}{} (as a page on {ORIGIN} would read it)",
         site.host, site.port, site.path
@@ -690,7 +694,7 @@ pub fn cmd_check_host(rest: &[String]) -> Result<(), String> {
     let mut checker = Checker {
         site: &site,
         timeout,
-        cross_origin: !a.flag("--same-origin"),
+        cross_origin: !a.same_origin,
         report: Report {
             failed: Vec::new(),
             warned: 0,

@@ -12,14 +12,13 @@
 //! other source's rows (or on half B).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use registry_core::RecordId;
 use registry_core::search::{Engine, Filters};
 
 use crate::affiliation_rows::{self, DEFAULT_DATA, DEFAULT_EVAL, GoldLine, Row};
-use crate::args::Args;
 use crate::fit_affiliation;
 use crate::load;
 use crate::pr_svg::Curve;
@@ -87,50 +86,63 @@ fn div(a: usize, b: usize) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
+/// Affiliation matching quality on a gold set.
+///
+/// Precision, recall, F1 per source and overall (whole set and both
+/// halves; a chosen on an empty-gold row counts as a false positive, the
+/// empty-gold rows answered with nothing beside it), p50/p99 latency per
+/// string. Also prints the cross-source check: the chosen model fitted in
+/// memory on one source's rows, reported on the other's, with its wrong
+/// answers by kind (hospital and university, unit and host, several
+/// organizations named, ...).
+#[derive(clap::Args)]
+pub struct EvalAffiliationArgs {
+    /// Registry data (default: ../shared/data/registry-v2.json.gz)
+    #[arg(long, value_name = "data")]
+    data: Option<PathBuf>,
+    /// Gold set, JSON lines: affiliation, gold (ids), source (default:
+    /// ../shared/eval/affiliation-dev.jsonl)
+    #[arg(long, value_name = "jsonl")]
+    eval: Option<PathBuf>,
+    /// Also print n false positives and n false negatives
+    #[arg(long, value_name = "n", default_value_t = 0)]
+    errors: usize,
+    /// Match with all_status (default: active records only)
+    #[arg(long)]
+    all_status: bool,
+    /// Only the first n lines
+    #[arg(long, value_name = "n")]
+    limit: Option<usize>,
+    /// The in-memory fits' settings
+    #[command(flatten)]
+    tree: fit_affiliation::TreeArgs,
+    /// Write the precision-recall curve of the in-memory fits' scores on
+    /// the held-out rows (both checks), operating points marked, as an SVG
+    #[arg(long, value_name = "file")]
+    svg: Option<String>,
+    /// Write every held-out row's answer as JSON lines (check, text, gold,
+    /// chosen, best score, threshold, leading candidates with their
+    /// features): for the error analysis
+    #[arg(long, value_name = "file")]
+    held_out: Option<String>,
+}
+
 /// Runs the command.
-pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &[
-            "--data",
-            "--eval",
-            "--errors",
-            "--limit",
-            "--trees",
-            "--rate",
-            "--folds",
-            "--precision",
-            "--svg",
-            "--held-out",
-        ],
-        &["--all-status", "--augment"],
-    )?;
-    a.exactly(&[])?;
-    let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
-    let eval = crate::load::given_or_default(a.opt("--eval"), DEFAULT_EVAL, "--eval <jsonl>")?;
-    let n_errors: usize = a
-        .opt("--errors")
-        .unwrap_or("0")
-        .parse()
-        .map_err(|_| "--errors must be a number")?;
-    let limit: usize = a
-        .opt("--limit")
-        .map(str::parse)
-        .transpose()
-        .map_err(|_| "--limit must be a number")?
-        .unwrap_or(usize::MAX);
-    let mut set = fit_affiliation::DEFAULT;
-    fit_affiliation::tree_options(&a, &mut set)?;
+pub fn cmd_eval_affiliation(a: EvalAffiliationArgs) -> Result<(), String> {
+    let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "--data <data>")?;
+    let eval = load::given_or_default(a.eval.as_deref(), &[DEFAULT_EVAL.into()], "--eval <jsonl>")?;
+    let (n_errors, limit) = (a.errors, a.limit.unwrap_or(usize::MAX));
+    let set = a.tree.settings();
     let t = Instant::now();
-    let engine = Engine::new(load::load(Path::new(data), true)?);
+    let engine = Engine::new(load::load(&data, true)?);
     eprintln!(
         "loaded {} records in {:.1} s",
         engine.registry().len(),
         t.elapsed().as_secs_f64()
     );
-    let lines = affiliation_rows::read_gold(eval, limit)?;
+    let lines = affiliation_rows::read_gold(&eval.to_string_lossy(), limit)?;
     let filters = Filters {
-        all_status: a.flag("--all-status"),
+        all_status: a.all_status,
         ..Filters::default()
     };
     let reg = engine.registry();
@@ -209,7 +221,11 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             }
         }
     }
-    println!("affiliation matching: {data} × {eval}");
+    println!(
+        "affiliation matching: {} × {}",
+        data.display(),
+        eval.display()
+    );
     println!(
         "filters: {}",
         if filters.all_status {
@@ -253,7 +269,7 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
             }
         );
     }
-    let mut held_out = match a.opt("--held-out") {
+    let mut held_out = match &a.held_out {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?,
         )),
@@ -266,11 +282,11 @@ pub fn cmd_eval_affiliation(rest: &[String]) -> Result<(), String> {
         &set,
         held_out.as_mut().map(|w| w as &mut dyn std::io::Write),
     )?;
-    if let (Some(mut w), Some(path)) = (held_out, a.opt("--held-out")) {
+    if let (Some(mut w), Some(path)) = (held_out, &a.held_out) {
         std::io::Write::flush(&mut w).map_err(|e| format!("cannot write {path}: {e}"))?;
         println!("held-out answers written to {path}");
     }
-    if let Some(path) = a.opt("--svg") {
+    if let Some(path) = &a.svg {
         let doc = crate::pr_svg::svg(
             &format!(
                 "Affiliation chosen: precision-recall on held-out rows (fit in memory, threshold for P {} on the fit rows)",

@@ -9,7 +9,7 @@
 //! target precision; rows with an empty gold list count as wrong answers.
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::PathBuf;
 
 use registry_core::affiliation::features::{COUNT, NAMES};
 use registry_core::affiliation::model::{
@@ -22,7 +22,6 @@ use registry_core::search::{Engine, Filters};
 use crate::affiliation_rows::{
     DEFAULT_DATA, DEFAULT_EVAL, Row, augment, collect, read_gold, with_copies,
 };
-use crate::args::Args;
 use crate::load;
 
 /// Where the generated weights go (relative to the repository root).
@@ -60,39 +59,60 @@ pub struct Settings {
     pub augment: bool,
 }
 
-/// `--precision`, `--rate`, `--trees`, `--folds` and `--augment` (shared
-/// with `eval-affiliation`'s in-memory fits).
-pub fn tree_options(a: &crate::args::Args, set: &mut Settings) -> Result<(), String> {
-    set.augment = a.flag("--augment");
-    if let Some(p) = a.opt("--precision") {
-        set.precision = p
-            .parse()
-            .ok()
-            .filter(|p| (0.0..=1.0).contains(p))
-            .ok_or("--precision must be a number from 0 to 1")?;
+/// The fit's settings from the command line (shared with
+/// `eval-affiliation`'s in-memory fits); defaults: [`DEFAULT`].
+#[derive(clap::Args)]
+pub struct TreeArgs {
+    /// Target precision of the threshold (default 0.965)
+    #[arg(long, value_name = "p", value_parser = precision)]
+    precision: Option<f64>,
+    /// Number of boosted trees, 1–1000 (default 180)
+    #[arg(long, value_name = "n", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    trees: Option<usize>,
+    /// Learning rate (shrinkage of each tree, default 0.25)
+    #[arg(long, value_name = "x", value_parser = rate)]
+    rate: Option<f64>,
+    /// Set the threshold on k-fold out-of-fold scores (default 5; 0: on the
+    /// training rows' own scores)
+    #[arg(long, value_name = "k", value_parser = folds)]
+    folds: Option<usize>,
+    /// Also train on copies of the rows with their strings varied
+    #[arg(long)]
+    augment: bool,
+}
+
+impl TreeArgs {
+    pub fn settings(&self) -> Settings {
+        Settings {
+            trees: self.trees.unwrap_or(DEFAULT.trees),
+            rate: self.rate.unwrap_or(DEFAULT.rate),
+            precision: self.precision.unwrap_or(DEFAULT.precision),
+            folds: self.folds.unwrap_or(DEFAULT.folds),
+            augment: self.augment,
+            ..DEFAULT
+        }
     }
-    if let Some(r) = a.opt("--rate") {
-        set.rate = r
-            .parse()
-            .ok()
-            .filter(|r| *r > 0.0 && *r <= 1.0)
-            .ok_or("--rate must be a number above 0, at most 1")?;
-    }
-    if let Some(k) = a.opt("--folds") {
-        set.folds = k
-            .parse()
-            .ok()
-            .filter(|&k| k == 0 || (2..=20).contains(&k))
-            .ok_or("--folds must be 0 or a number from 2 to 20")?;
-    }
-    if let Some(t) = a.opt("--trees") {
-        set.trees = t
-            .parse()
-            .ok()
-            .filter(|&t| (1..=1000).contains(&t))
-            .ok_or("--trees must be a number from 1 to 1000")?;
-    }
-    Ok(())
+}
+
+fn precision(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|p| (0.0..=1.0).contains(p))
+        .ok_or_else(|| "a number from 0 to 1".into())
+}
+
+fn rate(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|r| *r > 0.0 && *r <= 1.0)
+        .ok_or_else(|| "a number above 0, at most 1".into())
+}
+
+fn folds(v: &str) -> Result<usize, String> {
+    v.parse()
+        .ok()
+        .filter(|&k| k == 0 || (2..=20).contains(&k))
+        .ok_or_else(|| "0 or a number from 2 to 20".into())
 }
 
 /// Defaults of `registry fit-affiliation` (and of the eval's in-memory fits).
@@ -491,32 +511,48 @@ fn weights_source(model: &Model, provenance: &str) -> String {
     s
 }
 
+/// Refit the affiliation `chosen` model (writes core source).
+///
+/// Boosted trees over the leading candidates' features, fitted on a gold
+/// set and written to crates/core/src/affiliation/model_weights.rs (run
+/// from the repository root, then rebuild).
+#[derive(clap::Args)]
+pub struct FitAffiliationArgs {
+    /// Registry data (default: ../shared/data/registry-v2.json.gz)
+    #[arg(long, value_name = "data")]
+    data: Option<PathBuf>,
+    /// Gold set, JSON lines (default: ../shared/eval/affiliation-dev.jsonl)
+    #[arg(long, value_name = "jsonl")]
+    eval: Option<PathBuf>,
+    /// Fit on the rows of one source only
+    #[arg(long, value_name = "name")]
+    source: Option<String>,
+    #[command(flatten)]
+    tree: TreeArgs,
+    /// Output file
+    #[arg(long, value_name = "file", default_value = WEIGHTS_FILE)]
+    out: String,
+    /// Print the file instead of writing it
+    #[arg(long)]
+    dry_run: bool,
+    /// Also print where the training rows' recall is lost (gold not among
+    /// the leading candidates, tied, below threshold...)
+    #[arg(long)]
+    analyze: bool,
+    /// With --analyze: up to n strings of each kind of loss
+    #[arg(long, value_name = "n", default_value_t = 0)]
+    examples: usize,
+}
+
 /// Runs the command.
-pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &[
-            "--data",
-            "--eval",
-            "--out",
-            "--precision",
-            "--trees",
-            "--rate",
-            "--source",
-            "--examples",
-            "--folds",
-        ],
-        &["--dry-run", "--analyze", "--augment"],
-    )?;
-    a.exactly(&[])?;
-    let data = load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
-    let eval = load::given_or_default(a.opt("--eval"), DEFAULT_EVAL, "--eval <jsonl>")?;
-    let out = a.opt("--out").unwrap_or(WEIGHTS_FILE);
-    let mut set = DEFAULT;
-    tree_options(&a, &mut set)?;
-    let source = a.opt("--source");
-    let engine = Engine::new(load::load(Path::new(data), true)?);
-    let lines = read_gold(eval, usize::MAX)?;
+pub fn cmd_fit_affiliation(a: FitAffiliationArgs) -> Result<(), String> {
+    let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "--data <data>")?;
+    let eval = load::given_or_default(a.eval.as_deref(), &[DEFAULT_EVAL.into()], "--eval <jsonl>")?;
+    let out = a.out.as_str();
+    let set = a.tree.settings();
+    let source = a.source.as_deref();
+    let engine = Engine::new(load::load(&data, true)?);
+    let lines = read_gold(&eval.to_string_lossy(), usize::MAX)?;
     let rows = collect(&engine, &lines, &Filters::default());
     let selected = |r: &Row| source.is_none_or(|s| r.source == s);
     let train: Vec<&Row> = rows.iter().filter(|r| selected(r)).collect();
@@ -540,6 +576,7 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
                 .any(|c| c.visible && r.gold.contains(&c.record))
         })
         .count();
+    let (data, eval) = (data.display(), eval.display());
     let report = format!(
         "fitted on {} rows of {} ({}), data {}\n\
          command: registry fit-affiliation --data {data} --eval {eval} --precision {} --trees {}{}\n\
@@ -575,16 +612,10 @@ pub fn cmd_fit_affiliation(rest: &[String]) -> Result<(), String> {
             correct as f64 / with_gold.max(1) as f64
         );
     }
-    if a.flag("--analyze") {
-        let examples = a
-            .opt("--examples")
-            .map(str::parse)
-            .transpose()
-            .map_err(|_| "--examples must be a number")?
-            .unwrap_or(0);
-        analyze(&model, &train, examples);
+    if a.analyze {
+        analyze(&model, &train, a.examples);
     }
-    if a.flag("--dry-run") {
+    if a.dry_run {
         print!("{}", weights_source(&model, &report));
         return Ok(());
     }

@@ -13,12 +13,11 @@
 #![allow(clippy::needless_range_loop)]
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::PathBuf;
 
 use registry_core::import::{self, ImportOptions};
 use registry_core::prior::{FEATURE_COUNT, FEATURE_NAMES, UNITS_PER_NAT, features};
 
-use crate::args::Args;
 use crate::load;
 use crate::picks;
 
@@ -203,22 +202,46 @@ fn mean_log_p(d: &Design, counts: &[f64], w: &Vector) -> f64 {
     (picked - n * lse) / n.max(1.0)
 }
 
-pub fn cmd_fit_prior(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--data", "--eval", "-o", "--out"], &["--dry-run"])?;
-    let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
-    let eval =
-        crate::load::given_or_default(a.opt("--eval"), picks::DEFAULT_EVAL, "--eval <jsonl>")?;
-    let out = a.out().unwrap_or(DEFAULT_OUT);
-    let bytes = load::read(Path::new(data))?;
+/// Refit the record prior (writes core source).
+///
+/// The prior is how likely each record is to be picked, from its content;
+/// fitted on the gold records of an affiliation set, with held-out figures
+/// printed, and written as Rust source to crates/core/src/prior/weights.rs.
+#[derive(clap::Args)]
+pub struct FitPriorArgs {
+    /// Registry dump (default: ../shared/data/registry-v2.json.gz)
+    #[arg(long, value_name = "dump")]
+    data: Option<PathBuf>,
+    /// Rows with a gold id list (default:
+    /// ../shared/eval/affiliation-dev.jsonl)
+    #[arg(long, value_name = "jsonl")]
+    eval: Option<PathBuf>,
+    /// Where to write
+    #[arg(short, long, value_name = "file", default_value = DEFAULT_OUT)]
+    out: String,
+    /// Print the source instead of writing it
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn cmd_fit_prior(a: FitPriorArgs) -> Result<(), String> {
+    let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "--data <data>")?;
+    let eval = load::given_or_default(
+        a.eval.as_deref(),
+        &[picks::DEFAULT_EVAL.into()],
+        "--eval <jsonl>",
+    )?;
+    let out = a.out.as_str();
+    let bytes = load::read(&data)?;
     let imported = import::import_dump(&bytes, ImportOptions::default(), &mut |_, _| {})
-        .map_err(|e| format!("{data}: {e}"))?;
+        .map_err(|e| format!("{}: {e}", data.display()))?;
     let records = imported.records;
     let by_id: HashMap<&str, usize> = records
         .iter()
         .enumerate()
         .map(|(i, r)| (r.id.as_str(), i))
         .collect();
-    let picks = picks::gold_per_row(Path::new(eval))?;
+    let picks = picks::gold_per_row(&eval)?;
     let mut counts = [vec![0.0; records.len()], vec![0.0; records.len()]];
     let mut missing = 0;
     for (row, id) in picks.iter().enumerate() {
@@ -313,7 +336,7 @@ pub fn cmd_fit_prior(rest: &[String]) -> Result<(), String> {
         src.push_str(&format!("    {v:<width$} // {name}\n"));
     }
     src.push_str("];\n");
-    if a.flag("--dry-run") {
+    if a.dry_run {
         print!("{src}");
     } else {
         std::fs::write(out, src).map_err(|e| format!("cannot write {out}: {e}"))?;

@@ -10,7 +10,7 @@
 //! bytes a typeahead client receives before its first suggestion.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use registry_core::pieces::search::{Need, search_pieces};
@@ -19,7 +19,6 @@ use registry_core::search::{Engine, SuggestContext};
 use registry_core::shard::{self, BuiltShard, SectionKind};
 use registry_core::{Record, Registry};
 
-use crate::args::Args;
 use crate::encoders::{Zstd, sha256_hex};
 use crate::load;
 use crate::out_file::OutFile;
@@ -67,23 +66,69 @@ pub struct Written {
     pub specs: Vec<pieces::PieceSpec>,
 }
 
-/// The piece budget of `build` and `site`: `--piece-bytes <n>` (raw bytes
-/// a leaf may hold) and `--head <n>` (records in a head), defaults aside.
-pub fn budget_arg(a: &Args) -> Result<PieceBudget, String> {
-    let d = PieceBudget::default();
-    let num = |k: &str, d: usize, min: usize| -> Result<usize, String> {
-        a.opt(k).map_or(Ok(d), |v| {
-            v.parse()
-                .ok()
-                .filter(|n| *n >= min)
-                .ok_or_else(|| format!("{k} must be a number ≥ {min}, not '{v}'"))
-        })
-    };
-    Ok(PieceBudget {
-        raw_bytes: num("--piece-bytes", d.raw_bytes, 256)?,
-        head_records: num("--head", d.head_records, 10)?,
-        ..d
-    })
+/// The piece budget of `build` and `site`, defaults aside.
+#[derive(clap::Args)]
+pub struct PieceArgs {
+    /// Raw bytes a typeahead leaf may hold (default 49152; a small value
+    /// splits a small registry, for tests)
+    #[arg(long, value_name = "n", value_parser = at_least(256))]
+    piece_bytes: Option<usize>,
+    /// Records in the head of a split prefix (default 40)
+    #[arg(long, value_name = "n", value_parser = at_least(10))]
+    head: Option<usize>,
+}
+
+impl PieceArgs {
+    pub fn budget(&self) -> PieceBudget {
+        let d = PieceBudget::default();
+        PieceBudget {
+            raw_bytes: self.piece_bytes.unwrap_or(d.raw_bytes),
+            head_records: self.head.unwrap_or(d.head_records),
+            ..d
+        }
+    }
+}
+
+/// A whole number ≥ `min`.
+fn at_least(min: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(min..)
+}
+
+/// Typeahead pieces: counts, sizes, bytes before the first answer.
+///
+/// The partitioned typeahead index: piece counts and sizes, and the data
+/// bytes a cold typeahead client receives before its first suggestion
+/// (first 1-3 keystrokes of names); then E2 over pieces: the share of requests answered from pieces, data
+/// bytes before the first page (p50/p95, per kind of file, what the
+/// requests around the p95 and the heaviest 5 % fetch) and the pieces
+/// folder.
+#[derive(clap::Args)]
+pub struct BenchPiecesArgs {
+    /// A registry dump
+    #[arg(value_name = "dump")]
+    dump: PathBuf,
+    /// Raw bytes a leaf may hold, in KiB
+    #[arg(long, value_name = "KiB", default_value_t = PieceBudget::default().raw_bytes / 1024)]
+    budget: usize,
+    /// Records in the head of a split prefix
+    #[arg(long, value_name = "n", default_value_t = PieceBudget::default().head_records)]
+    head: usize,
+    /// zstd level
+    #[arg(long, value_name = "1-22", default_value_t = crate::build::DEFAULT_LEVEL, value_parser = crate::cli::zstd_level)]
+    level: i32,
+    /// Names typed
+    #[arg(long, value_name = "n", default_value_t = 1000)]
+    targets: usize,
+    /// Write each E2 request (query, bytes, files; or why the whole registry
+    /// answers it) as JSON lines
+    #[arg(long, value_name = "file")]
+    requests: Option<PathBuf>,
+    /// Replay the E2 requests of such a file (query, filter, page) instead
+    /// of sampling the data's names: the same query set at two registry
+    /// sizes (e.g. a 35,990-record run's file against `registry synth
+    /// --factor 4`)
+    #[arg(long, value_name = "file")]
+    queries: Option<PathBuf>,
 }
 
 /// Which list of [`Written`] a file belongs to.
@@ -450,35 +495,14 @@ fn record_pieces(
     Ok(groups.len())
 }
 
-pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &[
-            "--budget",
-            "--head",
-            "--level",
-            "--targets",
-            "--requests",
-            "--queries",
-        ],
-        &[],
-    )?;
-    let [dump] = a.exactly(&["<dump>"])? else {
-        unreachable!()
-    };
-    let num = |k: &str, d: usize| -> Result<usize, String> {
-        a.opt(k).map_or(Ok(d), |v| {
-            v.parse().map_err(|_| format!("{k} must be a number"))
-        })
-    };
+pub fn cmd_bench_pieces(a: BenchPiecesArgs) -> Result<(), String> {
     let budget = PieceBudget {
-        raw_bytes: num("--budget", PieceBudget::default().raw_bytes / 1024)? * 1024,
-        head_records: num("--head", PieceBudget::default().head_records)?,
+        raw_bytes: a.budget * 1024,
+        head_records: a.head,
         ..PieceBudget::default()
     };
-    let level = num("--level", 19)? as i32;
-    let targets = num("--targets", 1000)?;
-    let bytes = load::read(Path::new(dump))?;
+    let (level, targets) = (a.level, a.targets);
+    let bytes = load::read(&a.dump)?;
     let imported = crate::import::import_with_progress(&bytes, Default::default(), true)?;
     let records = imported.records;
     let built = shard::build(&records, "bench", 0, &Zstd(level))?;
@@ -644,14 +668,11 @@ pub fn cmd_bench_pieces(rest: &[String]) -> Result<(), String> {
         percentile(&mut cold_checked, 0.5),
         percentile(&mut cold_checked, 0.95),
     );
-    let requests = a.opt("--requests").map(Path::new);
+    let requests = a.requests.as_deref();
     // What a request the pieces cannot answer downloads instead: the whole
     // registry's data files (summary, names, records).
     let whole_bytes = built.file(&SectionKind::ALL).len();
-    let replay = a
-        .opt("--queries")
-        .map(|p| read_queries(Path::new(p)))
-        .transpose()?;
+    let replay = a.queries.as_deref().map(read_queries).transpose()?;
     bench_search_pieces(
         &w,
         &engine,

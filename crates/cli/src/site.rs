@@ -7,9 +7,43 @@ use std::path::{Path, PathBuf};
 use registry_core::import::ImportOptions;
 use registry_core::shard::{self, BuiltShard};
 
-use crate::args::Args;
+use crate::pieces::PieceArgs;
 use crate::progress::Step;
-use crate::{build, load, parse_level};
+use crate::{build, cli, load};
+
+/// Write a complete static site: the built app + data.
+///
+/// The site folder holds the app, its data as content-hashed files under
+/// data/, HOSTING.md and _headers: upload it as is to any static host.
+#[derive(clap::Args)]
+pub struct SiteArgs {
+    /// Registry data: a dump, or a .shard file, build directory or site
+    /// folder (its full file re-split without recompressing)
+    #[arg(value_name = "dump|shard")]
+    data: PathBuf,
+    /// Output directory (its data/ is replaced)
+    #[arg(short, long, value_name = "dir")]
+    out: PathBuf,
+    /// The built app (from scripts/build-web.sh)
+    #[arg(long, value_name = "dir", default_value = "target/site")]
+    app: PathBuf,
+    /// Data release name (dumps only)
+    #[arg(long, value_name = "name")]
+    release: Option<String>,
+    /// Import the valid records of a dump and list the invalid ones,
+    /// instead of failing on the first report
+    #[arg(long)]
+    skip_invalid: bool,
+    /// zstd level
+    #[arg(long, value_name = "1-22", default_value_t = build::DEFAULT_LEVEL, value_parser = cli::zstd_level)]
+    level: i32,
+    /// Typeahead piece budget, as for build
+    #[command(flatten)]
+    pieces: PieceArgs,
+    /// No progress output
+    #[arg(short, long)]
+    quiet: bool,
+}
 
 /// Files the app folder must have (written by scripts/build-web.sh).
 const APP_FILES: [&str; 7] = [
@@ -152,19 +186,10 @@ fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
 /// The data as a built shard: from a dump (imported and built), or from a
 /// shard file or build directory (its full file re-split without
 /// recompressing).
-fn data_shard(
-    path: &Path,
-    release: Option<&str>,
-    level: i32,
-    a: &Args,
-    quiet: bool,
-) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
-    let file = if path.is_dir() {
-        path.join("manifest.json")
-    } else {
-        path.to_path_buf()
-    };
-    let file = if file.file_name().is_some_and(|n| n == "manifest.json") {
+fn data_shard(a: &SiteArgs) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
+    let (path, release, quiet) = (a.data.as_path(), a.release.as_deref(), a.quiet);
+    let file = load::data_file(path)?;
+    let file = if load::is_manifest(&file) {
         load::manifest_full_file(&file)?
     } else {
         file
@@ -190,36 +215,18 @@ fn data_shard(
         return Ok((built, records));
     }
     let options = ImportOptions {
-        skip_invalid: a.flag("--skip-invalid"),
+        skip_invalid: a.skip_invalid,
     };
     let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let rel = release.map_or_else(|| build::release_from_path(path), str::to_string);
     Ok((
-        build::build_shard_with_progress(&imported.records, &rel, level, quiet)?,
+        build::build_shard_with_progress(&imported.records, &rel, a.level, quiet)?,
         imported.records,
     ))
 }
 
-pub fn cmd_site(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &[
-            "-o",
-            "--out",
-            "--app",
-            "--release",
-            "--level",
-            "--piece-bytes",
-            "--head",
-        ],
-        &["--skip-invalid", "-q", "--quiet"],
-    )?;
-    let quiet = a.quiet();
-    let [data] = a.exactly(&["<dump or shard>"])? else {
-        unreachable!()
-    };
-    let out = PathBuf::from(a.out().ok_or("site needs an output directory: -o <dir>")?);
-    let app = PathBuf::from(a.opt("--app").unwrap_or("target/site"));
+pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
+    let (out, app, quiet) = (&a.out, &a.app, a.quiet);
     let missing: Vec<&str> = APP_FILES
         .iter()
         .copied()
@@ -232,27 +239,20 @@ pub fn cmd_site(rest: &[String]) -> Result<(), String> {
             missing.join(", ")
         ));
     }
-    if out.exists() && std::fs::canonicalize(&out).ok() == std::fs::canonicalize(&app).ok() {
+    if out.exists() && std::fs::canonicalize(out).ok() == std::fs::canonicalize(app).ok() {
         return Err("the output directory must differ from the app directory".into());
     }
-    let (built, records) = data_shard(
-        Path::new(data),
-        a.opt("--release"),
-        parse_level(&a)?,
-        &a,
-        quiet,
-    )?;
+    let (built, records) = data_shard(&a)?;
     if out.join("data").exists() {
         std::fs::remove_dir_all(out.join("data"))
             .map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
     }
-    copy_dir(&app, &out, &app.join("data"))?;
-    let budget = crate::pieces::budget_arg(&a)?;
+    copy_dir(app, out, &app.join("data"))?;
     let (files, manifest) = build::data_files(
         &built,
         records,
-        parse_level(&a)?,
-        &budget,
+        a.level,
+        &a.pieces.budget(),
         quiet,
         Some(&out.join("data")),
     )?;

@@ -49,69 +49,193 @@ const COMMANDS: &[(&str, &str)] = &[
     ("bench-site", "--json"),
     ("bench-release", "--json"),
     ("check-host", "--same-origin"),
-    ("help", "help"),
+    ("completions", "zsh"),
 ];
 
 #[test]
 fn every_command_has_its_own_help() {
     let full = text(&registry(&["help"]).stdout);
     for (command, option) in COMMANDS {
+        assert!(
+            full.contains(&format!("\n  {command} ")),
+            "`registry help` does not list {command}"
+        );
+        let takes_arguments = text(&registry(&[command, "-h"]).stdout).contains("Arguments:");
         for flag in ["--help", "-h"] {
-            // Wherever the flag stands, even after other arguments.
-            for args in [vec![*command, flag], vec![*command, "x", flag]] {
+            // Wherever the flag stands, even after an argument (where the
+            // command takes one: else the argument is the mistake told).
+            let mut asked = vec![vec![*command, flag]];
+            if takes_arguments {
+                // Any text is a valid first argument, but a shell's name.
+                let argument = if *command == "completions" {
+                    "bash"
+                } else {
+                    "x"
+                };
+                asked.push(vec![*command, argument, flag]);
+            }
+            for args in asked {
                 let out = registry(&args);
                 let help = text(&out.stdout);
                 assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
                 assert!(
-                    help.starts_with(&format!("USAGE:\n    registry {command}")),
+                    help.contains(&format!("Usage: registry {command} ")),
                     "{args:?}: {help}"
                 );
                 assert!(help.contains(option), "{args:?} does not mention {option}");
                 // Its own help, not everyone's.
-                assert!(
-                    help.len() < full.len() / 2,
-                    "{args:?} printed the full help"
-                );
+                assert!(!help.contains("Developer commands"), "{args:?}: {help}");
             }
         }
         let out = registry(&["help", command]);
         assert!(out.status.success());
-        assert!(text(&out.stdout).starts_with(&format!("USAGE:\n    registry {command}")));
+        let help = text(&out.stdout);
         assert!(
-            full.contains(option),
-            "`registry help` does not mention {option}"
+            help.contains(&format!("Usage: registry {command} ")),
+            "{help}"
         );
+        assert!(help.contains(option), "`registry help {command}`: {help}");
     }
     for args in [vec!["--help"], vec!["-h"], vec!["help"]] {
         let out = registry(&args);
         assert!(out.status.success());
         assert_eq!(text(&out.stdout), full);
     }
+    // No command: the help, on stderr, as a usage error.
+    let out = registry(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("Usage: registry <COMMAND>"));
 }
 
 #[test]
-fn unknown_options_and_commands_are_clear_errors() {
-    let out = registry(&["serve", "--prot", "8080"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
-    assert!(err.contains("unknown option '--prot'"), "{err}");
-    assert!(err.contains("did you mean '--port'"), "{err}");
-    assert!(err.contains("registry serve --help"), "{err}");
-    let out = registry(&["build", "--frobnicate"]);
+fn the_help_lists_everyday_commands_first_and_developer_commands_apart() {
+    let full = text(&registry(&["--help"]).stdout);
+    let (everyday, developer) = full
+        .split_once("Developer commands")
+        .expect("a developer heading");
+    for command in [
+        "build",
+        "site",
+        "serve",
+        "query",
+        "get",
+        "info",
+        "match",
+        "check-host",
+        "synth",
+    ] {
+        let line = format!("\n  {command} ");
+        assert!(
+            everyday.contains(&line) && !developer.contains(&line),
+            "{command}"
+        );
+    }
+    for command in [
+        "bench-shard",
+        "bench-pieces",
+        "eval-affiliation",
+        "fit-prior",
+    ] {
+        let line = format!("\n  {command} ");
+        assert!(
+            developer.contains(&line) && !everyday.contains(&line),
+            "{command}"
+        );
+    }
+    // Short enough to read: a summary line a command, no option tables.
+    assert!(full.lines().count() < 60, "{full}");
+    assert!(full.lines().all(|l| l.chars().count() <= 100), "{full}");
+}
+
+#[test]
+fn mistakes_get_suggestions_and_usage_errors() {
+    for (args, says) in [
+        (vec!["qeury"], "a similar subcommand exists: 'query'"),
+        (vec!["serv"], "a similar subcommand exists: 'serve'"),
+        (
+            vec!["serve", "--prot", "8080"],
+            "a similar argument exists: '--port'",
+        ),
+        (
+            vec!["build", DEMO, "--quite"],
+            "a similar argument exists: '--quiet'",
+        ),
+        (vec!["get"], "Usage: registry get <shard> <id>"),
+        (vec!["help", "nope"], "unrecognized subcommand 'nope'"),
+        (
+            vec!["build", DEMO, "-o", "x", "--level", "30"],
+            "zstd level is 1–22",
+        ),
+        (vec!["serve", "--idle-timeout", "0"], "0.05 to 86400"),
+        (vec!["completions", "tcsh"], "possible values: bash"),
+    ] {
+        let out = registry(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(err.contains("try '--help'"), "{args:?}: {err}");
+    }
+    let err = text(&registry(&["build", "--frobnicate"]).stderr);
+    assert!(
+        err.contains("unexpected argument '--frobnicate'") && !err.contains("similar"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_option_given_twice_takes_its_last_value() {
+    let out = registry(&["query", DEMO, "univ", "--suggest", "-k", "5", "-k", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits.len(), 1);
+}
+
+#[test]
+fn completions_name_every_command() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = registry(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = text(&out.stdout);
+        for (command, _) in COMMANDS {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+        assert!(script.contains("max-connections"), "{shell}");
+    }
+    assert!(text(&registry(&["completions", "bash"]).stdout).contains("complete -F _registry"));
+}
+
+#[test]
+fn a_site_folder_is_taken_for_its_data_folder() {
+    let dir = tmp_dir("site-folder");
+    let site = dir.join("site");
+    let out = registry(&[
+        "build",
+        DEMO,
+        "-o",
+        site.join("data").to_str().unwrap(),
+        "--level",
+        "1",
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let site = site.to_str().unwrap();
+    let out = registry(&["info", site]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["record_count"], 63);
+    let out = registry(&["get", site, "041qyp388"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = registry(&["query", site, "/v2/organizations?query=university"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A folder that is neither says what it looked for.
+    let out = registry(&["info", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
-        err.contains("unknown option '--frobnicate'") && !err.contains("did you mean"),
+        err.contains("no manifest.json") && err.contains("no data/manifest.json"),
         "{err}"
     );
-    let out = registry(&["serv"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("did you mean 'serve'"));
-    let out = registry(&["get"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("registry get --help"));
-    let out = registry(&["help", "nope"]);
-    assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -154,9 +278,12 @@ fn serve_in(dir: &Path, args: &[&str]) -> (bool, String) {
 #[test]
 fn serve_finds_its_default_data_where_its_help_says() {
     let help = text(&registry(&["serve", "--help"]).stdout);
+    // As one line, however the help is wrapped.
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        help.contains("data/demo/registry-demo.json under")
-            && help.contains("the current directory, else in the source tree"),
+        help.contains(
+            "data/demo/registry-demo.json under the current directory, else in the source tree"
+        ),
         "{help}"
     );
     // A copied binary run beside other data: the working directory's demo

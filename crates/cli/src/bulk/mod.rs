@@ -9,7 +9,7 @@ pub mod input;
 pub mod output;
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 use registry_core::search::{Engine, Filters};
 
 use crate::affiliation_rows::DEFAULT_DATA;
-use crate::args::Args;
 use crate::load;
 use input::{Format, Row};
 use output::{Candidate, Outcome};
@@ -29,46 +28,62 @@ const CHUNK: usize = 64;
 /// How many row errors the summary lists (all are in the output).
 const ERRORS_LISTED: usize = 20;
 
+/// Match every affiliation string of a list (on all cores).
+///
+/// The output holds the input rows plus id, name, score, chosen,
+/// matching_type of the best candidate (the chosen one when there is one),
+/// the second candidate's id, name and score, and an error column; rows
+/// that cannot be read keep their line and say why; a row with more fields
+/// than the header keeps them in columns extra_1, … added after the
+/// header's. CSV or plain lines → CSV, JSON lines → JSON lines; progress and
+/// a summary (chosen, no candidate, errors, strings/s) on stderr.
+#[derive(clap::Args)]
+pub struct MatchArgs {
+    /// The list: a file, or - (standard input)
+    #[arg(value_name = "file")]
+    file: String,
+    /// The CSV column holding the strings (RFC 4180, a header line)
+    #[arg(long, value_name = "name")]
+    column: Option<String>,
+    /// The JSON lines member holding the strings
+    #[arg(long, value_name = "name")]
+    field: Option<String>,
+    /// csv, jsonl or lines (default: from the file name's ending
+    /// .csv/.jsonl/.ndjson, else from --column/--field, else lines)
+    #[arg(long, value_name = "f")]
+    format: Option<String>,
+    /// Registry data (default: ../shared/data/registry-v2.json.gz)
+    #[arg(long, value_name = "data")]
+    data: Option<PathBuf>,
+    /// Match with all_status (default: active records only)
+    #[arg(long)]
+    all_status: bool,
+    /// Output file (default: standard output)
+    #[arg(short, long, value_name = "file")]
+    out: Option<String>,
+    /// Threads matching at once (default: the number of cores)
+    #[arg(long, value_name = "n", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    threads: Option<usize>,
+    /// No progress, no summary
+    #[arg(short, long)]
+    quiet: bool,
+}
+
 /// Runs the command.
-pub fn cmd_match(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &[
-            "--data",
-            "--column",
-            "--field",
-            "--format",
-            "-o",
-            "--out",
-            "--threads",
-        ],
-        &["--all-status", "-q", "--quiet"],
-    )?;
-    let [file] = a.exactly(&["<file>"])? else {
-        unreachable!()
-    };
-    let quiet = a.quiet();
-    let format = match a.opt("--format") {
+pub fn cmd_match(a: MatchArgs) -> Result<(), String> {
+    let (file, quiet) = (a.file.as_str(), a.quiet);
+    let format = match &a.format {
         Some(f) => Format::parse(f)?,
-        None => Format::guess(
-            file,
-            a.opt("--column").is_some(),
-            a.opt("--field").is_some(),
-        ),
+        None => Format::guess(file, a.column.is_some(), a.field.is_some()),
     };
     let key = match format {
-        Format::Csv => a.opt("--column"),
-        Format::Jsonl => a.opt("--field"),
+        Format::Csv => a.column.as_deref(),
+        Format::Jsonl => a.field.as_deref(),
         Format::Lines => None,
     };
-    let threads = match a.opt("--threads") {
-        Some(t) => t
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("--threads must be a number above 0, not '{t}'"))?,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bytes = if file == "-" {
         let mut v = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
@@ -81,9 +96,9 @@ pub fn cmd_match(rest: &[String]) -> Result<(), String> {
     // is reported at once.
     let input = input::read(&bytes, format, key).map_err(|e| format!("{file}: {e}"))?;
     drop(bytes);
-    let data = crate::load::given_or_default(a.opt("--data"), DEFAULT_DATA, "--data <data>")?;
+    let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "--data <data>")?;
     let t = Instant::now();
-    let engine = Engine::new(load::load(Path::new(data), quiet)?);
+    let engine = Engine::new(load::load(&data, quiet)?);
     if !quiet {
         eprintln!(
             "loaded {} records in {:.1} s",
@@ -92,7 +107,7 @@ pub fn cmd_match(rest: &[String]) -> Result<(), String> {
         );
     }
     let filters = Filters {
-        all_status: a.flag("--all-status"),
+        all_status: a.all_status,
         ..Filters::default()
     };
     let (t, cpu) = (Instant::now(), cpu_seconds());
@@ -100,7 +115,7 @@ pub fn cmd_match(rest: &[String]) -> Result<(), String> {
     let secs = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
 
-    let out_path = a.out();
+    let out_path = a.out.as_deref();
     let written = match out_path {
         Some(p) => {
             let f = std::fs::File::create(p).map_err(|e| format!("cannot create {p}: {e}"))?;

@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 
 use registry_core::search::Engine;
 
-use crate::args::Args;
 use crate::load;
 
 /// The demo dump, used when `--data` is not given.
@@ -45,38 +44,79 @@ pub fn demo_candidates() -> Vec<PathBuf> {
     ]
 }
 
-/// The demo dump, or an error naming every place looked at and how to
-/// pass data instead (a copied binary's build tree is usually gone).
-pub fn demo_path() -> Result<PathBuf, String> {
-    first_existing(&demo_candidates())
+/// The data `--data` names, else the demo dump where
+/// [`demo_candidates`] looks for it.
+pub fn data_or_demo(given: Option<&Path>) -> Result<PathBuf, String> {
+    load::given_or_default(given, &demo_candidates(), "--data <data>")
 }
 
-fn first_existing(candidates: &[PathBuf]) -> Result<PathBuf, String> {
-    if let Some(found) = candidates.iter().find(|p| p.exists()) {
-        return Ok(found.clone());
-    }
-    let tried: Vec<String> = candidates
-        .iter()
-        .map(|p| format!("  {}", p.display()))
-        .collect();
-    Err(format!(
-        "no --data given and no demo data at the default places:\n{}\n\
-         pass the registry data: --data <data> (a dump, a .shard file, a build \
-         directory or its manifest.json)",
-        tried.join("\n")
-    ))
+/// `--header-timeout` and `--idle-timeout`: seconds, decimals allowed.
+fn timeout(v: &str) -> Result<Duration, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| (0.05..=86_400.0).contains(s))
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| "a number of seconds from 0.05 to 86400".to_string())
 }
 
-/// A duration in seconds (decimals allowed) from an option.
-fn seconds(a: &Args, key: &str, default: f64) -> Result<Duration, String> {
-    let v = a.opt(key).map_or(Ok(default), |v| {
-        v.parse::<f64>()
-            .map_err(|_| format!("{key} must be a number of seconds, not '{v}'"))
-    })?;
-    if !(0.05..=86_400.0).contains(&v) {
-        return Err(format!("{key} must be 0.05–86400 seconds, not {v}"));
-    }
-    Ok(Duration::from_secs_f64(v))
+/// Serve the API (v1, v2) and static files on 127.0.0.1.
+///
+/// Stops on SIGTERM or Ctrl-C once open requests are answered.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Registry data (default: data/demo/registry-demo.json under the
+    /// current directory, else in the source tree the binary was built from)
+    #[arg(long, value_name = "data")]
+    data: Option<PathBuf>,
+    /// Port (0 = any free port, printed on start)
+    #[arg(long, value_name = "n", default_value_t = 8080)]
+    port: u16,
+    /// Serve static files from <dir> (e.g. the built UI), with CORS,
+    /// compression and HOSTING.md's cache headers
+    #[arg(long, value_name = "dir")]
+    root: Option<PathBuf>,
+    /// Threads answering API requests at once (default: the number of
+    /// cores; others wait their turn)
+    #[arg(long, value_name = "n", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    threads: Option<usize>,
+    /// Open connections at most (beyond: 503)
+    #[arg(long, value_name = "n", default_value_t = 1024, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    max_connections: usize,
+    /// A request's headers must arrive within <s> seconds, and an idle
+    /// connection is closed after it
+    #[arg(long, value_name = "s", default_value = "10", value_parser = timeout)]
+    header_timeout: Duration,
+    /// Close a connection whose client reads nothing of its answer for <s>
+    /// seconds
+    #[arg(long, value_name = "s", default_value = "30", value_parser = timeout)]
+    idle_timeout: Duration,
+    /// No log output
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Answer one API request and print the JSON.
+///
+/// E.g. '/v2/organizations?query=oxford&filter=types:education'; the exit
+/// status is 1 when the HTTP status is not 200.
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    /// Registry data: a .shard file, a build directory, a site folder, a
+    /// manifest.json or a dump (built in memory first)
+    #[arg(value_name = "data")]
+    data: PathBuf,
+    /// The request (path and query), or the typeahead text with --suggest
+    #[arg(value_name = "request")]
+    request: String,
+    /// Treat <request> as typeahead text: print suggest() hits
+    #[arg(long)]
+    suggest: bool,
+    /// Filters for --suggest (filter syntax, v2 keys)
+    #[arg(long, value_name = "filters", default_value = "")]
+    filter: String,
+    /// Number of suggestions
+    #[arg(short, value_name = "n", default_value_t = 10)]
+    k: usize,
 }
 
 /// Raises the open-file limit to its hard maximum (each connection is a
@@ -120,52 +160,13 @@ fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
     socket.listen(1024)
 }
 
-pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &[
-            "--port",
-            "--data",
-            "--root",
-            "--threads",
-            "--max-connections",
-            "--header-timeout",
-            "--idle-timeout",
-        ],
-        &["-q", "--quiet"],
-    )?;
-    if !a.positional.is_empty() {
-        return Err(format!("unexpected argument '{}'", a.positional[0]));
-    }
-    let quiet = a.quiet();
-    let port: u16 = a
-        .opt("--port")
-        .unwrap_or("8080")
-        .parse()
-        .map_err(|_| "--port must be a number 0–65535 (0 = any free port)")?;
+pub fn cmd_serve(a: ServeArgs) -> Result<(), String> {
+    let (quiet, port, root) = (a.quiet, a.port, a.root);
+    let (header_timeout, idle_timeout) = (a.header_timeout, a.idle_timeout);
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let threads: usize = match a.opt("--threads") {
-        None => cores.clamp(1, 64),
-        Some(t) => t
-            .parse()
-            .ok()
-            .filter(|t| (1..=64).contains(t))
-            .ok_or("--threads must be 1–64")?,
-    };
-    let mut max_connections: usize = a
-        .opt("--max-connections")
-        .unwrap_or("1024")
-        .parse()
-        .ok()
-        .filter(|n| (1..=1_000_000).contains(n))
-        .ok_or("--max-connections must be 1–1000000")?;
-    let header_timeout = seconds(&a, "--header-timeout", 10.0)?;
-    let idle_timeout = seconds(&a, "--idle-timeout", 30.0)?;
-    let data = match a.opt("--data") {
-        Some(d) => PathBuf::from(d),
-        None => demo_path()?,
-    };
-    let root = a.opt("--root").map(PathBuf::from);
+    let threads = a.threads.unwrap_or(cores.clamp(1, 64));
+    let mut max_connections = a.max_connections;
+    let data = data_or_demo(a.data.as_deref())?;
     if let Some(r) = &root
         && !r.is_dir()
     {
@@ -242,25 +243,14 @@ pub fn cmd_serve(rest: &[String]) -> Result<(), String> {
 
 /// `registry query <data> <request>`: one API request (or, with
 /// `--suggest`, one typeahead call) answered from the command line.
-pub fn cmd_query(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(rest, &["--filter", "-k"], &["--suggest"])?;
-    let [path, request] = a.exactly(&["<data>", "<request>"])? else {
-        unreachable!()
-    };
-    let engine = Engine::new(load::load(Path::new(path), true)?);
-    if a.flag("--suggest") {
+pub fn cmd_query(a: QueryArgs) -> Result<(), String> {
+    let request = a.request.as_str();
+    let engine = Engine::new(load::load(&a.data, true)?);
+    if a.suggest {
         let filters = engine
-            .parse_filters(
-                a.opt("--filter").unwrap_or(""),
-                registry_core::search::Version::V2,
-            )
+            .parse_filters(&a.filter, registry_core::search::Version::V2)
             .map_err(|e| e.join("; "))?;
-        let k: usize = a
-            .opt("-k")
-            .unwrap_or("10")
-            .parse()
-            .map_err(|_| "-k must be a number")?;
-        let hits = engine.suggest(request, &filters, k);
+        let hits = engine.suggest(request, &filters, a.k);
         let json = serde_json::to_string_pretty(&hits).map_err(|e| e.to_string())?;
         // A closed pipe (`| head`) is not an error worth a panic.
         let _ = writeln!(std::io::stdout(), "{json}");
@@ -272,25 +262,5 @@ pub fn cmd_query(rest: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("HTTP status {}", r.status))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn missing_demo_data_names_every_place_tried() {
-        let tried = [
-            PathBuf::from("no/such/registry-demo.json"),
-            PathBuf::from("/nowhere/registry-demo.json"),
-        ];
-        let e = first_existing(&tried).unwrap_err();
-        assert!(e.contains("no/such/registry-demo.json"), "{e}");
-        assert!(e.contains("/nowhere/registry-demo.json"), "{e}");
-        assert!(e.contains("--data <data>"), "{e}");
-        let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-        let found = first_existing(&[tried[0].clone(), here.clone()]);
-        assert_eq!(found, Ok(here));
     }
 }

@@ -23,13 +23,12 @@
 //! record, pools in dump order, no hash-map iteration.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use registry_core::RecordId;
 use registry_core::import::ImportOptions;
 use registry_core::model::{DISPLAY, Name, Record};
 
-use crate::args::Args;
 use crate::{gzip, import, load};
 
 mod draw;
@@ -109,30 +108,59 @@ pub fn to_json(records: &[Record]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
-    let a = Args::parse(
-        rest,
-        &["-o", "--out", "--factor", "--seed", "--date"],
-        &["-q", "--quiet", "--next-release"],
-    )?;
-    let [dump] = a.exactly(&["<dump>"])? else {
-        unreachable!()
+/// Write a synthetic scale-up of a dump, or its next release.
+///
+/// --factor n, for benchmarks at larger sizes: the records plus n−1 copies of each with new valid ids
+/// (never a real one), names recombined from real words of the same script,
+/// case and position, the template's places, types and status,
+/// relationships remapped within each copy, external ids, domains and links
+/// made unique; the same input, factor and seed give the same bytes.
+///
+/// --next-release: the dump's next release, as the registry's releases go:
+/// 3.3 % of the records changed (an alias added or a link changed), 0.66 %
+/// added, 0.03 % withdrawn.
+#[derive(clap::Args)]
+pub struct SynthArgs {
+    /// A registry dump
+    #[arg(value_name = "dump")]
+    dump: PathBuf,
+    /// Output dump: .json, or .json.gz (gzip)
+    #[arg(short, long, value_name = "file")]
+    out: String,
+    /// Output records = n × input records (1–64)
+    #[arg(long, value_name = "n")]
+    factor: Option<u32>,
+    /// Another deterministic variant (default fixed)
+    #[arg(long, value_name = "n", default_value_t = DEFAULT_SEED, hide_default_value = true)]
+    seed: u64,
+    /// Write the dump's next release instead of a scale-up
+    #[arg(long)]
+    next_release: bool,
+    /// With --next-release: its date (last_modified of what it touches)
+    #[arg(long, value_name = "YYYY-MM-DD", default_value = next_release::DEFAULT_DATE, value_parser = date)]
+    date: String,
+    /// No progress output
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+pub fn cmd_synth(a: SynthArgs) -> Result<(), String> {
+    let (dump, out, quiet) = (a.dump.as_path(), a.out.as_str(), a.quiet);
+    let factor = match (a.next_release, a.factor) {
+        (true, None) => return next_release_cmd(&a),
+        (true, Some(_)) => {
+            return Err(
+                "--next-release makes a release of the dump as it is: no --factor \
+                        (scale it up first)"
+                    .into(),
+            );
+        }
+        (false, factor) => factor.ok_or(
+            "synth needs --factor <n> (output = n × the input's records), or --next-release",
+        )?,
     };
-    let out = a
-        .out()
-        .ok_or("synth needs an output file: -o <file.json|file.json.gz>")?;
-    let quiet = a.quiet();
-    if a.flag("--next-release") {
-        return next_release_cmd(&a, dump, out, quiet);
-    }
-    let factor: u32 = a
-        .opt("--factor")
-        .ok_or("synth needs --factor <n> (output = n × the input's records)")?
-        .parse()
-        .map_err(|_| format!("--factor must be a number 1–{MAX_FACTOR}"))?;
-    let seed = seed_of(&a)?;
     let imported = read_records(dump, quiet)?;
-    let records = synthesize(&imported, factor, seed)?;
+    let records = synthesize(&imported, factor, a.seed)?;
     let data = write_dump(out, &records)?;
     if !quiet {
         eprintln!(
@@ -144,17 +172,26 @@ pub fn cmd_synth(rest: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// `--seed`, or the default.
-fn seed_of(a: &Args) -> Result<u64, String> {
-    match a.opt("--seed") {
-        None => Ok(DEFAULT_SEED),
-        Some(s) => s.parse().map_err(|_| "--seed must be a number".into()),
+/// `--date`: YYYY-MM-DD.
+fn date(v: &str) -> Result<String, String> {
+    let valid = v.len() == 10
+        && v.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    if valid {
+        Ok(v.to_string())
+    } else {
+        Err("a date is YYYY-MM-DD".into())
     }
 }
 
 /// The records of the dump at `path`.
-fn read_records(path: &str, quiet: bool) -> Result<Vec<Record>, String> {
-    let bytes = load::read(Path::new(path))?;
+fn read_records(path: &Path, quiet: bool) -> Result<Vec<Record>, String> {
+    let bytes = load::read(path)?;
     Ok(import::import_with_progress(&bytes, ImportOptions::default(), quiet)?.records)
 }
 
@@ -171,27 +208,10 @@ fn write_dump(out: &str, records: &[Record]) -> Result<usize, String> {
 }
 
 /// `synth --next-release`: the dump's next release (crate::next_release).
-fn next_release_cmd(a: &Args, dump: &str, out: &str, quiet: bool) -> Result<(), String> {
-    if a.opt("--factor").is_some() {
-        return Err(
-            "--next-release makes a release of the dump as it is: no --factor (scale it up first)"
-                .into(),
-        );
-    }
-    let date = a.opt("--date").unwrap_or(next_release::DEFAULT_DATE);
-    let valid = date.len() == 10
-        && date.bytes().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        });
-    if !valid {
-        return Err(format!("--date must be YYYY-MM-DD, not '{date}'"));
-    }
-    let imported = read_records(dump, quiet)?;
-    let (records, c) = next_release::next_release(&imported, date, seed_of(a)?)?;
+fn next_release_cmd(a: &SynthArgs) -> Result<(), String> {
+    let (out, quiet, date) = (a.out.as_str(), a.quiet, a.date.as_str());
+    let imported = read_records(&a.dump, quiet)?;
+    let (records, c) = next_release::next_release(&imported, date, a.seed)?;
     write_dump(out, &records)?;
     if !quiet {
         eprintln!(
