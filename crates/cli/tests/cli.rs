@@ -554,6 +554,39 @@ fn builds_show_progress_unless_quiet() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_terminal_sees_progress_bars_that_end_in_the_same_lines() {
+    // `script` runs the build on a pseudo-terminal (util-linux; where it is
+    // missing there is no terminal to test with).
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script`: skipped");
+        return;
+    }
+    let dir = tmp_dir("terminal-progress");
+    let data = dir.join("data");
+    let build = format!(
+        "{} build {DEMO} -o {} --level 1",
+        env!("CARGO_BIN_EXE_registry"),
+        data.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &build, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let seen = text(&out.stdout);
+    // Drawn in place (a line cleared), then the same final lines as a log.
+    assert!(seen.contains("\r\x1b[2K"), "{seen:?}");
+    for line in [
+        "importing records … 63 records (",
+        "pieces (typeahead, E2, record pages) … ",
+        "63 records, release 'registry-demo'",
+    ] {
+        assert!(seen.contains(line), "no {line:?} in {seen:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(bytes)
