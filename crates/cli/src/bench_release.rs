@@ -85,14 +85,63 @@ fn packed_files(
     Ok(out)
 }
 
-/// The offline copy's files: the one-section files of the whole registry
-/// (summary, names, records, domains), by name.
-fn offline_files(m: &Manifest) -> BTreeMap<String, u64> {
-    m.files
-        .iter()
-        .filter(|f| f.sections.len() == 1)
-        .map(|f| (f.name.clone(), f.bytes))
-        .collect()
+/// What a returning user holding the old release's offline copy (its
+/// one-section files: summary, names, records, domains) downloads to be
+/// current: nothing for a file unchanged, the delta from the file they hold
+/// when the new manifest lists one (applied here, and checked to make the
+/// new file's image byte for byte), else the file.
+#[derive(Debug, Default)]
+struct Offline {
+    /// Bytes of the new offline copy.
+    bytes: u64,
+    /// Bytes downloaded to be current.
+    downloaded: u64,
+    /// Files updated by a delta.
+    by_delta: u64,
+    /// Files downloaded whole.
+    whole: u64,
+}
+
+fn offline_update(old: &Path, om: &Manifest, new: &Path, nm: &Manifest) -> Result<Offline, String> {
+    use registry_core::shard::delta;
+    let read = |root: &Path, name: &str| {
+        let path = root.join("data").join(name);
+        std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let mut o = Offline::default();
+    for entry in nm.files.iter().filter(|f| f.sections.len() == 1) {
+        o.bytes += entry.bytes;
+        let Some(held) = om.files.iter().find(|f| f.sections == entry.sections) else {
+            (o.downloaded, o.whole) = (o.downloaded + entry.bytes, o.whole + 1);
+            continue;
+        };
+        if held.sha256 == entry.sha256 {
+            continue;
+        }
+        let usable = entry
+            .deltas
+            .iter()
+            .find(|d| d.from == held.sha256 && d.bytes < entry.bytes);
+        let (Some(d), Some(stored)) = (usable, &entry.stored) else {
+            (o.downloaded, o.whole) = (o.downloaded + entry.bytes, o.whole + 1);
+            continue;
+        };
+        let source = delta::stored_image(&read(old, &held.name)?).map_err(|e| e.to_string())?;
+        let made = delta::apply(&source, &read(new, &d.name)?, stored.bytes)
+            .map_err(|e| format!("{}: {e}", d.name))?;
+        let hash: String = Sha256::digest(&made)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if hash != stored.sha256 {
+            return Err(format!(
+                "{}: its result is not {}'s image",
+                d.name, entry.name
+            ));
+        }
+        (o.downloaded, o.by_delta) = (o.downloaded + d.bytes, o.by_delta + 1);
+    }
+    Ok(o)
 }
 
 fn percent(part: u64, whole: u64) -> f64 {
@@ -118,8 +167,8 @@ struct Report {
     pieces: [u64; 2],
     /// `[files, bytes]` of those whose name and hash the old packs hold.
     pieces_kept: [u64; 2],
-    /// Bytes of the offline copy, and of its files that are new.
-    offline: [u64; 2],
+    /// What a returning user downloads to be current.
+    offline: Offline,
 }
 
 /// What a new release costs.
@@ -146,8 +195,6 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
     let (of, nf) = (files_of(old)?, files_of(new)?);
     let (op, np) = (packed_files(old, &om)?, packed_files(new, &nm)?);
     let sum = |it: &mut dyn Iterator<Item = u64>| it.fold([0, 0], |[n, b], len| [n + 1, b + len]);
-    let offline_old = offline_files(&om);
-    let offline_new = offline_files(&nm);
     let r = Report {
         old_release: om.release.clone(),
         new_release: nm.release.clone(),
@@ -163,21 +210,16 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
             .iter()
             .filter(|(k, _)| op.contains_key(k))
             .map(|(_, len)| *len)),
-        offline: [
-            offline_new.values().sum(),
-            offline_new
-                .iter()
-                .filter(|(n, _)| !offline_old.contains_key(*n))
-                .map(|(_, b)| b)
-                .sum(),
-        ],
+        offline: offline_update(old, &om, new, &nm)?,
     };
     if a.json {
         let json = serde_json::json!({
             "old_release": r.old_release, "new_release": r.new_release,
             "old_records": r.old_records, "new_records": r.new_records,
             "site": r.site, "same_url": r.same_url,
-            "pieces": r.pieces, "pieces_kept": r.pieces_kept, "offline": r.offline,
+            "pieces": r.pieces, "pieces_kept": r.pieces_kept,
+            "offline": [r.offline.bytes, r.offline.downloaded],
+            "offline_files": {"by_delta": r.offline.by_delta, "whole": r.offline.whole},
         });
         println!(
             "{}",
@@ -209,11 +251,14 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
         r.pieces_kept[1],
         percent(r.pieces_kept[1], r.pieces[1])
     );
+    let o = &r.offline;
     println!(
-        "a returning user's offline copy: {} bytes, of which new: {} ({:.1} %)",
-        r.offline[0],
-        r.offline[1],
-        percent(r.offline[1], r.offline[0])
+        "a returning user's offline copy: {} bytes; downloaded to be current: {} ({:.1} %): {} files by a delta (each applied here: it makes the new file's image byte for byte), {} files whole",
+        o.bytes,
+        o.downloaded,
+        percent(o.downloaded, o.bytes),
+        o.by_delta,
+        o.whole
     );
     Ok(())
 }

@@ -8,8 +8,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use registry_contract::{FileEntry, Manifest};
 use registry_core::import::ImportOptions;
 use registry_core::model::Record;
-use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind};
+use registry_core::shard::{self, BuiltShard, Codec, Compressor, SectionKind, TableOrders};
 
+use crate::deltas::{self, Previous};
 use crate::encoders::{Zstd, sha256_hex};
 use crate::out_file::OutFile;
 use crate::pieces::PieceArgs;
@@ -42,6 +43,11 @@ pub struct BuildArgs {
     level: i32,
     #[command(flatten)]
     pieces: PieceArgs,
+    /// An earlier release's data folder (or site folder), the last one
+    /// first: its string tables keep their order, and a returning user
+    /// updates their offline copy from it by a delta (repeat for older ones)
+    #[arg(long, value_name = "dir")]
+    previous: Vec<PathBuf>,
     /// No progress output
     #[arg(short, long)]
     quiet: bool,
@@ -254,7 +260,8 @@ pub fn remove_previous_builds(
         let ours = name
             .strip_suffix(".shard")
             .and_then(|s| s.rsplit_once('.'))
-            .is_some_and(|(stem, hash)| stems.contains(&stem) && is_hash(hash));
+            .is_some_and(|(stem, hash)| stems.contains(&stem) && is_hash(hash))
+            || deltas::is_delta_name(&name);
         if ours && !keep.contains(name.as_str()) && entry.path().is_file() {
             std::fs::remove_file(entry.path())
                 .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
@@ -302,7 +309,7 @@ pub fn remove_previous_builds(
 
 /// Builds a shard from dump bytes.
 pub fn build_shard(records: &[Record], release: &str, level: i32) -> Result<BuiltShard, String> {
-    build_shard_with_progress(records, release, level, true)
+    build_shard_with_progress(records, release, level, &TableOrders::default(), true)
 }
 
 /// zstd that counts the sections it has compressed (for progress).
@@ -326,11 +333,13 @@ impl Compressor for Counted<'_> {
     }
 }
 
-/// [`build_shard`], with its compression's progress on stderr.
+/// [`build_shard`], keeping the last release's table `orders`
+/// ([`crate::deltas`]), with its compression's progress on stderr.
 pub fn build_shard_with_progress(
     records: &[Record],
     release: &str,
     level: i32,
+    orders: &TableOrders,
     quiet: bool,
 ) -> Result<BuiltShard, String> {
     let mut step = Step::start(quiet, format!("compressing sections (zstd -{level})"));
@@ -339,7 +348,8 @@ pub fn build_shard_with_progress(
         step: RefCell::new(&mut step),
         done: Cell::new(0),
     };
-    let built = shard::build(records, release, build_time(), &counted)?;
+    let kinds = SectionKind::ALL;
+    let built = shard::build_after(records, release, build_time(), &counted, &kinds, orders)?;
     step.done(format!("{} sections", SectionKind::ALL.len()));
     Ok(built)
 }
@@ -354,11 +364,13 @@ pub fn data_files(
     records: Vec<Record>,
     level: i32,
     budget: &registry_core::pieces::PieceBudget,
+    previous: &[Previous],
     quiet: bool,
     out: Option<&Path>,
 ) -> Result<(Vec<OutFile>, Manifest), String> {
     let mut files = shard_files(built);
     let mut manifest = manifest(built, &records, &files);
+    add_deltas_with_progress(&mut files, &mut manifest, previous, quiet)?;
     // The pieces decode what they need from the shard: the records held
     // as values (~0.5 GB at ×4) would set the build's peak.
     drop(records);
@@ -396,6 +408,22 @@ pub fn data_files(
     Ok((files, manifest))
 }
 
+/// [`deltas::add_deltas`], told on stderr when there are earlier releases.
+fn add_deltas_with_progress(
+    files: &mut Vec<OutFile>,
+    manifest: &mut Manifest,
+    previous: &[Previous],
+    quiet: bool,
+) -> Result<(), String> {
+    let step = Step::start(quiet || previous.is_empty(), "deltas from earlier releases");
+    let written = deltas::add_deltas(files, manifest, previous)?;
+    step.done(format!(
+        "{} deltas, {} bytes instead of {}",
+        written.deltas, written.bytes, written.instead_of
+    ));
+    Ok(())
+}
+
 pub fn cmd_build(a: BuildArgs) -> Result<(), String> {
     let quiet = a.quiet;
     let release = a.release.unwrap_or_else(|| release_from_path(&a.dump));
@@ -403,14 +431,21 @@ pub fn cmd_build(a: BuildArgs) -> Result<(), String> {
     let options = ImportOptions {
         skip_invalid: a.skip_invalid,
     };
+    let previous = a
+        .previous
+        .iter()
+        .map(|p| Previous::open(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
-    let built = build_shard_with_progress(&imported.records, &release, a.level, quiet)?;
+    let orders = deltas::table_orders(&previous)?;
+    let built = build_shard_with_progress(&imported.records, &release, a.level, &orders, quiet)?;
     let (files, manifest) = data_files(
         &built,
         imported.records,
         a.level,
         &a.pieces.budget(),
+        &previous,
         quiet,
         Some(&a.out),
     )?;

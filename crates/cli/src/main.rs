@@ -13,6 +13,7 @@ mod build;
 mod bulk;
 mod check_host;
 mod cli;
+mod deltas;
 mod encoders;
 mod eval_affiliation;
 mod fit_affiliation;

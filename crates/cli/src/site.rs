@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use registry_core::import::ImportOptions;
 use registry_core::shard::{self, BuiltShard};
 
+use crate::deltas::{self, Previous};
 use crate::pieces::PieceArgs;
 use crate::progress::Step;
 use crate::{build, cli, load};
@@ -40,6 +41,11 @@ pub struct SiteArgs {
     /// Typeahead piece budget, as for build
     #[command(flatten)]
     pieces: PieceArgs,
+    /// The last release's site folder (may be the output folder): its
+    /// string tables keep their order, and a returning user updates their
+    /// offline copy from it by a delta (repeat for older releases)
+    #[arg(long, value_name = "dir")]
+    previous: Vec<PathBuf>,
     /// No progress output
     #[arg(short, long)]
     quiet: bool,
@@ -120,13 +126,26 @@ requests, so every common static host takes it (Cloudflare Pages: 20,000 files a
 
 ## A new release
 
-Build the new release into a new folder and replace the old folder with it. A page opened
-before the deploy notices that its release's files are gone, says in the console that a new
-data release is available, and goes on answering from the new one (its pieces; never a
-\"damaged\" report). Keeping the old release's files a little longer is not needed. The
-offline copy of an installed PWA is replaced when its user accepts the new release, which
-is offered on the next visit. `registry bench-release <old folder> <new folder>` prints what the release changed:
-files to upload, bytes unchanged, what a returning user downloads.
+Build the new release with the last one's folder given, then replace the old folder:
+
+    registry site <new dump> -o <folder> --previous <folder>
+
+(`--previous` may name the output folder itself: it is read before the build clears it; or
+a copy of the deployed site; repeat it for the releases before, the last one first.) The
+build then keeps the last release's string tables in their order and writes, beside the
+new data files, a small delta from each earlier release's file (`data/*.delta`, a few
+percent of the files' bytes): an installed PWA whose user holds the last release updates
+its offline copy by them instead of downloading it again, and checks the result against
+the new release's manifest byte for byte (any failure: it downloads the files). Without
+`--previous` every returning user downloads the whole offline copy again.
+
+A page opened before the deploy notices that its release's files are gone, says in the
+console that a new data release is available, and goes on answering from the new one (its
+pieces; never a \"damaged\" report). Keeping the old release's files a little longer is not
+needed. The offline copy of an installed PWA is replaced when its user accepts the new
+release, which is offered on the next visit. `registry bench-release <old folder> <new
+folder>` prints what the release changed: files to upload, bytes unchanged, what a
+returning user downloads.
 
 ## How to check a deployed site
 
@@ -183,10 +202,13 @@ fn copy_dir(from: &Path, to: &Path, skip: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The data as a built shard: from a dump (imported and built), or from a
-/// shard file or build directory (its full file re-split without
-/// recompressing).
-fn data_shard(a: &SiteArgs) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
+/// The data as a built shard: from a dump (imported and built, keeping the
+/// last release's table `orders`), or from a shard file or build directory
+/// (its full file re-split without recompressing).
+fn data_shard(
+    a: &SiteArgs,
+    orders: &shard::TableOrders,
+) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
     let (path, release, quiet) = (a.data.as_path(), a.release.as_deref(), a.quiet);
     let file = load::data_file(path)?;
     let file = if load::is_manifest(&file) {
@@ -220,7 +242,7 @@ fn data_shard(a: &SiteArgs) -> Result<(BuiltShard, Vec<registry_core::Record>), 
     let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let rel = release.map_or_else(|| build::release_from_path(path), str::to_string);
     Ok((
-        build::build_shard_with_progress(&imported.records, &rel, a.level, quiet)?,
+        build::build_shard_with_progress(&imported.records, &rel, a.level, orders, quiet)?,
         imported.records,
     ))
 }
@@ -242,7 +264,13 @@ pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
     if out.exists() && std::fs::canonicalize(out).ok() == std::fs::canonicalize(app).ok() {
         return Err("the output directory must differ from the app directory".into());
     }
-    let (built, records) = data_shard(&a)?;
+    // Read before the output folder's data is cleared: it may be the last release's.
+    let previous = a
+        .previous
+        .iter()
+        .map(|p| Previous::open(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (built, records) = data_shard(&a, &deltas::table_orders(&previous)?)?;
     if out.join("data").exists() {
         std::fs::remove_dir_all(out.join("data"))
             .map_err(|e| format!("cannot clear {}/data: {e}", out.display()))?;
@@ -253,6 +281,7 @@ pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
         records,
         a.level,
         &a.pieces.budget(),
+        &previous,
         quiet,
         Some(&out.join("data")),
     )?;

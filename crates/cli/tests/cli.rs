@@ -936,7 +936,8 @@ fn bench_release_tells_what_a_release_kept() {
     // Two "sites" (their data folders are what it reads): the demo, and its
     // next release.
     let dir = tmp_dir("bench-release");
-    let next = dir.join("next.json");
+    let next_dump = dir.join("next.json");
+    let next = &next_dump;
     let made = registry(&[
         "synth",
         DEMO,
@@ -993,6 +994,27 @@ fn bench_release_tells_what_a_release_kept() {
         kept > 0 && kept < all,
         "some pieces kept, not all: {kept} of {all}"
     );
+    // Built with the last release given: the offline copy is updated by deltas.
+    let c = dir.join("c").join("data");
+    let out = registry(&[
+        "build",
+        next_dump.to_str().unwrap(),
+        "-o",
+        c.to_str().unwrap(),
+        "--level",
+        "1",
+        "--previous",
+        dir.join("a").to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let by_delta = figures("a", "c");
+    let (downloaded, offline) = (
+        by_delta["offline"][1].as_u64().unwrap(),
+        by_delta["offline"][0].as_u64().unwrap(),
+    );
+    assert!(downloaded * 4 < offline, "{downloaded} of {offline} bytes");
+    assert_eq!(by_delta["offline_files"]["by_delta"], 4);
     let not_a_site = registry(&[
         "bench-release",
         dir.to_str().unwrap(),

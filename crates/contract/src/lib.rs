@@ -142,6 +142,41 @@ pub struct FileEntry {
     pub bytes: u64,
     /// Hex SHA-256 of its bytes.
     pub sha256: String,
+    /// The same file with its sections stored uncompressed: what a delta
+    /// makes (`registry_core::shard::delta`). A reader holding this image
+    /// instead of the file checks it by these; absent before deltas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored: Option<StoredImage>,
+    /// Deltas to this file's stored image from earlier releases' files of
+    /// the same sections: a returning reader downloads the one from the file
+    /// it holds instead of this file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deltas: Vec<DeltaEntry>,
+}
+
+/// A file's stored image ([`FileEntry::stored`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredImage {
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+}
+
+/// A delta from an earlier release's file ([`FileEntry::deltas`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeltaEntry {
+    /// The SHA-256 of the earlier release's file (its manifest's
+    /// [`FileEntry::sha256`]): the file, or its stored image, it applies to.
+    pub from: String,
+    /// Its release name, for messages.
+    pub from_release: String,
+    /// File name, relative to the data folder (`<section>.<hash>.delta`).
+    pub name: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
 }
 
 fn version_1() -> u32 {
