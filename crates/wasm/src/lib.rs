@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 #[cfg(feature = "full")]
 mod full;
 #[cfg(feature = "full")]
-pub use full::{Registry, RegistryBuilder};
+pub use full::{Registry, RegistryBuilder, apply_delta};
 #[cfg(feature = "search")]
 mod search_pieces;
 #[cfg(feature = "search")]
