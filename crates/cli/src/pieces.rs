@@ -13,9 +13,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use registry_core::pieces::search::{Need, search_pieces};
+use registry_core::pieces::search::{ListQuery, Need, SearchAnswer, SearchClient, search_pieces};
 use registry_core::pieces::{self, Answer, Directory, PieceBudget, PieceClient, PieceKind};
-use registry_core::search::{Engine, SuggestContext};
+use registry_core::search::{Engine, SuggestContext, Version};
 use registry_core::shard::{self, BuiltShard, SectionKind};
 use registry_core::{Record, Registry};
 
@@ -510,6 +510,47 @@ pub fn cmd_bench_pieces(a: BenchPiecesArgs) -> Result<(), String> {
     let t = Instant::now();
     let w = build_pieces_in_memory(&built, level, &budget)?;
     let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{} records; budget {} KiB raw, {} head records; built in {secs:.1} s",
+        records.len(),
+        budget.raw_bytes / 1024,
+        budget.head_records
+    );
+    print_piece_sizes(&w, typeahead)?;
+    let (buckets, slot_bytes) =
+        crate::packs::slot_layout(w.files.iter().chain(&w.search).map(|f| {
+            f.name
+                .strip_prefix(w.manifest.path.as_str())
+                .unwrap_or(&f.name)
+        }));
+    println!(
+        "slots (a file is found and checked with its bucket's slot, read by range from the slot tables): {buckets} slots of {slot_bytes} bytes"
+    );
+    let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
+    let engine = Engine::new(registry);
+    // The hash tables that check the files (as served).
+    let table_bytes = vec![slot_bytes; buckets as usize];
+    ColdTypeahead::new(&w, built.info.build_id, typeahead, &table_bytes).bench(&engine, targets)?;
+    // What a request the pieces cannot answer downloads instead: the whole
+    // registry's data files (summary, names, records).
+    let whole_bytes = built.file(&SectionKind::ALL).len();
+    let replay = a.queries.as_deref().map(read_queries).transpose()?;
+    bench_search_pieces(
+        &w,
+        &engine,
+        targets,
+        replay,
+        a.requests.as_deref(),
+        whole_bytes,
+        &table_bytes,
+    )
+}
+
+/// The typeahead's files as built: the pieces (leaves, heads, by id), the
+/// directory parts, the first-keystroke pack, and a record page's record
+/// pieces and cards — counts and sizes (`typeahead`: the bytes of the whole
+/// typeahead data, which the pieces stand for).
+fn print_piece_sizes(w: &Written, typeahead: usize) -> Result<(), String> {
     let (piece_files, rest) = w.files.split_at(w.specs.len());
     let parts_end = rest
         .iter()
@@ -518,17 +559,10 @@ pub fn cmd_bench_pieces(a: BenchPiecesArgs) -> Result<(), String> {
     let (part_files, rest) = rest.split_at(parts_end);
     let (pack_file, record_files) = rest.split_first().ok_or("no first-keystroke pack")?;
     let mut sizes: Vec<f64> = piece_files.iter().map(|f| f.bytes.len() as f64).collect();
-    let firsts: Vec<String> = w.manifest.split_first.clone();
     let manifest_part = serde_json::to_vec(&w.manifest).map_or(0, |v| v.len());
     let mut part_sizes: Vec<f64> = part_files.iter().map(|f| f.bytes.len() as f64).collect();
     let count = |k: PieceKind| w.specs.iter().filter(|s| s.kind == k).count();
     let (heads, ids) = (count(PieceKind::Head), count(PieceKind::Id));
-    println!(
-        "{} records; budget {} KiB raw, {} head records; built in {secs:.1} s",
-        records.len(),
-        budget.raw_bytes / 1024,
-        budget.head_records
-    );
     println!(
         "pieces: {} ({} leaves, {} heads, {} by id), {:.1} MB in all; directory: {} parts by first character (manifest member {manifest_part} bytes; part bytes p50 {:.0}, max {:.0}); whole typeahead data (summary + names) {} bytes",
         piece_files.len(),
@@ -567,122 +601,141 @@ pub fn cmd_bench_pieces(a: BenchPiecesArgs) -> Result<(), String> {
             sizes.last().copied().unwrap_or(0.0)
         );
     }
-    let (buckets, slot_bytes) =
-        crate::packs::slot_layout(w.files.iter().chain(&w.search).map(|f| {
-            f.name
-                .strip_prefix(w.manifest.path.as_str())
-                .unwrap_or(&f.name)
-        }));
-    println!(
-        "slots (a file is found and checked with its bucket's slot, read by range from the slot tables): {buckets} slots of {slot_bytes} bytes"
-    );
-    // A cold client: directory + the one piece its query needs (or the
-    // whole typeahead data), for the first 1–3 keystrokes of the relevance
-    // benchmark's texts (display names, and their rarest word first).
-    let files: HashMap<&str, &[u8]> = w
-        .files
-        .iter()
-        .map(|f| (f.name.as_str(), f.bytes.as_slice()))
-        .collect();
-    let registry = Registry::from_bytes(&built.file(&KINDS)).map_err(|e| e.to_string())?;
-    let engine = Engine::new(registry);
-    let reg = engine.registry();
-    let step = (reg.len() / targets.max(1)).max(1);
-    let mut cold: Vec<f64> = Vec::new();
-    // The same with the hash tables that check the files (as served).
-    let table_bytes = vec![slot_bytes; buckets as usize];
-    let mut cold_checked: Vec<f64> = Vec::new();
-    let (mut whole, mut total) = (0usize, 0usize);
-    for i in (0..reg.len()).step_by(step) {
-        let name = reg.display_name(i);
-        let mut words: Vec<&str> = name.split_whitespace().collect();
-        words.sort_by_key(|w| std::cmp::Reverse(w.len()));
-        for text in [name, words.first().copied().unwrap_or(name)] {
-            let chars: Vec<(usize, char)> = text.char_indices().collect();
-            for n in 1..=chars.len().min(3) {
-                let end = chars.get(n).map_or(text.len(), |c| c.0);
-                let q = &text[..end];
-                total += 1;
-                let mut c = PieceClient::new(Directory::sharded(firsts.clone()));
-                let mut got = 0usize;
-                let mut tables = std::collections::BTreeSet::new();
-                let mut checked = |name: &str| {
-                    let name = name.strip_prefix(&w.manifest.path).unwrap_or(name);
-                    tables.insert(registry_contract::slot(name, buckets));
-                };
-                loop {
-                    match c
-                        .answer(q, "", 10, &SuggestContext::default())
-                        .map_err(|e| e.join("; "))?
-                    {
-                        // A partial answer is shown: the first suggestions are in.
-                        Answer::Hits(_) | Answer::Partial(..) => break,
-                        Answer::Whole => {
-                            whole += 1;
-                            got += typeahead;
-                            break;
-                        }
-                        Answer::NeedDirectory(first) => {
-                            let name = part_name(built.info.build_id, &first);
-                            let part = files
-                                .get(name.as_str())
-                                .ok_or("a listed directory part is missing")?;
-                            got += part.len();
-                            checked(&name);
-                            let keys: Vec<String> =
-                                serde_json::from_slice(part).map_err(|e| e.to_string())?;
-                            c.add_directory(&first, keys);
-                        }
-                        Answer::Need(key, kind) => {
-                            let name = piece_name(built.info.build_id, &key, kind);
-                            checked(&name);
-                            match files.get(name.as_str()) {
-                                Some(b) => {
-                                    got += b.len();
-                                    c.add(&key, b).map_err(|e| e.to_string())?;
-                                }
-                                None => c.add_missing(&key),
-                            }
-                        }
-                    }
-                }
-                cold.push(got as f64);
-                cold_checked.push(
-                    (got + tables
-                        .iter()
-                        .map(|&i| table_bytes[i as usize])
-                        .sum::<usize>()) as f64,
-                );
-            }
+    Ok(())
+}
+
+/// A cold typeahead client over the built pieces: the directory part and
+/// the one piece a query needs (or the whole typeahead data).
+struct ColdTypeahead<'a> {
+    w: &'a Written,
+    /// The typeahead's files by name.
+    files: HashMap<&'a str, &'a [u8]>,
+    build_id: u64,
+    /// Bytes of the whole typeahead data (summary + names).
+    typeahead: usize,
+    /// Each slot's hash table as served.
+    table_bytes: &'a [usize],
+}
+
+/// What a cold client received before its first suggestion.
+struct ColdAnswer {
+    /// Data bytes (directory parts and pieces, or the whole typeahead data).
+    bytes: usize,
+    /// The same with the hash tables that check those files.
+    checked: usize,
+    /// Only the whole typeahead data answered.
+    whole: bool,
+}
+
+impl<'a> ColdTypeahead<'a> {
+    fn new(w: &'a Written, build_id: u64, typeahead: usize, table_bytes: &'a [usize]) -> Self {
+        let files = w
+            .files
+            .iter()
+            .map(|f| (f.name.as_str(), f.bytes.as_slice()))
+            .collect();
+        ColdTypeahead {
+            w,
+            files,
+            build_id,
+            typeahead,
+            table_bytes,
         }
     }
-    println!(
-        "cold client, first 1–3 keystrokes ({total} queries): data bytes before the first suggestion (directory part + piece; the manifest is read anyway) p50 {:.0}  p95 {:.0}  max {:.0}; {whole} queries ({:.1} %) need the whole typeahead data",
-        percentile(&mut cold, 0.5),
-        percentile(&mut cold, 0.95),
-        cold.last().copied().unwrap_or(0.0),
-        whole as f64 * 100.0 / total.max(1) as f64
-    );
-    println!(
-        "  the same with the hash tables that check those files (as served): p50 {:.0}  p95 {:.0}",
-        percentile(&mut cold_checked, 0.5),
-        percentile(&mut cold_checked, 0.95),
-    );
-    let requests = a.requests.as_deref();
-    // What a request the pieces cannot answer downloads instead: the whole
-    // registry's data files (summary, names, records).
-    let whole_bytes = built.file(&SectionKind::ALL).len();
-    let replay = a.queries.as_deref().map(read_queries).transpose()?;
-    bench_search_pieces(
-        &w,
-        &engine,
-        &firsts,
-        targets,
-        replay,
-        requests,
-        whole_bytes,
-        &table_bytes,
-    )
+
+    /// The first 1–3 keystrokes of the relevance benchmark's texts (every
+    /// `targets`th display name, and its rarest word first), each from a
+    /// cold client: the data bytes before the first suggestion, printed.
+    fn bench(&self, engine: &Engine, targets: usize) -> Result<(), String> {
+        let reg = engine.registry();
+        let step = (reg.len() / targets.max(1)).max(1);
+        let (mut cold, mut cold_checked) = (Vec::new(), Vec::new());
+        let (mut whole, mut total) = (0usize, 0usize);
+        for i in (0..reg.len()).step_by(step) {
+            let name = reg.display_name(i);
+            let mut words: Vec<&str> = name.split_whitespace().collect();
+            words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+            for text in [name, words.first().copied().unwrap_or(name)] {
+                let chars: Vec<(usize, char)> = text.char_indices().collect();
+                for n in 1..=chars.len().min(3) {
+                    let end = chars.get(n).map_or(text.len(), |c| c.0);
+                    total += 1;
+                    let a = self.first_suggestion(&text[..end])?;
+                    whole += usize::from(a.whole);
+                    cold.push(a.bytes as f64);
+                    cold_checked.push(a.checked as f64);
+                }
+            }
+        }
+        println!(
+            "cold client, first 1–3 keystrokes ({total} queries): data bytes before the first suggestion (directory part + piece; the manifest is read anyway) p50 {:.0}  p95 {:.0}  max {:.0}; {whole} queries ({:.1} %) need the whole typeahead data",
+            percentile(&mut cold, 0.5),
+            percentile(&mut cold, 0.95),
+            cold.last().copied().unwrap_or(0.0),
+            whole as f64 * 100.0 / total.max(1) as f64
+        );
+        println!(
+            "  the same with the hash tables that check those files (as served): p50 {:.0}  p95 {:.0}",
+            percentile(&mut cold_checked, 0.5),
+            percentile(&mut cold_checked, 0.95),
+        );
+        Ok(())
+    }
+
+    /// Answers `q` from a new client, handing it each file it asks for,
+    /// until the first suggestions are in (a partial answer is shown too).
+    fn first_suggestion(&self, q: &str) -> Result<ColdAnswer, String> {
+        let w = self.w;
+        let buckets = self.table_bytes.len() as u32;
+        let file = |name: &str| self.files.get(name).copied();
+        let mut c = PieceClient::new(Directory::sharded(w.manifest.split_first.clone()));
+        let mut got = 0usize;
+        let mut tables = std::collections::BTreeSet::new();
+        let mut checked = |name: &str| {
+            let name = name.strip_prefix(&w.manifest.path).unwrap_or(name);
+            tables.insert(registry_contract::slot(name, buckets));
+        };
+        let mut whole = false;
+        loop {
+            match c
+                .answer(q, "", 10, &SuggestContext::default())
+                .map_err(|e| e.join("; "))?
+            {
+                Answer::Hits(_) | Answer::Partial(..) => break,
+                Answer::Whole => {
+                    whole = true;
+                    got += self.typeahead;
+                    break;
+                }
+                Answer::NeedDirectory(first) => {
+                    let name = part_name(self.build_id, &first);
+                    let part = file(&name).ok_or("a listed directory part is missing")?;
+                    got += part.len();
+                    checked(&name);
+                    let keys: Vec<String> =
+                        serde_json::from_slice(part).map_err(|e| e.to_string())?;
+                    c.add_directory(&first, keys);
+                }
+                Answer::Need(key, kind) => {
+                    let name = piece_name(self.build_id, &key, kind);
+                    checked(&name);
+                    match file(&name) {
+                        Some(b) => {
+                            got += b.len();
+                            c.add(&key, b).map_err(|e| e.to_string())?;
+                        }
+                        None => c.add_missing(&key),
+                    }
+                }
+            }
+        }
+        let table_sum: usize = tables.iter().map(|&i| self.table_bytes[i as usize]).sum();
+        Ok(ColdAnswer {
+            bytes: got,
+            checked: got + table_sum,
+            whole,
+        })
+    }
 }
 
 /// The E2 requests of a `--requests` file (its API readings, in file
@@ -739,37 +792,54 @@ fn read_queries(path: &Path) -> Result<Vec<registry_core::pieces::search::ListQu
 /// data bytes a cold client fetches before the first page of results, and
 /// how many requests the whole registry must answer instead.
 /// `table_bytes`: each slot's bytes ([`crate::packs::slot_layout`]).
-#[allow(clippy::too_many_arguments)]
 fn bench_search_pieces(
     w: &Written,
     engine: &Engine,
-    firsts: &[String],
     targets: usize,
-    replay: Option<Vec<registry_core::pieces::search::ListQuery>>,
+    replay: Option<Vec<ListQuery>>,
     requests_out: Option<&Path>,
     whole_bytes: usize,
     table_bytes: &[usize],
 ) -> Result<(), String> {
-    use registry_core::pieces::search::{ListQuery, SearchAnswer, SearchClient};
-    use registry_core::search::Version;
-    let files: HashMap<String, &[u8]> = w
-        .files
-        .iter()
-        .chain(&w.search)
-        .filter_map(|f| {
-            let (_, name) = f.name.rsplit_once('/')?;
-            Some((name.to_string(), f.bytes.as_slice()))
-        })
-        .collect();
+    let queries = replay.unwrap_or_else(|| sampled_queries(engine, targets));
+    print_search_files(w, table_bytes);
+    let bench = E2Bench {
+        files: w
+            .files
+            .iter()
+            .chain(&w.search)
+            .filter_map(|f| {
+                let (_, name) = f.name.rsplit_once('/')?;
+                Some((name.to_string(), f.bytes.as_slice()))
+            })
+            .collect(),
+        firsts: &w.manifest.split_first,
+        whole_bytes,
+        table_bytes,
+    };
+    // Each answered request as a JSON line (`--requests`): what a change
+    // to the pieces moves, request by request.
+    let mut lines = requests_out.map(|_| String::new());
+    // The API's reading, then the search page's (the app's `?q=` links).
+    for typed in [false, true] {
+        bench.reading(&queries, typed, lines.as_mut())?;
+    }
+    if let (Some(path), Some(lines)) = (requests_out, lines) {
+        std::fs::write(path, lines).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("answered requests written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The E2 requests sampled from the data: every `targets`th record's
+/// display name, its rarest word, "university of" it, and its first two
+/// words quoted, each without a filter, by type or by country, on pages 1–3
+/// in turn.
+fn sampled_queries(engine: &Engine, targets: usize) -> Vec<ListQuery> {
     let reg = engine.registry();
     let step = (reg.len() / targets.max(1)).max(1);
-    let replayed = replay.is_some();
-    let mut queries: Vec<ListQuery> = replay.unwrap_or_default();
-    for (n, i) in (0..reg.len())
-        .step_by(step)
-        .enumerate()
-        .filter(|_| !replayed)
-    {
+    let mut queries = Vec::new();
+    for (n, i) in (0..reg.len()).step_by(step).enumerate() {
         let name = reg.display_name(i);
         let mut words: Vec<&str> = name.split_whitespace().collect();
         words.sort_by_key(|w| std::cmp::Reverse(w.len()));
@@ -806,6 +876,13 @@ fn bench_search_pieces(
             });
         }
     }
+    queries
+}
+
+/// The E2 files as built, by kind (pairs' rank chunks by number, triples',
+/// the version-6 kinds), the whole pieces folder, and the hash tables a
+/// browser reads to check what it fetches.
+fn print_search_files(w: &Written, table_bytes: &[usize]) {
     let search_bytes: usize = w.search.iter().map(|f| f.bytes.len()).sum();
     println!(
         "E2 over pieces: {} files, {:.1} MB (term pieces, rank chunks, member files, statistics {} bytes)",
@@ -813,17 +890,19 @@ fn bench_search_pieces(
         search_bytes as f64 / 1e6,
         w.search.last().map_or(0, |f| f.bytes.len())
     );
+    let file_name =
+        |f: &'_ OutFile| -> String { f.name.rsplit('/').next().unwrap_or(&f.name).to_string() };
     // Pairs' rank chunks (`k-<hex>-<hex>-<n>.shard`), by chunk number.
-    let mut pair_chunks: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    let mut pair_chunks: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for f in &w.search {
-        let name = f.name.rsplit('/').next().unwrap_or(&f.name);
+        let name = file_name(f);
         if let Some(rest) = name
             .strip_prefix("k-")
             .and_then(|n| n.strip_suffix(".shard"))
             && rest.split('-').count() == 3
         {
             let slot = pair_chunks
-                .entry(rest.rsplit('-').next().unwrap_or(""))
+                .entry(rest.rsplit('-').next().unwrap_or("").to_string())
                 .or_default();
             slot.0 += 1;
             slot.1 += f.bytes.len();
@@ -838,7 +917,7 @@ fn bench_search_pieces(
     // files (`g-<hex>-<hex>-<hex>.shard`).
     let (mut triple_files, mut triple_bytes) = (0usize, 0usize);
     for f in &w.search {
-        let name = f.name.rsplit('/').next().unwrap_or(&f.name);
+        let name = file_name(f);
         let parts = |p: &str| {
             name.strip_prefix(p)
                 .and_then(|n| n.strip_suffix(".shard"))
@@ -862,17 +941,8 @@ fn bench_search_pieces(
         ("p-", "phrase pieces"),
         ("e-", "external id pieces"),
     ] {
-        let (mut n, mut bytes) = (0usize, 0usize);
-        for f in &w.search {
-            if f.name
-                .rsplit('/')
-                .next()
-                .is_some_and(|x| x.starts_with(prefix))
-            {
-                n += 1;
-                bytes += f.bytes.len();
-            }
-        }
+        let of_kind = w.search.iter().filter(|f| file_name(f).starts_with(prefix));
+        let (n, bytes) = of_kind.fold((0usize, 0usize), |(n, b), f| (n + 1, b + f.bytes.len()));
         println!("  of which {what}: {n} files, {:.1} MB", bytes as f64 / 1e6);
     }
     let all_bytes: usize = w.files.iter().map(|f| f.bytes.len()).sum::<usize>() + search_bytes;
@@ -881,31 +951,60 @@ fn bench_search_pieces(
         w.files.len() + w.search.len(),
         all_bytes as f64 / 1e6
     );
-    // The hash tables a browser reads to check what it fetches (not in the
-    // bytes above, which are the files the client asks): the table of each
-    // file's bucket, once a request (compressed as served: zstd 19 here,
-    // near brotli's size for tables of hex hashes).
-    let buckets = table_bytes.len() as u32;
-    let tables_of = |names: &mut dyn Iterator<Item = String>| -> usize {
-        let mut seen = std::collections::BTreeSet::new();
-        for n in names {
-            seen.insert(registry_contract::slot(&n, buckets));
-        }
-        seen.iter().map(|&i| table_bytes[i as usize]).sum::<usize>()
-    };
+    // Compressed as served: zstd 19 here, near brotli's size for tables of hex hashes.
     println!(
-        "hash tables as served: {buckets} tables, p50 {} bytes (a request reads the table of each asked file)",
+        "hash tables as served: {} tables, p50 {} bytes (a request reads the table of each asked file)",
+        table_bytes.len(),
         {
             let mut t: Vec<usize> = table_bytes.to_vec();
             t.sort_unstable();
             t.get(t.len() / 2).copied().unwrap_or(0)
         }
     );
-    // Each answered request as a JSON line (`--requests`): what a change
-    // to the pieces moves, request by request.
-    let mut lines = String::new();
-    // The API's reading, then the search page's (the app's `?q=` links).
-    for typed in [false, true] {
+}
+
+/// E2 over the built pieces, from a cold client per request.
+struct E2Bench<'a> {
+    /// The pieces folder's files by name.
+    files: HashMap<String, &'a [u8]>,
+    firsts: &'a [String],
+    /// Bytes of the whole registry's data files, what a request the pieces
+    /// cannot answer downloads instead.
+    whole_bytes: usize,
+    /// Each slot's hash table as served.
+    table_bytes: &'a [usize],
+}
+
+/// One request's run: what it fetched, in how many rounds, and whether the
+/// pieces answered it (else why the whole registry must).
+struct E2Run {
+    /// Data bytes fetched.
+    bytes: usize,
+    /// Files asked for.
+    asked: usize,
+    /// Answers that asked for files (a round trip each when a round's files
+    /// are fetched side by side).
+    rounds: usize,
+    /// Bytes per kind of file ([`NEED_KINDS`]).
+    kinds: [usize; NEED_KINDS.len()],
+    /// The files, with their sizes.
+    files: Vec<(Need, usize)>,
+    /// Why the whole registry answers it, when the pieces cannot.
+    whole: Option<&'static str>,
+}
+
+impl E2Bench<'_> {
+    /// Every request in one reading (`typed`: the search page's, else the
+    /// API's): the share answered, the data bytes, files and rounds, by
+    /// kind of file, every request's bytes with a fallback counted at the
+    /// whole registry, and what the heaviest fetch. Each request's line is
+    /// added to `lines` when asked.
+    fn reading(
+        &self,
+        queries: &[ListQuery],
+        typed: bool,
+        mut lines: Option<&mut String>,
+    ) -> Result<(), String> {
         let (mut bytes, mut requests, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
         let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
         // Per kind of file: the bytes of each answered query (what grows).
@@ -922,76 +1021,28 @@ fn bench_search_pieces(
             .map(|q| ListQuery { typed, ..q.clone() })
             .collect();
         for q in &typed_queries {
-            let mut c = SearchClient::new(Directory::sharded(firsts.to_vec())).with_id_pieces();
-            // Rounds: answers that asked for files (a round trip each when
-            // a round's files are fetched side by side).
-            let (mut got, mut asked, mut round) = (0usize, 0usize, 0usize);
-            let mut kinds = [0usize; NEED_KINDS.len()];
-            let mut files_of = Vec::new();
-            let answered = loop {
-                match c.answer(q) {
-                    SearchAnswer::Need(needs) => {
-                        round += 1;
-                        for need in needs {
-                            asked += 1;
-                            let body = files.get(&need.file_name()).copied();
-                            got += body.map_or(0, <[u8]>::len);
-                            kinds[need_kind(&need)] += body.map_or(0, <[u8]>::len);
-                            files_of.push((need.clone(), body.map_or(0, <[u8]>::len)));
-                            if let Need::Directory(first) = &need {
-                                let keys: Vec<String> = match body {
-                                    Some(b) => {
-                                        serde_json::from_slice(b).map_err(|e| e.to_string())?
-                                    }
-                                    None => Vec::new(),
-                                };
-                                c.add_directory(first, keys);
-                            } else {
-                                c.add(&need, body)
-                                    .map_err(|e| format!("{}: {e}", need.file_name()))?;
-                            }
-                        }
-                    }
-                    SearchAnswer::Whole(reason) => {
-                        *why.entry(reason).or_default() += 1;
-                        if requests_out.is_some() {
-                            let line = serde_json::json!({
-                                "typed": typed, "query": q.query, "filter": q.filter,
-                                "page": q.page, "bytes": got, "rounds": round, "whole": reason,
-                            });
-                            lines.push_str(&line.to_string());
-                            lines.push('\n');
-                        }
-                        all_bytes.push((got + whole_bytes) as f64);
-                        break false;
-                    }
-                    SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => break true,
-                }
-            };
-            let tables = tables_of(&mut files_of.iter().map(|(n, _)| n.file_name()));
-            all_checked.push((got + tables + if answered { 0 } else { whole_bytes }) as f64);
-            if answered {
-                if requests_out.is_some() {
-                    let files: Vec<(String, usize)> =
-                        files_of.iter().map(|(n, b)| (describe(n), *b)).collect();
-                    let line = serde_json::json!({
-                        "typed": typed, "query": q.query, "filter": q.filter,
-                        "page": q.page, "bytes": got, "rounds": round, "files": files,
-                        "hash_tables": tables,
-                        "names": files_of.iter().map(|(n, _)| n.file_name()).collect::<Vec<_>>(),
-                    });
-                    lines.push_str(&line.to_string());
-                    lines.push('\n');
-                }
-                bytes.push(got as f64);
-                all_bytes.push(got as f64);
-                requests.push(asked as f64);
-                rounds.push(round as f64);
-                for (v, &k) in by_kind.iter_mut().zip(&kinds) {
-                    v.push(k as f64);
-                }
-                fetched.push((got, q, files_of));
+            let run = self.run(q)?;
+            let tables = self.tables_of(&run.files);
+            let got = run.bytes;
+            if let Some(lines) = lines.as_deref_mut() {
+                lines.push_str(&request_line(q, &run, tables).to_string());
+                lines.push('\n');
             }
+            if let Some(reason) = run.whole {
+                *why.entry(reason).or_default() += 1;
+                all_bytes.push((got + self.whole_bytes) as f64);
+                all_checked.push((got + tables + self.whole_bytes) as f64);
+                continue;
+            }
+            all_checked.push((got + tables) as f64);
+            bytes.push(got as f64);
+            all_bytes.push(got as f64);
+            requests.push(run.asked as f64);
+            rounds.push(run.rounds as f64);
+            for (v, &k) in by_kind.iter_mut().zip(&run.kinds) {
+                v.push(k as f64);
+            }
+            fetched.push((got, q, run.files));
         }
         println!(
             "{} first page, cold client ({} requests; the manifest aside): {} answered from pieces ({:.1} %); data bytes p50 {:.0}  p95 {:.0}  max {:.0}; files fetched p50 {:.0}  p95 {:.0}; rounds mean {:.2}  p50 {:.0}  p95 {:.0}; to the whole registry: {why:?}",
@@ -1026,7 +1077,8 @@ fn bench_search_pieces(
             .collect();
         println!("  bytes by kind of file: {}", line.join("; "));
         println!(
-            "  every request, one the pieces cannot answer at what it fetched plus the whole registry ({whole_bytes} bytes): data bytes p50 {:.0}  p90 {:.0}  p95 {:.0}",
+            "  every request, one the pieces cannot answer at what it fetched plus the whole registry ({} bytes): data bytes p50 {:.0}  p90 {:.0}  p95 {:.0}",
+            self.whole_bytes,
             percentile(&mut all_bytes, 0.5),
             percentile(&mut all_bytes, 0.9),
             percentile(&mut all_bytes, 0.95),
@@ -1038,12 +1090,86 @@ fn bench_search_pieces(
             percentile(&mut all_checked, 0.95),
         );
         print_heaviest(&mut fetched);
+        Ok(())
     }
-    if let Some(path) = requests_out {
-        std::fs::write(path, lines).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("answered requests written to {}", path.display());
+
+    /// Answers `q` from a new client, handing it each file it asks for
+    /// (a round at a time), until it has a page (or an invalid query's
+    /// message) or says that only the whole registry can answer.
+    fn run(&self, q: &ListQuery) -> Result<E2Run, String> {
+        let mut c = SearchClient::new(Directory::sharded(self.firsts.to_vec())).with_id_pieces();
+        let mut run = E2Run {
+            bytes: 0,
+            asked: 0,
+            rounds: 0,
+            kinds: [0; NEED_KINDS.len()],
+            files: Vec::new(),
+            whole: None,
+        };
+        loop {
+            match c.answer(q) {
+                SearchAnswer::Need(needs) => {
+                    run.rounds += 1;
+                    for need in needs {
+                        run.asked += 1;
+                        let body = self.files.get(&need.file_name()).copied();
+                        let len = body.map_or(0, <[u8]>::len);
+                        run.bytes += len;
+                        run.kinds[need_kind(&need)] += len;
+                        run.files.push((need.clone(), len));
+                        if let Need::Directory(first) = &need {
+                            let keys: Vec<String> = match body {
+                                Some(b) => serde_json::from_slice(b).map_err(|e| e.to_string())?,
+                                None => Vec::new(),
+                            };
+                            c.add_directory(first, keys);
+                        } else {
+                            c.add(&need, body)
+                                .map_err(|e| format!("{}: {e}", need.file_name()))?;
+                        }
+                    }
+                }
+                SearchAnswer::Whole(reason) => {
+                    run.whole = Some(reason);
+                    return Ok(run);
+                }
+                SearchAnswer::Page(_) | SearchAnswer::Invalid(_) => return Ok(run),
+            }
+        }
     }
-    Ok(())
+
+    /// The bytes of the hash tables that check `files`: the table of each
+    /// file's bucket, once a request (not in a request's data bytes, which
+    /// are the files the client asks).
+    fn tables_of(&self, files: &[(Need, usize)]) -> usize {
+        let buckets = self.table_bytes.len() as u32;
+        let seen: std::collections::BTreeSet<u32> = files
+            .iter()
+            .map(|(n, _)| registry_contract::slot(&n.file_name(), buckets))
+            .collect();
+        seen.iter().map(|&i| self.table_bytes[i as usize]).sum()
+    }
+}
+
+/// A request's JSON line (`--requests`): the request, its bytes and
+/// rounds, and its files (answered) or why the whole registry answers it.
+fn request_line(q: &ListQuery, run: &E2Run, tables: usize) -> serde_json::Value {
+    match run.whole {
+        Some(reason) => serde_json::json!({
+            "typed": q.typed, "query": q.query, "filter": q.filter,
+            "page": q.page, "bytes": run.bytes, "rounds": run.rounds, "whole": reason,
+        }),
+        None => {
+            let files: Vec<(String, usize)> =
+                run.files.iter().map(|(n, b)| (describe(n), *b)).collect();
+            serde_json::json!({
+                "typed": q.typed, "query": q.query, "filter": q.filter,
+                "page": q.page, "bytes": run.bytes, "rounds": run.rounds, "files": files,
+                "hash_tables": tables,
+                "names": run.files.iter().map(|(n, _)| n.file_name()).collect::<Vec<_>>(),
+            })
+        }
+    }
 }
 
 /// An answered request: its data bytes, the request, and the files it
