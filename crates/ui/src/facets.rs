@@ -102,9 +102,6 @@ pub fn Facets(
         })
     });
     let any_selected = move || selection.with(|s| !s.is_empty());
-    let is_selected = move |key: &str, id: &str| {
-        selection.with_untracked(|s| s.iter().any(|(k, v)| k == key && v == id))
-    };
     let title_of = move |key: &str, id: &str| -> (String, String) {
         groups.with(|gs| {
             let g = gs.iter().find(|g| g.key == key);
@@ -164,52 +161,7 @@ pub fn Facets(
                 groups
                     .get()
                     .into_iter()
-                    .map(|g| {
-                        let key = g.key;
-                        let hint = (key == "status").then_some(
-                            view! { <p class="hint">"Without a status filter only active organizations are listed."</p> },
-                        );
-                        let map_toggle = (key == "country").then(|| view! {
-                            <button type="button" class="link map-toggle" aria-controls="country-map"
-                                hidden=move || results_map.get()
-                                aria-expanded=move || map_open.get().to_string()
-                                on:click=move |_| map_open.update(|o| *o = !*o)>
-                                {move || if map_open.get() { "Hide the world map" } else { "Show on a world map" }}
-                            </button>
-                        });
-                        let rows = listed(g.entries, |e| is_selected(key, &e.id))
-                                .into_iter()
-                                .map(|(e, checked)| {
-                                    let id = format!("f-{key}-{}", e.id);
-                                    let pair = (key.to_string(), e.id.clone());
-                                    view! {
-                                        <li>
-                                            <input type="checkbox" id=id.clone() value=e.id.clone() prop:checked=checked
-                                                on:change={
-                                                    let id = id.clone();
-                                                    move |_| {
-                                                        refocus.set_value(Some(id.clone()));
-                                                        on_toggle.run(pair.clone())
-                                                    }
-                                                } />
-                                            <label for=id>
-                                                <span class="facet-title">{e.title}</span>
-                                                " "
-                                                <span class="count">{crate::grouped(e.count)}</span>
-                                            </label>
-                                        </li>
-                                    }
-                                })
-                                .collect_view();
-                        view! {
-                            <fieldset class="facet" data-facet=key>
-                                <legend>{g.title}</legend>
-                                {hint}
-                                {map_toggle}
-                                <ul>{rows}</ul>
-                            </fieldset>
-                        }
-                    })
+                    .map(|g| group_view(g, selection, refocus, on_toggle, results_map, map_open))
                     .collect_view()
             }}
             <crate::years::YearsFacet counts=years selected=established on_toggle=on_toggle />
@@ -221,5 +173,67 @@ pub fn Facets(
                 }
             }>"Show the results"</button>
         </aside>
+    }
+}
+
+/// One facet's fieldset: its values as checkboxes with their counts (the
+/// selected first), the status facet's hint, the country facet's map
+/// toggle. A toggled box gets the focus back once the list is rebuilt
+/// (`refocus`).
+fn group_view(
+    g: Group,
+    selection: Signal<Vec<(String, String)>>,
+    refocus: StoredValue<Option<String>>,
+    on_toggle: Callback<(String, String)>,
+    results_map: Signal<bool>,
+    map_open: RwSignal<bool>,
+) -> impl IntoView {
+    let key = g.key;
+    let is_selected =
+        |id: &str| selection.with_untracked(|s| s.iter().any(|(k, v)| k == key && v == id));
+    let hint = (key == "status").then_some(
+        view! { <p class="hint">"Without a status filter only active organizations are listed."</p> },
+    );
+    let map_toggle = (key == "country").then(|| {
+        view! {
+            <button type="button" class="link map-toggle" aria-controls="country-map"
+                hidden=move || results_map.get()
+                aria-expanded=move || map_open.get().to_string()
+                on:click=move |_| map_open.update(|o| *o = !*o)>
+                {move || if map_open.get() { "Hide the world map" } else { "Show on a world map" }}
+            </button>
+        }
+    });
+    let rows = listed(g.entries, |e| is_selected(&e.id))
+        .into_iter()
+        .map(|(e, checked)| {
+            let id = format!("f-{key}-{}", e.id);
+            let pair = (key.to_string(), e.id.clone());
+            view! {
+                <li>
+                    <input type="checkbox" id=id.clone() value=e.id.clone() prop:checked=checked
+                        on:change={
+                            let id = id.clone();
+                            move |_| {
+                                refocus.set_value(Some(id.clone()));
+                                on_toggle.run(pair.clone())
+                            }
+                        } />
+                    <label for=id>
+                        <span class="facet-title">{e.title}</span>
+                        " "
+                        <span class="count">{crate::grouped(e.count)}</span>
+                    </label>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <fieldset class="facet" data-facet=key>
+            <legend>{g.title}</legend>
+            {hint}
+            {map_toggle}
+            <ul>{rows}</ul>
+        </fieldset>
     }
 }

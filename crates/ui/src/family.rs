@@ -145,57 +145,102 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
 
     // Parents and the line of succession, fetched one step at a time.
     let known = RwSignal::new(HashMap::<String, Known>::new());
-    {
-        let mut first: Vec<String> = parents
-            .iter()
-            .chain(&own_pred)
-            .chain(&own_succ)
-            .map(|(i, _)| i.clone())
-            .collect();
-        first.dedup();
-        let (own_id, own_pred, own_succ) = (own_id.clone(), own_pred.clone(), own_succ.clone());
-        spawn_local(async move {
-            let mut want = first;
-            for _ in 0..=CHAIN_STEPS {
-                // `known` goes with the page: once another record is shown
-                // (the fetches outlive it) the walk stops, where reading a
-                // disposed signal would panic.
-                let Some(asked) = known.try_with_untracked(|k| {
-                    want.iter()
-                        .filter(|id| !k.contains_key(bare_id(id)))
-                        .map(|id| (bare_id(id).to_string(), fetch(id)))
-                        .collect::<Vec<_>>()
-                }) else {
-                    return;
-                };
-                if asked.is_empty() {
-                    break;
-                }
-                for (id, f) in asked {
-                    if let Some(k) = f.await
-                        && known
-                            .try_update(|m| {
-                                m.insert(id, k);
-                            })
-                            .is_none()
-                    {
-                        return;
-                    }
-                }
-                let Some((p, s)) =
-                    known.try_with_untracked(|k| line(&own_id, &own_pred, &own_succ, k))
-                else {
-                    return;
-                };
-                want = p.into_iter().chain(s).map(|(i, _)| i).collect();
-            }
-        });
-    }
+    let mut first: Vec<String> = parents
+        .iter()
+        .chain(&own_pred)
+        .chain(&own_succ)
+        .map(|(i, _)| i.clone())
+        .collect();
+    first.dedup();
+    fetch_around(
+        known,
+        first,
+        own_id.clone(),
+        own_pred.clone(),
+        own_succ.clone(),
+    );
+    let status = r
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or("active")
+        .to_string();
+    let self_country = (!country.is_empty())
+        .then(|| view! { " " <span class="fam-country">{country.clone()}</span> });
+    let chain = (!own_pred.is_empty() || !own_succ.is_empty())
+        .then(|| chain_view(known, own_id, own_pred, own_succ, name.clone(), status, go));
+    Some(
+        view! {
+            <section aria-labelledby="h-rel" class="family">
+                <h2 id="h-rel">"Family and relationships"</h2>
+                <div class="fam-grid">
+                    <div class="fam-tree">
+                        {parents_view(&parents, known, go)}
+                        <p class="fam-self" aria-current="page"><strong>{name.clone()}</strong>{self_country}</p>
+                        {children_view(&children, go)}
+                    </div>
+                    {related_view(&related, go)}
+                </div>
+                {chain}
+            </section>
+        }
+        .into_any(),
+    )
+}
 
-    let n = children.len();
-    let collapsed = n > CHILDREN_SHOWN + 2;
-    let expanded = RwSignal::new(false);
-    let parents_view = (!parents.is_empty()).then(|| {
+/// Fetches the records around the tree's spine into `known`, one step at a
+/// time: `first` (parents, predecessors, successors), then the line of
+/// succession as far as [`CHAIN_STEPS`] from the record `own_id`.
+fn fetch_around(
+    known: RwSignal<HashMap<String, Known>>,
+    first: Vec<String>,
+    own_id: String,
+    own_pred: Vec<Relation>,
+    own_succ: Vec<Relation>,
+) {
+    spawn_local(async move {
+        let mut want = first;
+        for _ in 0..=CHAIN_STEPS {
+            // `known` goes with the page: once another record is shown
+            // (the fetches outlive it) the walk stops, where reading a
+            // disposed signal would panic.
+            let Some(asked) = known.try_with_untracked(|k| {
+                want.iter()
+                    .filter(|id| !k.contains_key(bare_id(id)))
+                    .map(|id| (bare_id(id).to_string(), fetch(id)))
+                    .collect::<Vec<_>>()
+            }) else {
+                return;
+            };
+            if asked.is_empty() {
+                break;
+            }
+            for (id, f) in asked {
+                if let Some(k) = f.await
+                    && known
+                        .try_update(|m| {
+                            m.insert(id, k);
+                        })
+                        .is_none()
+                {
+                    return;
+                }
+            }
+            let Some((p, s)) = known.try_with_untracked(|k| line(&own_id, &own_pred, &own_succ, k))
+            else {
+                return;
+            };
+            want = p.into_iter().chain(s).map(|(i, _)| i).collect();
+        }
+    });
+}
+
+/// "Part of": the parents, each with its country and status once fetched.
+fn parents_view(
+    parents: &[Relation],
+    known: RwSignal<HashMap<String, Known>>,
+    go: Callback<State>,
+) -> Option<impl IntoView + use<>> {
+    (!parents.is_empty()).then(|| {
         let items = parents
             .iter()
             .map(|(i, l)| {
@@ -205,8 +250,15 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
             .collect_view();
         let title = if parents.len() == 1 { "Part of" } else { "Part of each of" };
         view! { <div class="rel fam-parents" data-rel="parent"><p class="fam-label">{title}</p><ul>{items}</ul></div> }
-    });
-    let children_view = (n > 0).then(|| {
+    })
+}
+
+/// The children by name, a long list collapsed behind "Show all N".
+fn children_view(children: &[Relation], go: Callback<State>) -> Option<impl IntoView + use<>> {
+    let n = children.len();
+    let collapsed = n > CHILDREN_SHOWN + 2;
+    let expanded = RwSignal::new(false);
+    (n > 0).then(|| {
         let items = children
             .iter()
             .enumerate()
@@ -230,53 +282,47 @@ pub fn family_view(r: &Value, go: Callback<State>) -> Option<AnyView> {
                 <ul id="fam-children-list">{items}</ul>{more}
             </div>
         }
-    });
-    let related_view = (!related.is_empty()).then(|| {
+    })
+}
+
+/// "Related": links beside the tree.
+fn related_view(related: &[Relation], go: Callback<State>) -> Option<impl IntoView + use<>> {
+    (!related.is_empty()).then(|| {
         let items = related.iter().map(|(i, l)| view! { <li>{record_link(i, l, go)}</li> }).collect_view();
         view! { <div class="rel fam-related" data-rel="related"><h3>"Related"</h3><ul>{items}</ul></div> }
-    });
-    let chain = (!own_pred.is_empty() || !own_succ.is_empty()).then(|| {
-        let self_name = name.clone();
-        let status = r.get("status").and_then(Value::as_str).unwrap_or("active").to_string();
-        move || {
-            known.with(|k| {
-                let (pred, succ) = line(&own_id, &own_pred, &own_succ, k);
-                let item = |kind: &'static str, (i, l): &(String, String)| {
-                    view! { <li class="rel" data-rel=kind>{member(i, l, k.get(bare_id(i)), go)}</li> }
-                };
-                let before = pred.iter().map(|x| item("predecessor", x)).collect_view();
-                let after = succ.iter().map(|x| item("successor", x)).collect_view();
-                let badge = (status != "active").then(|| view! { " " <span class="badge" data-status=status.clone()>{title_case(&status)}</span> });
-                view! {
-                    <h3>"Line of succession"</h3>
-                    <ol class="fam-chain" aria-label="Predecessors, this organization, successors (oldest first)">
-                        {before}
-                        <li class="fam-self" aria-current="page"><strong>{self_name.clone()}</strong>{badge}</li>
-                        {after}
-                    </ol>
-                }
-            })
-        }
-    });
-    let self_country = (!country.is_empty())
-        .then(|| view! { " " <span class="fam-country">{country.clone()}</span> });
-    Some(
-        view! {
-            <section aria-labelledby="h-rel" class="family">
-                <h2 id="h-rel">"Family and relationships"</h2>
-                <div class="fam-grid">
-                    <div class="fam-tree">
-                        {parents_view}
-                        <p class="fam-self" aria-current="page"><strong>{name.clone()}</strong>{self_country}</p>
-                        {children_view}
-                    </div>
-                    {related_view}
-                </div>
-                {chain}
-            </section>
-        }
-        .into_any(),
-    )
+    })
+}
+
+/// The line of succession, oldest first, around the record `own_id`
+/// (`self_name`, `status`), redrawn as the records along it arrive.
+fn chain_view(
+    known: RwSignal<HashMap<String, Known>>,
+    own_id: String,
+    own_pred: Vec<Relation>,
+    own_succ: Vec<Relation>,
+    self_name: String,
+    status: String,
+    go: Callback<State>,
+) -> impl IntoView {
+    move || {
+        known.with(|k| {
+            let (pred, succ) = line(&own_id, &own_pred, &own_succ, k);
+            let item = |kind: &'static str, (i, l): &(String, String)| {
+                view! { <li class="rel" data-rel=kind>{member(i, l, k.get(bare_id(i)), go)}</li> }
+            };
+            let before = pred.iter().map(|x| item("predecessor", x)).collect_view();
+            let after = succ.iter().map(|x| item("successor", x)).collect_view();
+            let badge = (status != "active").then(|| view! { " " <span class="badge" data-status=status.clone()>{title_case(&status)}</span> });
+            view! {
+                <h3>"Line of succession"</h3>
+                <ol class="fam-chain" aria-label="Predecessors, this organization, successors (oldest first)">
+                    {before}
+                    <li class="fam-self" aria-current="page"><strong>{self_name.clone()}</strong>{badge}</li>
+                    {after}
+                </ol>
+            }
+        })
+    }
 }
 
 #[cfg(test)]
