@@ -114,204 +114,250 @@ export function frontDoor({ app, input, dataUrl, manifest, firstJs, firstWasm })
   const first = firstPaint({ dataUrl: base, manifest: manifestP, wasm });
   first.start();
   const firstReady = first.ready().catch(() => {});
+  const door = new FrontDoor(app, input, pieces, first);
+  door.attach();
+  const quiet = door.quiet(wasm, firstReady);
+  return { quiet, stop: () => door.stop() };
+}
 
-  const listId = input.getAttribute("aria-controls") || "q-list";
-  const list = document.getElementById(listId);
-  let hits = [];
-  let active = -1;
-  let seq = 0; // the newest question (keystroke or Enter); older answers are dropped
-  let stopped = false;
-  let busy = 0; // answers on their way
-  let lastKey = performance.now();
-  let wake = () => {};
+/** The front door's box, list and results slot; its steps are the methods. */
+class FrontDoor {
+  #app;
+  #input;
+  #pieces;
+  #first;
+  #listId;
+  #list;
+  #hits = [];
+  #active = -1;
+  /** The newest question (keystroke or Enter); older answers are dropped. */
+  #seq = 0;
+  #stopped = false;
+  /** Answers and files on their way: the app's code waits for them (see `quiet`). */
+  #busy = 0;
+  #lastKey = performance.now();
+  #wake = () => {};
+  /** The text whose results' files were fetched (see `#planResults`). */
+  #planned = null;
+  /** Whether the first keystroke's files were asked for (see `#onInput`). */
+  #started = false;
 
-  const setActive = (i) => {
-    active = i;
-    [...list.children].forEach((li, n) => {
+  constructor(app, input, pieces, first) {
+    this.#app = app;
+    this.#input = input;
+    this.#pieces = pieces;
+    this.#first = first;
+    this.#listId = input.getAttribute("aria-controls") || "q-list";
+    this.#list = document.getElementById(this.#listId);
+  }
+
+  /** Highlights option `i` (-1: none, the input itself) as combobox.rs does. */
+  #setActive(i) {
+    this.#active = i;
+    [...this.#list.children].forEach((li, n) => {
       li.classList.toggle("cb-active", n === i);
       li.setAttribute("aria-selected", String(n === i));
     });
-    if (i < 0) input.removeAttribute("aria-activedescendant");
+    if (i < 0) this.#input.removeAttribute("aria-activedescendant");
     else {
-      input.setAttribute("aria-activedescendant", `${listId}-${i}`);
-      list.children[i]?.scrollIntoView({ block: "nearest" });
+      this.#input.setAttribute("aria-activedescendant", `${this.#listId}-${i}`);
+      this.#list.children[i]?.scrollIntoView({ block: "nearest" });
     }
-  };
-  const show = (found, text) => {
-    hits = found;
-    list.dataset.for = text;
-    list.replaceChildren(
+  }
+
+  /** Lists `found`, the suggestions for `text` (none: the list hides). */
+  #show(found, text) {
+    this.#hits = found;
+    this.#list.dataset.for = text;
+    this.#list.replaceChildren(
       ...found.map((h, i) => {
-        const li = option(h, i, listId);
-        li.addEventListener("click", () => pick(i));
+        const li = option(h, i, this.#listId);
+        li.addEventListener("click", () => this.#pick(i));
         return li;
       }),
     );
-    list.hidden = found.length === 0;
-    input.setAttribute("aria-expanded", String(!list.hidden));
-    setActive(-1);
-  };
-  const hide = () => show([], "");
-  // Something on its way: the app's code waits (see `quiet`).
-  const track = (p) => {
-    busy++;
+    this.#list.hidden = found.length === 0;
+    this.#input.setAttribute("aria-expanded", String(!this.#list.hidden));
+    this.#setActive(-1);
+  }
+
+  #hide = () => this.#show([], "");
+
+  /** Counts `p` as on its way until it settles: the app's code waits (see `quiet`). */
+  #track(p) {
+    this.#busy++;
     p.finally(() => {
-      busy--;
-      wake();
+      this.#busy--;
+      this.#wake();
     });
     return p;
-  };
+  }
 
-  // A pick opens the record's page (a page load: the record link's first paint).
-  const pick = (i) => {
-    const h = hits[i];
+  /** A pick opens the record's page (a page load: the record link's first paint). */
+  #pick(i) {
+    const h = this.#hits[i];
     if (!h) return;
-    seq++;
-    input.value = h.summary.name;
-    hide();
+    this.#seq++;
+    this.#input.value = h.summary.name;
+    this.#hide();
     location.assign(`?id=${encodeURIComponent(bare(h.summary.id))}`);
-  };
+  }
 
-  // Once the suggestions for a text are shown and the typing pauses, the
-  // files its results will need (an Enter, or a pick, is likely next): an
-  // Enter then waits for the wasm's work only (on the mobile link it waited
-  // for three more round trips, beside the app's code, which now waits).
-  // (The pause counts as work on its way: the app's code waits for it too.)
-  let planned = null;
-  const planResults = (text) => {
-    busy++;
+  /**
+   * Once the suggestions for a text are shown and the typing pauses, the
+   * files its results will need (an Enter, or a pick, is likely next): an
+   * Enter then waits for the wasm's work only (on the mobile link it waited
+   * for three more round trips, beside the app's code, which now waits).
+   * (The pause counts as work on its way: the app's code waits for it too.)
+   */
+  #planResults(text) {
+    this.#busy++;
     setTimeout(() => {
-      busy--;
-      if (!stopped && input.value === text && planned !== text && text.trim()) {
-        planned = text;
-        track(first.prefetch(text));
+      this.#busy--;
+      if (!this.#stopped && this.#input.value === text && this.#planned !== text && text.trim()) {
+        this.#planned = text;
+        this.#track(this.#first.prefetch(text));
       }
-      wake();
+      this.#wake();
     }, PLAN_MS);
-  };
+  }
 
-  // At the first keystroke, what any query's results need and its first
-  // character's: the E2 statistics and their part, each behind its slot
-  // read (two round trips that an Enter would otherwise wait for; ~6 KB,
-  // not the words' files, which would share the link with the wasm).
-  let started = false;
-
-  const onInput = () => {
-    lastKey = performance.now();
-    const text = input.value;
-    const n = ++seq;
-    if (!text.trim()) return hide();
-    if (!started) {
-      started = true;
-      track(first.prefetch(text, { words: false }));
+  /**
+   * A keystroke: the suggestions from the pieces at hand when they answer
+   * (else their first hits, then the rest once fetched). At the first
+   * keystroke, what any query's results need and its first character's:
+   * the E2 statistics and their part, each behind its slot read (two round
+   * trips that an Enter would otherwise wait for; ~6 KB, not the words'
+   * files, which would share the link with the wasm).
+   */
+  #onInput = () => {
+    this.#lastKey = performance.now();
+    const text = this.#input.value;
+    const n = ++this.#seq;
+    if (!text.trim()) return this.#hide();
+    if (!this.#started) {
+      this.#started = true;
+      this.#track(this.#first.prefetch(text, { words: false }));
     }
     const options = { filters: [], limit: LIMIT };
     try {
-      const now = pieces.suggestNow(text, options);
-      if (now) return (show(now, text), planResults(text));
-      const partial = pieces.partialNow(text, options);
-      if (partial) show(partial, text);
+      const now = this.#pieces.suggestNow(text, options);
+      if (now) return (this.#show(now, text), this.#planResults(text));
+      const partial = this.#pieces.partialNow(text, options);
+      if (partial) this.#show(partial, text);
     } catch {}
-    track(
-      pieces.suggest(text, options).then(
+    this.#track(
+      this.#pieces.suggest(text, options).then(
         (found) => {
           // null: only the whole registry answers (the app will).
-          if (stopped || n !== seq) return;
-          if (found) (show(found, text), planResults(text));
-          else hide();
+          if (this.#stopped || n !== this.#seq) return;
+          if (found) (this.#show(found, text), this.#planResults(text));
+          else this.#hide();
         },
         () => {}, // the app answers
       ),
     );
   };
 
-  const body = () => app.querySelector("#early-body");
+  #body() {
+    return this.#app.querySelector("#early-body");
+  }
+
   /** Shows `q`'s results under the box (the first paint of a results link). */
-  const results = (q) => {
-    const n = ++seq;
-    const slot = body();
+  #results(q) {
+    const n = ++this.#seq;
+    const slot = this.#body();
     if (slot) {
       const wait = Object.assign(document.createElement("p"), { className: "loading", id: "early-body", textContent: "Loading…" });
       wait.setAttribute("role", "status");
       slot.replaceWith(wait);
     }
     document.title = titleOf(q);
-    return track(first.paint(app, { q, page: 1 }, () => !stopped && n === seq));
-  };
+    return this.#track(this.#first.paint(this.#app, { q, page: 1 }, () => !this.#stopped && n === this.#seq));
+  }
+
   /** The page for the address bar's query (Back/Forward before the app). */
-  const fromUrl = () => {
+  #fromUrl = () => {
     const q = new URLSearchParams(location.search).get("q") ?? "";
-    input.value = q;
-    hide();
-    if (q.trim()) return results(q);
-    seq++;
-    body()?.replaceWith(Object.assign(document.createElement("div"), { id: "early-body" }));
+    this.#input.value = q;
+    this.#hide();
+    if (q.trim()) return this.#results(q);
+    this.#seq++;
+    this.#body()?.replaceWith(Object.assign(document.createElement("div"), { id: "early-body" }));
     document.title = titleOf("");
   };
 
-  const onKey = (e) => {
+  /** The keys of combobox.rs: arrows, Enter (a pick, or the results), Escape, Tab. */
+  #onKey = (e) => {
     if (e.isComposing || e.keyCode === 229) return; // the IME owns the keys while composing
-    const n = hits.length;
+    const n = this.#hits.length;
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
-      if (list.hidden) return n ? show(hits, list.dataset.for ?? "") : onInput();
+      if (this.#list.hidden) return n ? this.#show(this.#hits, this.#list.dataset.for ?? "") : this.#onInput();
       // As combobox.rs: past either end, back to the input.
-      if (e.key === "ArrowDown") setActive(active + 1 < n ? active + 1 : -1);
-      else setActive(active < 0 ? n - 1 : active - 1);
+      if (e.key === "ArrowDown") this.#setActive(this.#active + 1 < n ? this.#active + 1 : -1);
+      else this.#setActive(this.#active < 0 ? n - 1 : this.#active - 1);
     } else if (e.key === "Enter") {
       e.preventDefault();
-      if (!list.hidden && active >= 0) return pick(active);
-      hide();
-      const q = input.value;
+      if (!this.#list.hidden && this.#active >= 0) return this.#pick(this.#active);
+      this.#hide();
+      const q = this.#input.value;
       if (!q.trim()) return;
       // The URL is the state (search_page.rs: Enter after typing makes one history entry).
       const url = `?q=${encodeQuery(q)}`;
       if (location.search !== url) history.pushState(null, "", url);
-      results(q);
-    } else if (e.key === "Escape" && !list.hidden) {
+      this.#results(q);
+    } else if (e.key === "Escape" && !this.#list.hidden) {
       e.preventDefault();
-      hide();
-    } else if (e.key === "Tab") hide();
+      this.#hide();
+    } else if (e.key === "Tab") this.#hide();
   };
 
-  input.addEventListener("input", onInput);
-  input.addEventListener("keydown", onKey);
-  input.addEventListener("blur", hide);
-  addEventListener("popstate", fromUrl);
-  // The first character's pieces as soon as something is typed, while the code still loads.
-  const prefetch = () => pieces.prefetch(input.value);
-  input.addEventListener("input", prefetch);
-  if (input.value) {
-    prefetch();
-    onInput(); // typed before this module ran
+  /** The first character's pieces as soon as something is typed, while the code still loads. */
+  #prefetch = () => this.#pieces.prefetch(this.#input.value);
+
+  /** Listens to the box and to Back/Forward; answers text typed before this module ran. */
+  attach() {
+    const input = this.#input;
+    input.addEventListener("input", this.#onInput);
+    input.addEventListener("keydown", this.#onKey);
+    input.addEventListener("blur", this.#hide);
+    addEventListener("popstate", this.#fromUrl);
+    input.addEventListener("input", this.#prefetch);
+    if (input.value) {
+      this.#prefetch();
+      this.#onInput(); // typed before this module ran
+    }
   }
 
-  // Resolves when the app's code may be fetched.
-  const quiet = (async () => {
-    await Promise.allSettled([wasm, pieces.ready, firstReady]);
+  /**
+   * Resolves when the app's code may be fetched: `wasm`, the pieces and
+   * `firstReady` settled, nothing on its way, no keystroke for QUIET_MS.
+   */
+  async quiet(wasm, firstReady) {
+    await Promise.allSettled([wasm, this.#pieces.ready, firstReady]);
     for (;;) {
-      if (stopped) return;
-      const wait = lastKey + QUIET_MS - performance.now();
-      if (busy === 0 && wait <= 0) return;
+      if (this.#stopped) return;
+      const wait = this.#lastKey + QUIET_MS - performance.now();
+      if (this.#busy === 0 && wait <= 0) return;
       await new Promise((r) => {
-        wake = r;
-        if (busy === 0) setTimeout(r, Math.max(wait, 0));
+        this.#wake = r;
+        if (this.#busy === 0) setTimeout(r, Math.max(wait, 0));
       });
     }
-  })();
+  }
 
-  return {
-    quiet,
-    stop() {
-      stopped = true;
-      seq++;
-      input.removeEventListener("input", onInput);
-      input.removeEventListener("input", prefetch);
-      input.removeEventListener("keydown", onKey);
-      input.removeEventListener("blur", hide);
-      removeEventListener("popstate", fromUrl);
-      hide();
-      wake();
-    },
-  };
+  /** Detaches everything (the app is mounting): nothing is painted after it. */
+  stop() {
+    this.#stopped = true;
+    this.#seq++;
+    const input = this.#input;
+    input.removeEventListener("input", this.#onInput);
+    input.removeEventListener("input", this.#prefetch);
+    input.removeEventListener("keydown", this.#onKey);
+    input.removeEventListener("blur", this.#hide);
+    removeEventListener("popstate", this.#fromUrl);
+    this.#hide();
+    this.#wake();
+  }
 }

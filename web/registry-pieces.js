@@ -721,262 +721,354 @@ export function readPack(buf, what) {
  * module: results pages, `list` and `rows`, answer from the E2 pieces
  * only with it).
  */
-export function startPieces({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null, searchModule = null } = {}) {
-  const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
-  if (!base.pathname.endsWith("/")) base.pathname += "/"; // a folder, with or without its slash
-  const manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
-  const wasmP =
-    wasm ??
-    import("./pkg/registry_wasm.js").then(async (m) => {
-      await m.default({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
-      return m;
-    });
-  let pieces = null; // the wasm Pieces, once manifest and wasm are here
-  let bytes = 0;
-  const ready = Promise.all([manifestP, wasmP]).then(([m, mod]) => {
-    const why = piecesUnusable(m);
-    if (why) throw noPieces(why);
-    pieces = new mod.Pieces(m.pieces.split_first, m.pieces.id_chars);
+export function startPieces(options = {}) {
+  return new FolderPieces(options);
+}
+
+/** The registry-wasm module with its full registry, initialised. */
+function loadFullWasm() {
+  return import("./pkg/registry_wasm.js").then(async (m) => {
+    await m.default({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
     return m;
   });
-  ready.catch(() => {}); // reported by whoever awaits it
+}
 
-  // Downloads need only the manifest, so they start before the wasm is in;
-  // one per file at a time; a failed one may be retried later.
-  const getP = manifestP.then((m) => checkedPieces(m, base));
-  getP.catch(() => {});
-  const files = new Map(); // file name → Promise<body | null (not in this build)>
-  // The manifest of the release the folder holds now, once a read found
-  // this one's files gone (a deploy while the page is open): see `restart`.
-  let movedTo = null;
-  const noteMove = (e) => {
-    if (e?.name === "ReleaseChangedError") movedTo ??= e.manifest;
-  };
-  function file(name, cap, parse = (b) => b) {
-    if (!files.has(name)) {
-      const p = getP
+/**
+ * What `startPieces` returns: the pieces of one release's folder, each
+ * file fetched once and shared by the typeahead, the record pages and the
+ * results pages. Its steps are the private methods below; its public ones
+ * are what registry.js's clients call.
+ */
+class FolderPieces {
+  /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
+  ready;
+  #base;
+  #manifestP;
+  #wasmP;
+  #fullWasm;
+  #searchModule;
+  /** The wasm Pieces, once manifest and wasm are here. */
+  #pieces = null;
+  /** Data bytes received (directory parts, pieces, the pack). */
+  #bytes = 0;
+  /** → `get(name, cap, sha256)`, the checked download of one file. */
+  #getP;
+  /** File name → Promise<body | null (not in this build)>. */
+  #files = new Map();
+  /**
+   * The manifest of the release the folder holds now, once a read found
+   * this one's files gone (a deploy while the page is open): see `restart`.
+   */
+  #movedTo = null;
+  #warming = null;
+  /** `{ text, opts, answer }` of the pieces as they are (see `#answer`). */
+  #last = null;
+  /** Directory parts and pieces handed to the wasm. */
+  #added = new Set();
+  #records;
+  #search = null;
+
+  constructor({ dataUrl = "./data/", manifest = null, wasm = null, fullWasm = null, searchModule = null } = {}) {
+    const base = new URL(dataUrl, globalThis.document?.baseURI ?? globalThis.location.href);
+    if (!base.pathname.endsWith("/")) base.pathname += "/"; // a folder, with or without its slash
+    this.#base = base;
+    this.#manifestP = Promise.resolve(manifest ?? fetchPiecesManifest(base));
+    this.#wasmP = wasm ?? loadFullWasm();
+    this.#fullWasm = fullWasm;
+    this.#searchModule = searchModule;
+    this.ready = this.#open();
+    // Downloads need only the manifest, so they start before the wasm is in;
+    // one per file at a time; a failed one may be retried later.
+    this.#getP = this.#manifestP.then((m) => checkedPieces(m, base));
+    this.#getP.catch(() => {});
+    this.#records = this.#recordPieces();
+  }
+
+  /**
+   * The wasm's Pieces once the manifest and the wasm are here; refused
+   * (`noPieces`) when the manifest's pieces cannot serve (see
+   * `piecesUnusable`), so the caller asks the whole registry instead.
+   */
+  #open() {
+    const ready = Promise.all([this.#manifestP, this.#wasmP]).then(([m, mod]) => {
+      const why = piecesUnusable(m);
+      if (why) throw noPieces(why);
+      this.#pieces = new mod.Pieces(m.pieces.split_first, m.pieces.id_chars);
+      return m;
+    });
+    ready.catch(() => {}); // reported by whoever awaits it
+    return ready;
+  }
+
+  /**
+   * Record pages (an API path naming one record) from record pieces, with
+   * the full registry wasm (`fullWasm`, else `wasm` when it is the full
+   * one): the suggest-only wasm cannot build a record's answer.
+   */
+  #recordPieces() {
+    return new RecordPieces(this.#base, this.#manifestP, () =>
+      Promise.resolve(this.#fullWasm ?? this.#wasmP).then((mod) => {
+        if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
+        return mod;
+      }),
+    );
+  }
+
+  /** Keeps the new release's manifest when `e` says the folder moved on under this one. */
+  #noteMove(e) {
+    if (e?.name === "ReleaseChangedError") this.#movedTo ??= e.manifest;
+  }
+
+  /**
+   * File `name` (at most `cap` bytes), parsed: fetched once, shared by
+   * every question that needs it; a failed fetch is forgotten so that a
+   * later question may retry it.
+   */
+  #file(name, cap, parse = (b) => b) {
+    if (!this.#files.has(name)) {
+      const p = this.#getP
         .then((get) => get(name, cap))
         .then((body) => {
-          bytes += body?.length ?? 0;
+          this.#bytes += body?.length ?? 0;
           return body && parse(body);
         });
-      files.set(name, p);
+      this.#files.set(name, p);
       p.catch((e) => {
-        files.delete(name);
-        noteMove(e);
+        this.#files.delete(name);
+        this.#noteMove(e);
       });
     }
-    return files.get(name);
-  }
-  const partFile = (first) => file(`d-${hex(first)}.json`, BYTE_CAPS.part, (b) => JSON.parse(new TextDecoder().decode(b)));
-  // Leaves and heads are named by the hex of their prefix, id pieces by the id's first characters.
-  const pieceName = (key, kind) => (kind === "i" ? `i-${key}.shard` : `${hex(key)}${kind === "h" ? ".h" : ""}.shard`);
-  const pieceFile = (key, kind) => file(pieceName(key, kind), BYTE_CAPS.piece);
-
-  // The first-keystroke pack (shard::pieces::pack): the heads and
-  // directory parts of the commonest first characters in one file, so that
-  // a first keystroke needs no round trip. Its entries fill the same cache.
-  // Decoded here rather than by the core's decoder through the wasm: it
-  // needs no wasm (it can run before the wasm is in), and a binding
-  // returning the entries to JS measured +1.5 KB brotli on the widget's
-  // suggest-only wasm, whose code budget (220 KB) has less than that left.
-  // The layout is four fields; the browser tests answer from the pack and
-  // compare with the whole registry.
-  let warming = null;
-  function warm() {
-    warming ??= manifestP
-      .then(async (m) => {
-        const pack = m.pieces.first_pack;
-        if (!pack?.first?.length) return; // no split first character: nothing to warm
-        if (!pack.sha256) throw new Error(`${pack.name}: no hash in the manifest, so it cannot be checked`);
-        const buf = await (await getP)(pack.name, BYTE_CAPS.pack, pack.sha256);
-        if (!buf) throw new Error(`${pack.name}: HTTP 404`);
-        bytes += buf.length;
-        for (const [name, body] of readPack(buf, pack.name)) if (!files.has(name)) files.set(name, Promise.resolve(body));
-      })
-      .catch((e) => {
-        warming = null;
-        noteMove(e);
-        if (!quietFallback(e)) console.warn("registry: the first-keystroke pack failed:", e);
-      });
-    return warming;
+    return this.#files.get(name);
   }
 
-  // A keystroke that needs a piece asks the same question up to three
-  // times (suggestNow, partialNow, suggest's first round): the last answer
-  // is kept until a piece or directory part is added.
-  let last = null; // { text, opts, answer } of the pieces as they are
-  function answer(text, options) {
+  /** The directory part of first character `first`: the split prefixes under it. */
+  #partFile(first) {
+    return this.#file(`d-${hex(first)}.json`, BYTE_CAPS.part, (b) => JSON.parse(new TextDecoder().decode(b)));
+  }
+
+  /** A piece: leaves and heads are named by the hex of their prefix, id pieces by the id's first characters. */
+  #pieceFile(key, kind) {
+    const name = kind === "i" ? `i-${key}.shard` : `${hex(key)}${kind === "h" ? ".h" : ""}.shard`;
+    return this.#file(name, BYTE_CAPS.piece);
+  }
+
+  /**
+   * A keystroke that needs a piece asks the same question up to three
+   * times (suggestNow, partialNow, suggest's first round): the last answer
+   * is kept until a piece or directory part is added.
+   */
+  #answer(text, options) {
     const opts = JSON.stringify(options ?? {});
-    if (last?.text !== text || last.opts !== opts) last = { text, opts, answer: pieces.suggest(text, options) };
-    return last.answer;
+    if (this.#last?.text !== text || this.#last.opts !== opts) this.#last = { text, opts, answer: this.#pieces.suggest(text, options) };
+    return this.#last.answer;
   }
 
-  const added = new Set();
-  async function loadPart(first) {
-    const keys = await partFile(first);
+  /** Hands the directory part of `first` to the wasm (once). */
+  async #loadPart(first) {
+    const keys = await this.#partFile(first);
     if (keys === null) throw new Error(`the directory part of '${first}' is missing (HTTP 404)`);
-    await ready;
-    if (added.has("d:" + first)) return;
-    last = null;
-    pieces.addDirectory(first, keys);
-    added.add("d:" + first);
+    await this.ready;
+    if (this.#added.has("d:" + first)) return;
+    this.#last = null;
+    this.#pieces.addDirectory(first, keys);
+    this.#added.add("d:" + first);
   }
-  async function loadPiece(key, kind) {
-    const body = await pieceFile(key, kind);
-    await ready;
+
+  /** Hands a piece to the wasm (once), or that the build has none of that name. */
+  async #loadPiece(key, kind) {
+    const body = await this.#pieceFile(key, kind);
+    await this.ready;
     const id = kind === "i" ? "i:" + key : key;
-    if (added.has(id)) return;
-    last = null;
-    if (kind === "i") body === null ? pieces.addMissingId(key) : pieces.addId(key, body);
-    else body === null ? pieces.addMissing(key) : pieces.add(key, body);
-    added.add(id);
+    if (this.#added.has(id)) return;
+    this.#last = null;
+    if (kind === "i") body === null ? this.#pieces.addMissingId(key) : this.#pieces.addId(key, body);
+    else body === null ? this.#pieces.addMissing(key) : this.#pieces.add(key, body);
+    this.#added.add(id);
   }
 
-  // Record pages (an API path naming one record) from record pieces, with
-  // the full registry wasm (`fullWasm`, else `wasm` when it is the full one).
-  const records = new RecordPieces(base, manifestP, () =>
-    Promise.resolve(fullWasm ?? wasmP).then((mod) => {
-      if (!mod.Registry) throw noPieces("record pages need the full registry wasm");
-      return mod;
-    }),
-  );
-
-  // Results pages (E2, and the search page's `mode=typed`) from the E2
-  // pieces (registry-search.js, which the caller loads: it builds on this
-  // module), their records from record pieces.
-  let search = null;
-  const listSearch = () => {
-    if (!searchModule) return Promise.reject(noPieces("results pages were not asked of these pieces"));
-    return (search ??= searchModule().then(({ startPiecesSearch }) =>
-      startPiecesSearch({ dataUrl: base, manifest: manifestP, wasm: Promise.resolve(fullWasm ?? wasmP) }),
+  /**
+   * Results pages (E2, and the search page's `mode=typed`) from the E2
+   * pieces (registry-search.js, which the caller loads: it builds on this
+   * module), their records from record pieces.
+   */
+  #listSearch() {
+    if (!this.#searchModule) return Promise.reject(noPieces("results pages were not asked of these pieces"));
+    return (this.#search ??= this.#searchModule().then(({ startPiecesSearch }) =>
+      startPiecesSearch({ dataUrl: this.#base, manifest: this.#manifestP, wasm: Promise.resolve(this.#fullWasm ?? this.#wasmP) }),
     ));
-  };
+  }
 
-  // A results URL from the pieces (`answer(its listQuery)`), or null when
-  // only the whole registry answers it (`list` and `rows`).
-  async function fromList(pathAndQuery, answer) {
+  /**
+   * A results URL from the pieces (`answer(its listQuery)`), or null when
+   * only the whole registry answers it (`list` and `rows`): a URL the
+   * pieces do not read, data built without E2 pieces, or a failure (told
+   * unless it is one the page expects, see `quietFallback`).
+   */
+  async #fromList(pathAndQuery, answer) {
     const q = listQuery(pathAndQuery);
-    if (!q || !(await manifestP.catch(() => null))?.pieces?.search?.stats) return null;
+    if (!q || !(await this.#manifestP.catch(() => null))?.pieces?.search?.stats) return null;
     try {
       return await answer(q);
     } catch (e) {
-      noteMove(e);
+      this.#noteMove(e);
       if (!quietFallback(e)) console.warn("registry: results from pieces failed, asking the whole registry:", e);
       return null;
     }
   }
 
-  return {
-    /** Resolves to the manifest once the pieces can answer (rejects if they never can). */
-    ready,
-    /** The manifest of the folder's new release once a read found this one's files gone, else null. */
-    movedTo: () => movedTo,
-    /** The same pieces of the folder's release `manifest` (the wasm already in is reused). */
-    restart: (manifest) => startPieces({ dataUrl: base, manifest, wasm: wasmP, fullWasm, searchModule }),
-    /** Fetches the first-keystroke pack (once): afterwards a first keystroke of a common first character is answered without a round trip. */
-    warm,
-    /** Data bytes received so far (directory parts + pieces). */
-    bytes: () => bytes + records.bytes,
-    /**
-     * `{status, body}` of an API path naming one record, from its record
-     * piece, exactly the whole registry's answer; null when only the whole
-     * registry answers it (another path, data without record pieces).
-     */
-    async record(pathAndQuery) {
-      try {
-        return await records.answer(pathAndQuery);
-      } catch (e) {
-        noteMove(e);
-        if (!quietFallback(e)) console.warn("registry: record piece failed, asking the whole registry:", e);
-        return null;
-      }
-    },
-    /**
-     * `{status, body}` of a results page (`/v2/organizations?query=…`, v1
-     * too; filters, paging, `all_status`, `mode=typed`) from the pieces,
-     * exactly the whole registry's answer; null when only the whole
-     * registry answers it (see `listQuery`, and core's pieces::search).
-     */
-    list(pathAndQuery) {
-      return fromList(pathAndQuery, () => listAnswer(pathAndQuery, listSearch(), records));
-    },
-    /**
-     * What a results list shows of a results page (`list`'s URLs), without
-     * the records: `{status: 200, body}` with body the JSON of
-     * `{number_of_results, meta, hits: [summary]}` (the same page, counts
-     * and facets as the API's answer), `{status: 400, body: {errors}}`,
-     * or null when only the whole registry answers it. No record piece is
-     * fetched: a list shows the summaries.
-     */
-    rows(pathAndQuery) {
-      return fromList(pathAndQuery, async (q) => {
-        const a = await (await listSearch()).page(q);
-        if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
-        if (!a.hits) return null;
-        return { status: 200, body: JSON.stringify({ number_of_results: a.numberOfResults, meta: a.meta, hits: a.hits.map((h) => h.summary) }) };
+  /** The manifest of the folder's new release once a read found this one's files gone, else null. */
+  movedTo() {
+    return this.#movedTo;
+  }
+
+  /** The same pieces of the folder's release `manifest` (the wasm already in is reused). */
+  restart(manifest) {
+    return startPieces({ dataUrl: this.#base, manifest, wasm: this.#wasmP, fullWasm: this.#fullWasm, searchModule: this.#searchModule });
+  }
+
+  /**
+   * Fetches the first-keystroke pack (once): afterwards a first keystroke of
+   * a common first character is answered without a round trip. The pack
+   * (shard::pieces::pack) holds the heads and directory parts of the
+   * commonest first characters in one file; its entries fill the same
+   * cache. Decoded here rather than by the core's decoder through the wasm:
+   * it needs no wasm (it can run before the wasm is in), and a binding
+   * returning the entries to JS measured +1.5 KB brotli on the widget's
+   * suggest-only wasm, whose code budget (220 KB) has less than that left.
+   * The layout is four fields; the browser tests answer from the pack and
+   * compare with the whole registry.
+   */
+  warm() {
+    this.#warming ??= this.#manifestP
+      .then(async (m) => {
+        const pack = m.pieces.first_pack;
+        if (!pack?.first?.length) return; // no split first character: nothing to warm
+        if (!pack.sha256) throw new Error(`${pack.name}: no hash in the manifest, so it cannot be checked`);
+        const buf = await (await this.#getP)(pack.name, BYTE_CAPS.pack, pack.sha256);
+        if (!buf) throw new Error(`${pack.name}: HTTP 404`);
+        this.#bytes += buf.length;
+        for (const [name, body] of readPack(buf, pack.name)) if (!this.#files.has(name)) this.#files.set(name, Promise.resolve(body));
+      })
+      .catch((e) => {
+        this.#warming = null;
+        this.#noteMove(e);
+        if (!quietFallback(e)) console.warn("registry: the first-keystroke pack failed:", e);
       });
-    },
-    /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
-    suggestNow(text, options) {
-      const a = pieces && answer(text, options);
-      return a && !a.partial ? (a.hits?.slice() ?? null) : null;
-    },
-    /**
-     * The first hits of `text`'s answer when the pieces at hand prove them
-     * but not all of them (a shorter prefix's head), else null: to show
-     * while `suggest` fetches the rest.
-     */
-    partialNow(text, options) {
-      const a = pieces && answer(text, options);
-      return a?.partial ? a.hits.slice() : null;
-    },
-    /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
-    async suggest(text, options) {
-      if (!pieces) this.prefetch(text); // the query's piece on its way while the wasm compiles
-      await ready;
-      // A route needs at most an id piece, a directory part, then one piece.
-      for (let step = 0; step < 5; step++) {
-        const a = answer(text, options);
-        if (a.hits && !a.partial) return a.hits.slice(); // the kept answer stays as it was
-        if (a.whole) return null;
-        if (a.needDirectory !== undefined) await loadPart(a.needDirectory);
-        else await loadPiece(a.need, a.kind);
-      }
-      throw new Error(`pieces: '${text}' is still unanswered after loading what it asked for`);
-    },
-    /**
-     * Starts fetching what `text` will need, without waiting. Before the
-     * wasm is in, a guess from its first word (roughly folded) as a
-     * one-word query routes: its first character's head and directory
-     * part, then from that part the word's own piece — the leaf of its
-     * shortest prefix that is not split, or its head when the whole word
-     * is split — so that the piece is on its way while the code compiles.
-     */
-    prefetch(text) {
-      const quiet = (p) => p.catch(() => {});
-      if (pieces) {
-        const a = answer(text, {});
-        if (a.needDirectory !== undefined) quiet(loadPart(a.needDirectory).then(() => this.prefetch(text)));
-        else if (a.need !== undefined) quiet(loadPiece(a.need, a.kind));
-        return;
-      }
-      const word = roughWord(text);
-      if (!word.length) return;
-      const first = word[0];
-      quiet(
-        manifestP.then(async (m) => {
-          if (!m.pieces.split_first.includes(first)) return pieceFile(first, "l");
-          pieceFile(first, "h");
-          const split = new Set((await partFile(first)) ?? []);
-          let n = 1; // word[..n] is split
-          while (n < word.length && split.has(word.slice(0, n + 1).join(""))) n++;
-          if (n === 1 && word.length === 1) return; // the head above
-          return n === word.length ? pieceFile(word.join(""), "h") : pieceFile(word.slice(0, n + 1).join(""), "l");
-        }),
-      );
-    },
-  };
+    return this.#warming;
+  }
+
+  /** Data bytes received so far (directory parts + pieces). */
+  bytes() {
+    return this.#bytes + this.#records.bytes;
+  }
+
+  /**
+   * `{status, body}` of an API path naming one record, from its record
+   * piece, exactly the whole registry's answer; null when only the whole
+   * registry answers it (another path, data without record pieces).
+   */
+  async record(pathAndQuery) {
+    try {
+      return await this.#records.answer(pathAndQuery);
+    } catch (e) {
+      this.#noteMove(e);
+      if (!quietFallback(e)) console.warn("registry: record piece failed, asking the whole registry:", e);
+      return null;
+    }
+  }
+
+  /**
+   * `{status, body}` of a results page (`/v2/organizations?query=…`, v1
+   * too; filters, paging, `all_status`, `mode=typed`) from the pieces,
+   * exactly the whole registry's answer; null when only the whole
+   * registry answers it (see `listQuery`, and core's pieces::search).
+   */
+  list(pathAndQuery) {
+    return this.#fromList(pathAndQuery, () => listAnswer(pathAndQuery, this.#listSearch(), this.#records));
+  }
+
+  /**
+   * What a results list shows of a results page (`list`'s URLs), without
+   * the records: `{status: 200, body}` with body the JSON of
+   * `{number_of_results, meta, hits: [summary]}` (the same page, counts
+   * and facets as the API's answer), `{status: 400, body: {errors}}`,
+   * or null when only the whole registry answers it. No record piece is
+   * fetched: a list shows the summaries.
+   */
+  rows(pathAndQuery) {
+    return this.#fromList(pathAndQuery, async (q) => {
+      const a = await (await this.#listSearch()).page(q);
+      if (a.errors) return { status: 400, body: JSON.stringify({ errors: a.errors }) };
+      if (!a.hits) return null;
+      return { status: 200, body: JSON.stringify({ number_of_results: a.numberOfResults, meta: a.meta, hits: a.hits.map((h) => h.summary) }) };
+    });
+  }
+
+  /** Hits if the pieces at hand answer `text`, else null (nothing is fetched). */
+  suggestNow(text, options) {
+    const a = this.#pieces && this.#answer(text, options);
+    return a && !a.partial ? (a.hits?.slice() ?? null) : null;
+  }
+
+  /**
+   * The first hits of `text`'s answer when the pieces at hand prove them
+   * but not all of them (a shorter prefix's head), else null: to show
+   * while `suggest` fetches the rest.
+   */
+  partialNow(text, options) {
+    const a = this.#pieces && this.#answer(text, options);
+    return a?.partial ? a.hits.slice() : null;
+  }
+
+  /** Hits, fetching what `text` needs; null when only the whole typeahead data can answer. */
+  async suggest(text, options) {
+    if (!this.#pieces) this.prefetch(text); // the query's piece on its way while the wasm compiles
+    await this.ready;
+    // A route needs at most an id piece, a directory part, then one piece.
+    for (let step = 0; step < 5; step++) {
+      const a = this.#answer(text, options);
+      if (a.hits && !a.partial) return a.hits.slice(); // the kept answer stays as it was
+      if (a.whole) return null;
+      if (a.needDirectory !== undefined) await this.#loadPart(a.needDirectory);
+      else await this.#loadPiece(a.need, a.kind);
+    }
+    throw new Error(`pieces: '${text}' is still unanswered after loading what it asked for`);
+  }
+
+  /**
+   * Starts fetching what `text` will need, without waiting: what the wasm
+   * routes it to, or before the wasm is in, a guess (`#guessPieces`).
+   */
+  prefetch(text) {
+    const quiet = (p) => p.catch(() => {});
+    if (this.#pieces) {
+      const a = this.#answer(text, {});
+      if (a.needDirectory !== undefined) quiet(this.#loadPart(a.needDirectory).then(() => this.prefetch(text)));
+      else if (a.need !== undefined) quiet(this.#loadPiece(a.need, a.kind));
+      return;
+    }
+    const word = roughWord(text);
+    if (word.length) quiet(this.#guessPieces(word));
+  }
+
+  /**
+   * Before the wasm is in, `word` (the text's first word, roughly folded)
+   * as a one-word query routes: its first character's head and directory
+   * part, then from that part the word's own piece — the leaf of its
+   * shortest prefix that is not split, or its head when the whole word is
+   * split — so that the piece is on its way while the code compiles.
+   */
+  async #guessPieces(word) {
+    const m = await this.#manifestP;
+    const first = word[0];
+    if (!m.pieces.split_first.includes(first)) return this.#pieceFile(first, "l");
+    this.#pieceFile(first, "h");
+    const split = new Set((await this.#partFile(first)) ?? []);
+    let n = 1; // word[..n] is split
+    while (n < word.length && split.has(word.slice(0, n + 1).join(""))) n++;
+    if (n === 1 && word.length === 1) return; // the head above
+    return n === word.length ? this.#pieceFile(word.join(""), "h") : this.#pieceFile(word.slice(0, n + 1).join(""), "l");
+  }
 }
 
 /** `startPieces`, resolved once it can answer. */

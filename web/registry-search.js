@@ -63,69 +63,6 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
     }
     return files.get(name);
   };
-  const quiet = (p) => p.catch(() => {});
-  const partKeys = async (first) => {
-    const b = await file(`d-${hex(first)}.json`);
-    return new Set(b ? JSON.parse(new TextDecoder().decode(b)) : []);
-  };
-  // The files the query's words will need, guessed from the directory
-  // parts and the hash tables while the wasm downloads (core's
-  // pieces::search asks for the same once it runs): a common word's
-  // group file (it has one) and the group file of a pair of them, or the
-  // first rank chunk of the only one; any other word's leaf — its first
-  // prefix the directory does not list as split — or, when every prefix
-  // is split, its term piece; the last word's extension piece in the
-  // search page's reading. Words come from a rough folding; a group or
-  // extension file is fetched only when the build lists it (`listed`: its
-  // hash table), so a wrong guess costs a table or a directory part, never
-  // a wrong answer: the wasm still names what it needs.
-  async function planAhead(query, typed, wordsToo = true) {
-    const m = await manifestP;
-    const folder = await folderP;
-    const split = new Set(m.pieces.split_first ?? []);
-    const words = [...new Set(roughFold(query).split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
-    const fetchListed = async (name) => {
-      if (await folder.listed(name)) await file(name);
-    };
-    // The statistics parts of the words' first characters (version 8),
-    // which the wasm asks with the statistics file.
-    const parts = [...new Set(words.map((w) => [...w][0]))].map((c) => fetchListed(`s-${hex(c)}.shard`));
-    parts.forEach(quiet);
-    if (!wordsToo) return Promise.allSettled(parts);
-    const groups = words.map((w) => `g-${hex(w)}.shard`);
-    const isCommon = groups.map((g) => folder.listed(g));
-    await Promise.all([
-      ...words.map(async (w, k) => {
-        const chars = [...w];
-        if (typed && k === words.length - 1) quiet(fetchListed(`x-${hex(w)}.shard`));
-        // The directory part comes beside the group file's table (a
-        // common word needs none: ~1 KB lost, against a round trip).
-        const keys = split.has(chars[0]) ? partKeys(chars[0]) : Promise.resolve(new Set());
-        keys.catch(() => {});
-        if (await isCommon[k]) return file(groups[k]);
-        const splitKeys = await keys;
-        const n = chars.findIndex((_, i) => !splitKeys.has(chars.slice(0, i + 1).join("")));
-        // Asked as the wasm would ask it (its table beside it; a 404 when
-        // no record has a word under the prefix, as for the wasm).
-        await file(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
-      }),
-      // A pair of common words (named in byte order, which hex keeps). One
-      // common word: its first rank chunk, which the wasm's first answer
-      // asks for (pieces::search first_chunk_ahead) unless a required
-      // word or a quoted phrase may leave it out; with two, the rarer one's,
-      // which only the statistics tell.
-      Promise.all(isCommon).then((flags) => {
-        const common = words.filter((_, k) => flags[k]).map(hex);
-        if (common.length === 2) return fetchListed(`g-${common.sort().join("-")}.shard`);
-        if (common.length === 1 && !/["+]/.test(query)) return fetchListed(`k-${common[0]}-0.shard`);
-      }),
-    ]);
-  }
-
-  /** A rank chunk's file name: what it ranks (a term, a pair or a triple of
-   * terms, a term over a country or a type, a phrase: `k-<hex>`, `k-<hex>-<hex>`,
-   * `kc-<hex>-<hex>`, `kt-<hex>-<hex>`, `pk-<hex>-<hex>`) and its number. */
-  const RANK = /^((?:k[ct]?|pk)-[0-9a-f-]+)-(\d+)\.shard$/;
   // One answer at a time: `add` and `answer` share the wasm client.
   let queue = Promise.resolve();
   return {
@@ -140,7 +77,7 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
      * they are in or failed.
      */
     prefetch(query, { typed = false, words = true } = {}) {
-      return Promise.allSettled([file("search.stats"), planAhead(query, typed, words)]);
+      return Promise.allSettled([file("search.stats"), planAhead({ manifestP, folderP, file }, query, typed, words)]);
     },
     /**
      * `{query, filter, allStatus, page, version, typed}` → the page,
@@ -149,36 +86,111 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
      * the API's answer (the whole registry's `{items, meta, …}`).
      */
     page(params, { items = null } = {}) {
-      const run = async () => {
-        const { search } = await ready;
-        const started = performance.now();
-        // Each file is handed to the wasm as soon as it is here, and the
-        // wasm asked again: what it needs next (a leaf named by a directory
-        // part, say) is then on its way beside files still downloading,
-        // instead of one round after the slowest of them.
-        const coming = new Map(); // name → promise of [name, bytes]
-        for (let step = 0; step < 64; step++) {
-          const a = search.answer(params);
-          if (a.hits && items) a.body = search.response(await items(a.hits), performance.now() - started);
-          if (!a.need) return a;
-          // The core reads a rank chunk ahead of those it has, not of
-          // those on their way: a chunk after one still coming from an
-          // earlier round waits for it (the page may need no more).
-          const before = [...coming.keys()].map((n) => RANK.exec(n)).filter(Boolean);
-          for (const name of a.need) {
-            const r = RANK.exec(name);
-            if (coming.has(name) || (r && before.some((b) => b[1] === r[1] && Number(b[2]) < Number(r[2])))) continue;
-            coming.set(name, file(name).then((b) => [name, b]));
-          }
-          const [name, bytes] = await Promise.race(coming.values());
-          coming.delete(name);
-          search.add(name, bytes);
-        }
-        throw new Error(`pieces: '${params.query}' is still unanswered after 64 files`);
-      };
+      const run = async () => answerInRounds((await ready).search, params, items, file);
       const p = queue.then(run);
       queue = p.catch(() => {});
       return p;
     },
   };
+}
+
+const quiet = (p) => p.catch(() => {});
+
+/** The prefixes the directory part of first character `first` lists as split. */
+async function partKeys(file, first) {
+  const b = await file(`d-${hex(first)}.json`);
+  return new Set(b ? JSON.parse(new TextDecoder().decode(b)) : []);
+}
+
+/**
+ * The files the query's words will need, guessed from the directory
+ * parts and the hash tables while the wasm downloads (core's
+ * pieces::search asks for the same once it runs): a common word's
+ * group file (it has one) and the group file of a pair of them, or the
+ * first rank chunk of the only one; any other word's leaf — its first
+ * prefix the directory does not list as split — or, when every prefix
+ * is split, its term piece; the last word's extension piece in the
+ * search page's reading. Words come from a rough folding; a group or
+ * extension file is fetched only when the build lists it (`listed`: its
+ * hash table), so a wrong guess costs a table or a directory part, never
+ * a wrong answer: the wasm still names what it needs.
+ * (`file` fetches one file of the folder once, `folderP` its hash tables.)
+ */
+async function planAhead({ manifestP, folderP, file }, query, typed, wordsToo = true) {
+  const m = await manifestP;
+  const folder = await folderP;
+  const split = new Set(m.pieces.split_first ?? []);
+  const words = [...new Set(roughFold(query).split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
+  const fetchListed = async (name) => {
+    if (await folder.listed(name)) await file(name);
+  };
+  // The statistics parts of the words' first characters (version 8),
+  // which the wasm asks with the statistics file.
+  const parts = [...new Set(words.map((w) => [...w][0]))].map((c) => fetchListed(`s-${hex(c)}.shard`));
+  parts.forEach(quiet);
+  if (!wordsToo) return Promise.allSettled(parts);
+  const groups = words.map((w) => `g-${hex(w)}.shard`);
+  const isCommon = groups.map((g) => folder.listed(g));
+  await Promise.all([
+    ...words.map(async (w, k) => {
+      const chars = [...w];
+      if (typed && k === words.length - 1) quiet(fetchListed(`x-${hex(w)}.shard`));
+      // The directory part comes beside the group file's table (a
+      // common word needs none: ~1 KB lost, against a round trip).
+      const keys = split.has(chars[0]) ? partKeys(file, chars[0]) : Promise.resolve(new Set());
+      keys.catch(() => {});
+      if (await isCommon[k]) return file(groups[k]);
+      const splitKeys = await keys;
+      const n = chars.findIndex((_, i) => !splitKeys.has(chars.slice(0, i + 1).join("")));
+      // Asked as the wasm would ask it (its table beside it; a 404 when
+      // no record has a word under the prefix, as for the wasm).
+      await file(n < 0 ? `t-${hex(w)}.shard` : `${hex(chars.slice(0, n + 1).join(""))}.shard`);
+    }),
+    // A pair of common words (named in byte order, which hex keeps). One
+    // common word: its first rank chunk, which the wasm's first answer
+    // asks for (pieces::search first_chunk_ahead) unless a required
+    // word or a quoted phrase may leave it out; with two, the rarer one's,
+    // which only the statistics tell.
+    Promise.all(isCommon).then((flags) => {
+      const common = words.filter((_, k) => flags[k]).map(hex);
+      if (common.length === 2) return fetchListed(`g-${common.sort().join("-")}.shard`);
+      if (common.length === 1 && !/["+]/.test(query)) return fetchListed(`k-${common[0]}-0.shard`);
+    }),
+  ]);
+}
+
+/** A rank chunk's file name: what it ranks (a term, a pair or a triple of
+ * terms, a term over a country or a type, a phrase: `k-<hex>`, `k-<hex>-<hex>`,
+ * `kc-<hex>-<hex>`, `kt-<hex>-<hex>`, `pk-<hex>-<hex>`) and its number. */
+const RANK = /^((?:k[ct]?|pk)-[0-9a-f-]+)-(\d+)\.shard$/;
+
+/**
+ * The answer of the wasm's `search` to `params`, handing it the files it
+ * names as they come (`file`). Each file is handed over as soon as it is
+ * here, and the wasm asked again: what it needs next (a leaf named by a
+ * directory part, say) is then on its way beside files still downloading,
+ * instead of one round after the slowest of them. With `items`, the page
+ * also has its API answer (`body`).
+ */
+async function answerInRounds(search, params, items, file) {
+  const started = performance.now();
+  const coming = new Map(); // name → promise of [name, bytes]
+  for (let step = 0; step < 64; step++) {
+    const a = search.answer(params);
+    if (a.hits && items) a.body = search.response(await items(a.hits), performance.now() - started);
+    if (!a.need) return a;
+    // The core reads a rank chunk ahead of those it has, not of
+    // those on their way: a chunk after one still coming from an
+    // earlier round waits for it (the page may need no more).
+    const before = [...coming.keys()].map((n) => RANK.exec(n)).filter(Boolean);
+    for (const name of a.need) {
+      const r = RANK.exec(name);
+      if (coming.has(name) || (r && before.some((b) => b[1] === r[1] && Number(b[2]) < Number(r[2])))) continue;
+      coming.set(name, file(name).then((b) => [name, b]));
+    }
+    const [name, bytes] = await Promise.race(coming.values());
+    coming.delete(name);
+    search.add(name, bytes);
+  }
+  throw new Error(`pieces: '${params.query}' is still unanswered after 64 files`);
 }
