@@ -230,171 +230,258 @@ pub fn extract(
     others: &[(f32, u8)],
     rel: &dyn Relations,
 ) -> Vec<[f32; COUNT]> {
-    let top = views.first().map_or(0.0, |v| v.score);
-    let content = (0..p.toks.len())
-        .filter(|&i| !p.toks[i].digits && !p.toks[i].optional && !place_tok[i])
-        .count()
-        .max(1) as f32;
-    let org_parts: Vec<bool> = (0..p.parts.len())
-        .map(|k| org_part(p, k, place_tok))
-        .collect();
+    let cx = Extract {
+        p,
+        place_tok,
+        has_country,
+        views,
+        others,
+        rel,
+        top: views.first().map_or(0.0, |v| v.score),
+        content: (0..p.toks.len())
+            .filter(|&i| !p.toks[i].digits && !p.toks[i].optional && !place_tok[i])
+            .count()
+            .max(1) as f32,
+        org_parts: (0..p.parts.len())
+            .map(|k| org_part(p, k, place_tok))
+            .collect(),
+    };
     views
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            // The nearest competitor: the best other candidate that is
-            // neither related nor explained by this one's match.
-            let mut competitor = others.first().map_or(0.0, |o| o.0);
-            let mut competitor_exact = false;
-            let mut competitor_apart = false;
-            // The best prior among the competitors named as well as the
-            // nearest one (candidates after the leading ones included).
-            let mut competitor_prior: Option<u8> = None;
-            for &(sc, pr) in others {
-                if sc >= competitor - 1e-6 {
-                    competitor_prior = competitor_prior.max(Some(pr));
-                }
-            }
-            // The text places a record by its country, or by its city when
-            // it names no other country ("Sydney, Australia" does not place
-            // a Sydney in Canada).
-            let placed = |o: &View| o.country > 0 || (o.city && o.country == 0);
-            let mut rival_elsewhere = false;
-            let chain = unit_chain(p, v.parts.start);
-            let mut leads_ties = chain && others.iter().all(|o| o.0 < v.score - NEAR_TIE);
-            let mut nearest_related = false;
-            let mut nearest: Option<f32> = None;
-            let mut parent = false;
-            let mut child = false;
-            for (j, o) in views.iter().enumerate() {
-                if j == i {
-                    continue;
-                }
-                let related = rel.related(i, j);
-                if nearest.is_none() {
-                    nearest = Some(o.score);
-                    nearest_related = related;
-                }
-                // Only a relative named about as well counts: a campus is
-                // not a unit of the system it belongs to when the text names
-                // the campus, not the system.
-                let named = o.score >= v.score - 0.25;
-                parent |= named && rel.parent_of(i, j);
-                child |= named && rel.parent_of(j, i);
-                // Named first, after a department chain, before this
-                // competitor (the `leads_ties` signal).
-                let leads = chain && v.parts.end <= o.parts.start;
-                if !related && !rel.explained_by(j, i) && o.score >= v.score - NEAR_TIE {
-                    leads_ties &= leads;
-                }
-                rival_elsewhere |= !related
-                    && placed(v)
-                    && placed(o)
-                    && o.score >= 0.9
-                    && !o.countries.iter().any(|c| v.countries.contains(c));
-                if !related && !rel.explained_by(j, i) && o.score >= competitor - 1e-6 {
-                    if o.score > competitor + 1e-6 {
-                        competitor_prior = None;
-                    }
-                    if o.score > competitor {
-                        competitor = o.score;
-                        competitor_exact = o.exact || o.phrase;
-                        competitor_apart = competitor_exact
-                            && o.types & v.types != 0
-                            && !o.matched.iter().any(|t| v.matched.contains(t));
-                    }
-                    competitor_prior = competitor_prior.max(Some(o.prior));
-                }
-            }
-            let close = views
-                .iter()
-                .enumerate()
-                .filter(|&(j, o)| j != i && o.score >= v.score - 0.1)
-                .count()
-                + others.iter().filter(|o| o.0 >= v.score - 0.1).count();
-            let after = org_parts[v.parts.end.min(org_parts.len())..]
-                .iter()
-                .filter(|&&x| x)
-                .count();
-            let before = v.parts.start;
-            let first_matched = v.matched.iter().min().copied();
-            let last_matched = v.matched.iter().max().copied();
-            let tail = last_matched.map_or(0, |l| {
-                (l + 1..v.toks.end)
-                    .filter(|&k| !p.toks[k].optional && !p.toks[k].digits && !place_tok[k])
-                    .count()
-            });
-            let unit = unit_word(p, v.toks.start);
-            let margin = (v.score - competitor).clamp(-1.0, 1.0);
-            // Best of the candidates matched on the same substring.
-            let best_here = views[..i].iter().all(|o| o.parts != v.parts);
-            let best_education = v.types & 1 != 0 && views[..i].iter().all(|o| o.types & 1 == 0);
-            let single = v.parts.len() == 1;
-            use crate::index::name_flags as nf;
-            let t = v.types;
-            let education = t & 1 != 0;
-            let funder = t & 2 != 0;
-            let healthcare = t & 4 != 0;
-            let government = t & (1 << 6) != 0;
-            let facility = t & (1 << 7) != 0;
-            let company_other = t & ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 8)) != 0;
-            [
-                v.score.min(1.3),
-                v.sim,
-                v.c_n,
-                v.c_s,
-                flag(v.exact),
-                flag(v.phrase),
-                flag(v.fuzzy),
-                flag(v.acronym),
-                v.specificity.min(1.0),
-                flag(v.specificity < super::score::GENERIC_SHARE),
-                flag(
-                    v.name_flags & (nf::DISPLAY | nf::LABEL) == 0 && v.name_flags & nf::ALIAS != 0,
-                ),
-                flag(v.name_flags & !nf::ACRONYM == 0),
-                (v.parts.len() - 1) as f32 / 2.0,
-                before.min(4) as f32 / 4.0,
-                after.min(3) as f32 / 3.0,
-                flag(v.country > 0),
-                flag(v.country < 0),
-                flag(v.city),
-                flag(v.acronym_elsewhere),
-                flag(v.place_only),
-                i as f32 / TOP as f32,
-                (top - v.score).min(1.0),
-                margin,
-                flag(nearest_related),
-                flag(parent),
-                flag(child),
-                (v.matched.len() as f32 / content).min(1.0),
-                close.min(5) as f32 / 5.0,
-                competitor.min(1.3),
-                flag(unit),
-                flag(education),
-                flag(healthcare),
-                flag(facility),
-                flag(government || funder),
-                flag(company_other),
-                flag(v.inactive),
-                flag(first_matched == Some(v.toks.start)),
-                tail.min(4) as f32 / 4.0,
-                flag(v.exact && single),
-                v.score.min(1.3) * margin,
-                org_parts.iter().filter(|&&x| x).count().min(6) as f32 / 6.0,
-                flag(best_here),
-                flag(best_education),
-                flag(competitor_exact),
-                flag(has_country),
-                flag(rival_elsewhere),
-                competitor_prior.map_or(1.9, |c| {
-                    ((f32::from(v.prior) - f32::from(c)) / 32.0).clamp(-1.9, 1.9)
-                }),
-                flag(leads_ties),
-                flag(competitor_apart),
-            ]
-        })
+        .map(|(i, v)| cx.features(i, v))
         .collect()
+}
+
+/// What the features of every leading candidate read (see [`extract`]).
+struct Extract<'a> {
+    p: &'a Parsed,
+    place_tok: &'a [bool],
+    has_country: bool,
+    views: &'a [View],
+    others: &'a [(f32, u8)],
+    rel: &'a dyn Relations,
+    /// The best score.
+    top: f32,
+    /// Content tokens of the text (not digits, optional words or places), at least 1.
+    content: f32,
+    /// Which parts name an organization.
+    org_parts: Vec<bool>,
+}
+
+/// Candidate `i` among the others: its nearest competitor and what the
+/// others tell of it.
+struct Rivals {
+    competitor: f32,
+    competitor_exact: bool,
+    competitor_apart: bool,
+    competitor_prior: Option<u8>,
+    rival_elsewhere: bool,
+    leads_ties: bool,
+    nearest_related: bool,
+    parent: bool,
+    child: bool,
+}
+
+impl Extract<'_> {
+    /// The nearest competitor of candidate `i` (`v`): the best other
+    /// candidate that is neither related nor explained by this one's match;
+    /// and its relatives, ties and rivals placed elsewhere.
+    fn rivals(&self, i: usize, v: &View) -> Rivals {
+        let Extract {
+            p,
+            views,
+            others,
+            rel,
+            ..
+        } = *self;
+        // The nearest competitor: the best other candidate that is
+        // neither related nor explained by this one's match.
+        let mut competitor = others.first().map_or(0.0, |o| o.0);
+        let mut competitor_exact = false;
+        let mut competitor_apart = false;
+        // The best prior among the competitors named as well as the
+        // nearest one (candidates after the leading ones included).
+        let mut competitor_prior: Option<u8> = None;
+        for &(sc, pr) in others {
+            if sc >= competitor - 1e-6 {
+                competitor_prior = competitor_prior.max(Some(pr));
+            }
+        }
+        // The text places a record by its country, or by its city when
+        // it names no other country ("Sydney, Australia" does not place
+        // a Sydney in Canada).
+        let placed = |o: &View| o.country > 0 || (o.city && o.country == 0);
+        let mut rival_elsewhere = false;
+        let chain = unit_chain(p, v.parts.start);
+        let mut leads_ties = chain && others.iter().all(|o| o.0 < v.score - NEAR_TIE);
+        let mut nearest_related = false;
+        let mut nearest: Option<f32> = None;
+        let mut parent = false;
+        let mut child = false;
+        for (j, o) in views.iter().enumerate() {
+            if j == i {
+                continue;
+            }
+            let related = rel.related(i, j);
+            if nearest.is_none() {
+                nearest = Some(o.score);
+                nearest_related = related;
+            }
+            // Only a relative named about as well counts: a campus is
+            // not a unit of the system it belongs to when the text names
+            // the campus, not the system.
+            let named = o.score >= v.score - 0.25;
+            parent |= named && rel.parent_of(i, j);
+            child |= named && rel.parent_of(j, i);
+            // Named first, after a department chain, before this
+            // competitor (the `leads_ties` signal).
+            let leads = chain && v.parts.end <= o.parts.start;
+            if !related && !rel.explained_by(j, i) && o.score >= v.score - NEAR_TIE {
+                leads_ties &= leads;
+            }
+            rival_elsewhere |= !related
+                && placed(v)
+                && placed(o)
+                && o.score >= 0.9
+                && !o.countries.iter().any(|c| v.countries.contains(c));
+            if !related && !rel.explained_by(j, i) && o.score >= competitor - 1e-6 {
+                if o.score > competitor + 1e-6 {
+                    competitor_prior = None;
+                }
+                if o.score > competitor {
+                    competitor = o.score;
+                    competitor_exact = o.exact || o.phrase;
+                    competitor_apart = competitor_exact
+                        && o.types & v.types != 0
+                        && !o.matched.iter().any(|t| v.matched.contains(t));
+                }
+                competitor_prior = competitor_prior.max(Some(o.prior));
+            }
+        }
+        Rivals {
+            competitor,
+            competitor_exact,
+            competitor_apart,
+            competitor_prior,
+            rival_elsewhere,
+            leads_ties,
+            nearest_related,
+            parent,
+            child,
+        }
+    }
+
+    /// The features of candidate `i` (`v`), in [`NAMES`] order.
+    fn features(&self, i: usize, v: &View) -> [f32; COUNT] {
+        let Extract {
+            p,
+            place_tok,
+            has_country,
+            views,
+            others,
+            top,
+            content,
+            ref org_parts,
+            ..
+        } = *self;
+        let Rivals {
+            competitor,
+            competitor_exact,
+            competitor_apart,
+            competitor_prior,
+            rival_elsewhere,
+            leads_ties,
+            nearest_related,
+            parent,
+            child,
+        } = self.rivals(i, v);
+        let close = views
+            .iter()
+            .enumerate()
+            .filter(|&(j, o)| j != i && o.score >= v.score - 0.1)
+            .count()
+            + others.iter().filter(|o| o.0 >= v.score - 0.1).count();
+        let after = org_parts[v.parts.end.min(org_parts.len())..]
+            .iter()
+            .filter(|&&x| x)
+            .count();
+        let before = v.parts.start;
+        let first_matched = v.matched.iter().min().copied();
+        let last_matched = v.matched.iter().max().copied();
+        let tail = last_matched.map_or(0, |l| {
+            (l + 1..v.toks.end)
+                .filter(|&k| !p.toks[k].optional && !p.toks[k].digits && !place_tok[k])
+                .count()
+        });
+        let unit = unit_word(p, v.toks.start);
+        let margin = (v.score - competitor).clamp(-1.0, 1.0);
+        // Best of the candidates matched on the same substring.
+        let best_here = views[..i].iter().all(|o| o.parts != v.parts);
+        let best_education = v.types & 1 != 0 && views[..i].iter().all(|o| o.types & 1 == 0);
+        let single = v.parts.len() == 1;
+        use crate::index::name_flags as nf;
+        let t = v.types;
+        let education = t & 1 != 0;
+        let funder = t & 2 != 0;
+        let healthcare = t & 4 != 0;
+        let government = t & (1 << 6) != 0;
+        let facility = t & (1 << 7) != 0;
+        let company_other = t & ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 8)) != 0;
+        [
+            v.score.min(1.3),
+            v.sim,
+            v.c_n,
+            v.c_s,
+            flag(v.exact),
+            flag(v.phrase),
+            flag(v.fuzzy),
+            flag(v.acronym),
+            v.specificity.min(1.0),
+            flag(v.specificity < super::score::GENERIC_SHARE),
+            flag(v.name_flags & (nf::DISPLAY | nf::LABEL) == 0 && v.name_flags & nf::ALIAS != 0),
+            flag(v.name_flags & !nf::ACRONYM == 0),
+            (v.parts.len() - 1) as f32 / 2.0,
+            before.min(4) as f32 / 4.0,
+            after.min(3) as f32 / 3.0,
+            flag(v.country > 0),
+            flag(v.country < 0),
+            flag(v.city),
+            flag(v.acronym_elsewhere),
+            flag(v.place_only),
+            i as f32 / TOP as f32,
+            (top - v.score).min(1.0),
+            margin,
+            flag(nearest_related),
+            flag(parent),
+            flag(child),
+            (v.matched.len() as f32 / content).min(1.0),
+            close.min(5) as f32 / 5.0,
+            competitor.min(1.3),
+            flag(unit),
+            flag(education),
+            flag(healthcare),
+            flag(facility),
+            flag(government || funder),
+            flag(company_other),
+            flag(v.inactive),
+            flag(first_matched == Some(v.toks.start)),
+            tail.min(4) as f32 / 4.0,
+            flag(v.exact && single),
+            v.score.min(1.3) * margin,
+            org_parts.iter().filter(|&&x| x).count().min(6) as f32 / 6.0,
+            flag(best_here),
+            flag(best_education),
+            flag(competitor_exact),
+            flag(has_country),
+            flag(rival_elsewhere),
+            competitor_prior.map_or(1.9, |c| {
+                ((f32::from(v.prior) - f32::from(c)) / 32.0).clamp(-1.9, 1.9)
+            }),
+            flag(leads_ties),
+            flag(competitor_apart),
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -434,151 +434,10 @@ impl Engine {
         if subs.is_empty() {
             return None;
         }
-        let part_cands: Vec<Vec<u32>> = p
-            .parts
-            .iter()
-            .map(|r| part_candidates(ix, &stoks[r.clone()]))
-            .collect();
-
         let mut acronym_cache: HashMap<u32, Vec<String>> = HashMap::new();
-        let mut best: HashMap<u32, Best> = HashMap::new();
-        let mut combo: Vec<u32> = Vec::new();
-        for (k, sub) in subs.iter().enumerate() {
-            let cands: &[u32] = if sub.parts.len() == 1 {
-                &part_cands[sub.parts.start]
-            } else {
-                combo.clear();
-                for pc in &part_cands[sub.parts.clone()] {
-                    combo.extend_from_slice(pc);
-                }
-                combo.sort_unstable();
-                let mut shared = Vec::new();
-                let mut i = 0;
-                while i < combo.len() {
-                    let mut j = i;
-                    while j < combo.len() && combo[j] == combo[i] {
-                        j += 1;
-                    }
-                    if j - i >= 2 {
-                        shared.push(combo[i]);
-                    }
-                    i = j;
-                }
-                combo = shared;
-                &combo
-            };
-            let s = &stoks[sub.toks.clone()];
-            for &e in cands {
-                let r = ix.entry_record(e);
-                if !filters.matches_fields(ix, r) {
-                    continue;
-                }
-                let flags = ix.entry_flags(e);
-                let (sim, kind) = if flags & !name_flags::ACRONYM == 0 {
-                    // An acronym name: only a substring that is exactly it.
-                    let terms = ix.entry_terms(e);
-                    let t = &s[0];
-                    if s.len() != 1
-                        || terms.len() != 1
-                        || t.term != Some(terms[0])
-                        || !t.acronym_like
-                        || t.country
-                    {
-                        continue;
-                    }
-                    let sim = Sim {
-                        score: ACRONYM_SCORE,
-                        c_n: 1.0,
-                        c_s: 1.0,
-                        matched: 1,
-                        acronym: true,
-                        ..Sim::default()
-                    };
-                    (sim, MatchingType::Acronym)
-                } else {
-                    let acr = acronym_cache
-                        .entry(r)
-                        .or_insert_with(|| record_acronyms(self, r));
-                    let mut sim = score::similarity(ix, s, ix.entry_terms(e), acr);
-                    if sim.score <= 0.0 {
-                        continue;
-                    }
-                    if flags & (name_flags::DISPLAY | name_flags::LABEL) == 0 {
-                        sim.score *= ALIAS_FACTOR;
-                    }
-                    if sim.specificity < score::GENERIC_SHARE {
-                        sim.score *= GENERIC_FACTOR;
-                    }
-                    let kind = if sim.exact {
-                        MatchingType::Exact
-                    } else if sim.phrase {
-                        MatchingType::Phrase
-                    } else if sim.acronym {
-                        MatchingType::Acronym
-                    } else if sim.fuzzy {
-                        MatchingType::Fuzzy
-                    } else if sub.parts.len() > 1 {
-                        MatchingType::Heuristics
-                    } else {
-                        MatchingType::CommonTerms
-                    };
-                    (sim, kind)
-                };
-                let better = best.get(&r).is_none_or(|b| sim.score > b.sim.score);
-                if better {
-                    best.insert(
-                        r,
-                        Best {
-                            sim,
-                            sub: k,
-                            kind,
-                            flags,
-                            entry: e,
-                        },
-                    );
-                }
-            }
-        }
-
-        // Address tokens: country mentions and the cities of the candidates
-        // ("New Haven" is Yale's city, not the University of New Haven).
-        let mut place_tok = vec![false; p.toks.len()];
-        for m in &mentions {
-            for i in m.toks.clone() {
-                place_tok[i] = true;
-            }
-        }
-        let mut seen_cities: Vec<&str> = Vec::new();
-        for (&r, b) in &best {
-            if b.sim.score + MAX_BONUS < MIN_RETURN {
-                continue;
-            }
-            for place in self.registry().places(r as usize) {
-                if seen_cities.contains(&place.city) {
-                    continue;
-                }
-                seen_cities.push(place.city);
-                mark_city(&p, place.city, &mut place_tok);
-            }
-        }
-        // Names matched whole: "Michigan" in "University of Michigan and
-        // Brown University" is not Brown's address.
-        let mut named = vec![false; p.toks.len()];
-        for b in best.values() {
-            if !(b.sim.exact || b.sim.phrase) || b.sim.score < NAMED_SCORE {
-                continue;
-            }
-            let sub = &subs[b.sub];
-            let toks: Vec<usize> = (0..sub.toks.len().min(64))
-                .filter(|&i| b.sim.matched & (1 << i) != 0)
-                .map(|i| sub.toks.start + i)
-                .collect();
-            if toks.iter().any(|&g| !place_tok[g]) {
-                for g in toks {
-                    named[g] = true;
-                }
-            }
-        }
+        let best = self.best_names(&p, &subs, &stoks, filters, &mut acronym_cache);
+        let place_tok = self.address_tokens(&p, &mentions, &best);
+        let named = named_tokens(&p, &subs, &best, &place_tok);
         // Evidence outside the matched tokens.
         let cx = Context {
             p: &p,
@@ -587,36 +446,7 @@ impl Engine {
             place_tok: &place_tok,
             named: &named,
         };
-        let words = p.toks.len().div_ceil(64);
-        let mut scored: Vec<Scored> = best
-            .into_iter()
-            .filter(|(_, b)| b.sim.score + MAX_BONUS >= MIN_RETURN)
-            .map(|(r, b)| {
-                let sub = &subs[b.sub];
-                let mut matched = vec![false; p.toks.len()];
-                let mut bits = vec![0u64; words];
-                for i in 0..sub.toks.len().min(64) {
-                    if b.sim.matched & (1 << i) != 0 {
-                        let g = sub.toks.start + i;
-                        matched[g] = true;
-                        bits[g / 64] |= 1 << (g % 64);
-                    }
-                }
-                let acr = acronym_cache
-                    .entry(r)
-                    .or_insert_with(|| record_acronyms(self, r));
-                let ev = evidence(self, r, &cx, &matched, sub.toks.clone(), acr);
-                Scored {
-                    score: b.sim.score * ev.factor + ev.bonus,
-                    record: r,
-                    best: b,
-                    count: bits.iter().map(|w| w.count_ones()).sum(),
-                    bits,
-                    ev,
-                    prior: 0,
-                }
-            })
-            .collect();
+        let mut scored = self.with_evidence(best, &subs, &cx, &mut acronym_cache);
         self.inherit(&mut scored, filters);
         // Among equal scores, the record people pick more often (the
         // record prior) leads: "MIT" alone names two institutes equally,
@@ -639,6 +469,198 @@ impl Engine {
             scored,
             features,
         })
+    }
+
+    /// Each record's best (substring, name) among the names that the
+    /// filters keep: a substring of one part looks among that part's
+    /// candidates, one of several parts among the records at least two of
+    /// its parts name.
+    fn best_names(
+        &self,
+        p: &Parsed,
+        subs: &[split::Sub],
+        stoks: &[STok<'_>],
+        filters: &Filters,
+        acronym_cache: &mut HashMap<u32, Vec<String>>,
+    ) -> HashMap<u32, Best> {
+        let ix = self.index();
+        let part_cands: Vec<Vec<u32>> = p
+            .parts
+            .iter()
+            .map(|r| part_candidates(ix, &stoks[r.clone()]))
+            .collect();
+        let mut best: HashMap<u32, Best> = HashMap::new();
+        let mut combo: Vec<u32> = Vec::new();
+        for (k, sub) in subs.iter().enumerate() {
+            let cands: &[u32] = if sub.parts.len() == 1 {
+                &part_cands[sub.parts.start]
+            } else {
+                shared_candidates(&part_cands[sub.parts.clone()], &mut combo);
+                &combo
+            };
+            let s = &stoks[sub.toks.clone()];
+            for &e in cands {
+                let r = ix.entry_record(e);
+                if !filters.matches_fields(ix, r) {
+                    continue;
+                }
+                let Some((sim, kind)) = self.name_match(s, e, r, sub, acronym_cache) else {
+                    continue;
+                };
+                let better = best.get(&r).is_none_or(|b| sim.score > b.sim.score);
+                if better {
+                    let flags = ix.entry_flags(e);
+                    best.insert(
+                        r,
+                        Best {
+                            sim,
+                            sub: k,
+                            kind,
+                            flags,
+                            entry: e,
+                        },
+                    );
+                }
+            }
+        }
+        best
+    }
+
+    /// How substring `s` (of `sub`) matches name entry `e` of record `r`:
+    /// an acronym name only when `s` is exactly it; another name by its
+    /// similarity, lowered for an alias and for a generic name. None when
+    /// it does not match.
+    fn name_match(
+        &self,
+        s: &[STok<'_>],
+        e: u32,
+        r: u32,
+        sub: &split::Sub,
+        acronym_cache: &mut HashMap<u32, Vec<String>>,
+    ) -> Option<(Sim, MatchingType)> {
+        let ix = self.index();
+        let flags = ix.entry_flags(e);
+        if flags & !name_flags::ACRONYM == 0 {
+            // An acronym name: only a substring that is exactly it.
+            let terms = ix.entry_terms(e);
+            let t = &s[0];
+            if s.len() != 1
+                || terms.len() != 1
+                || t.term != Some(terms[0])
+                || !t.acronym_like
+                || t.country
+            {
+                return None;
+            }
+            let sim = Sim {
+                score: ACRONYM_SCORE,
+                c_n: 1.0,
+                c_s: 1.0,
+                matched: 1,
+                acronym: true,
+                ..Sim::default()
+            };
+            return Some((sim, MatchingType::Acronym));
+        }
+        let acr = acronym_cache
+            .entry(r)
+            .or_insert_with(|| record_acronyms(self, r));
+        let mut sim = score::similarity(ix, s, ix.entry_terms(e), acr);
+        if sim.score <= 0.0 {
+            return None;
+        }
+        if flags & (name_flags::DISPLAY | name_flags::LABEL) == 0 {
+            sim.score *= ALIAS_FACTOR;
+        }
+        if sim.specificity < score::GENERIC_SHARE {
+            sim.score *= GENERIC_FACTOR;
+        }
+        let kind = if sim.exact {
+            MatchingType::Exact
+        } else if sim.phrase {
+            MatchingType::Phrase
+        } else if sim.acronym {
+            MatchingType::Acronym
+        } else if sim.fuzzy {
+            MatchingType::Fuzzy
+        } else if sub.parts.len() > 1 {
+            MatchingType::Heuristics
+        } else {
+            MatchingType::CommonTerms
+        };
+        Some((sim, kind))
+    }
+
+    /// Address tokens: country mentions and the cities of the candidates
+    /// that may be returned ("New Haven" is Yale's city, not the University
+    /// of New Haven).
+    fn address_tokens(
+        &self,
+        p: &Parsed,
+        mentions: &[countries::Mention],
+        best: &HashMap<u32, Best>,
+    ) -> Vec<bool> {
+        let mut place_tok = vec![false; p.toks.len()];
+        for m in mentions {
+            for i in m.toks.clone() {
+                place_tok[i] = true;
+            }
+        }
+        let mut seen_cities: Vec<&str> = Vec::new();
+        for (&r, b) in best {
+            if b.sim.score + MAX_BONUS < MIN_RETURN {
+                continue;
+            }
+            for place in self.registry().places(r as usize) {
+                if seen_cities.contains(&place.city) {
+                    continue;
+                }
+                seen_cities.push(place.city);
+                mark_city(p, place.city, &mut place_tok);
+            }
+        }
+        place_tok
+    }
+
+    /// The candidates that may be returned, each scored with the evidence
+    /// outside its matched tokens (`cx`), with those tokens as bits.
+    fn with_evidence(
+        &self,
+        best: HashMap<u32, Best>,
+        subs: &[split::Sub],
+        cx: &Context<'_>,
+        acronym_cache: &mut HashMap<u32, Vec<String>>,
+    ) -> Vec<Scored> {
+        let n = cx.p.toks.len();
+        let words = n.div_ceil(64);
+        best.into_iter()
+            .filter(|(_, b)| b.sim.score + MAX_BONUS >= MIN_RETURN)
+            .map(|(r, b)| {
+                let sub = &subs[b.sub];
+                let mut matched = vec![false; n];
+                let mut bits = vec![0u64; words];
+                for i in 0..sub.toks.len().min(64) {
+                    if b.sim.matched & (1 << i) != 0 {
+                        let g = sub.toks.start + i;
+                        matched[g] = true;
+                        bits[g / 64] |= 1 << (g % 64);
+                    }
+                }
+                let acr = acronym_cache
+                    .entry(r)
+                    .or_insert_with(|| record_acronyms(self, r));
+                let ev = evidence(self, r, cx, &matched, sub.toks.clone(), acr);
+                Scored {
+                    score: b.sim.score * ev.factor + ev.bonus,
+                    record: r,
+                    best: b,
+                    count: bits.iter().map(|w| w.count_ones()).sum(),
+                    bits,
+                    ev,
+                    prior: 0,
+                }
+            })
+            .collect()
     }
 
     /// A record the filters hide (inactive, withdrawn) speaks for its
@@ -904,6 +926,57 @@ fn transliterate(ix: &Index, p: &mut Parsed) {
             t.text = folded;
         }
     }
+}
+
+/// The records that at least two of `parts` name (each list sorted, a
+/// record once in each), into `combo` (a buffer kept across substrings).
+fn shared_candidates(parts: &[Vec<u32>], combo: &mut Vec<u32>) {
+    combo.clear();
+    for pc in parts {
+        combo.extend_from_slice(pc);
+    }
+    combo.sort_unstable();
+    let mut shared = Vec::new();
+    let mut i = 0;
+    while i < combo.len() {
+        let mut j = i;
+        while j < combo.len() && combo[j] == combo[i] {
+            j += 1;
+        }
+        if j - i >= 2 {
+            shared.push(combo[i]);
+        }
+        i = j;
+    }
+    *combo = shared;
+}
+
+/// Tokens of names matched whole (exact or as a phrase, and scoring at
+/// least NAMED_SCORE) that are not all address tokens: "Michigan" in
+/// "University of Michigan and Brown University" is not Brown's address.
+fn named_tokens(
+    p: &Parsed,
+    subs: &[split::Sub],
+    best: &HashMap<u32, Best>,
+    place_tok: &[bool],
+) -> Vec<bool> {
+    let mut named = vec![false; p.toks.len()];
+    for b in best.values() {
+        if !(b.sim.exact || b.sim.phrase) || b.sim.score < NAMED_SCORE {
+            continue;
+        }
+        let sub = &subs[b.sub];
+        let toks: Vec<usize> = (0..sub.toks.len().min(64))
+            .filter(|&i| b.sim.matched & (1 << i) != 0)
+            .map(|i| sub.toks.start + i)
+            .collect();
+        if toks.iter().any(|&g| !place_tok[g]) {
+            for g in toks {
+                named[g] = true;
+            }
+        }
+    }
+    named
 }
 
 /// Marks the tokens of every occurrence of `city` in the text.

@@ -172,83 +172,10 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
         .zip(&name_text)
         .map(|(&t, txt)| term_weight(ix, t, crate::text::is_optional_word(txt)))
         .collect();
-    // credit per name token, and the substring token it paired with.
-    let mut credit = vec![0f32; name.len()];
-    let mut pair: Vec<Option<usize>> = vec![None; name.len()];
-    let mut s_credit = vec![0f32; ns];
-    let mut used = 0u64;
-    // A word repeated in the text ("Shanghai … Affiliated to Shanghai Jiao
-    // Tong University") pairs where the name stands whole, if it does.
-    if let Some(at) = phrase_at(s, name, &name_text) {
-        for (j, i) in at.into_iter().enumerate() {
-            if let Some(i) = i {
-                used |= 1 << i;
-                credit[j] = 1.0;
-                s_credit[i] = 1.0;
-                pair[j] = Some(i);
-            }
-        }
-    }
-    for (j, &t) in name.iter().enumerate() {
-        if pair[j].is_some() {
-            continue;
-        }
-        if let Some(i) = (0..ns).find(|&i| used & (1 << i) == 0 && s[i].term == Some(t)) {
-            used |= 1 << i;
-            credit[j] = 1.0;
-            s_credit[i] = 1.0;
-            pair[j] = Some(i);
-        }
-    }
-    for j in 0..name.len() {
-        if credit[j] > 0.0 || crate::text::is_optional_word(name_text[j]) {
-            continue;
-        }
-        let mut best = (0.0, 0);
-        for (i, t) in s.iter().enumerate() {
-            if used & (1 << i) != 0 || t.digits {
-                continue;
-            }
-            let c = fuzzy_credit(t.text, name_text[j]);
-            if c > best.0 {
-                best = (c, i);
-            }
-        }
-        if best.0 > 0.0 {
-            used |= 1 << best.1;
-            credit[j] = best.0;
-            s_credit[best.1] = best.0;
-            pair[j] = Some(best.1);
-            sim.fuzzy = true;
-        }
-    }
-    // Acronyms of the record standing in the substring.
-    if !acronyms.is_empty() {
-        for i in 0..ns {
-            if used & (1 << i) != 0 || !s[i].acronym_like || s[i].country {
-                continue;
-            }
-            if !acronyms.iter().any(|a| a == s[i].text) {
-                continue;
-            }
-            used |= 1 << i;
-            s_credit[i] = 1.0;
-            sim.acronym = true;
-            // Name words whose initials spell the acronym.
-            let open: Vec<usize> = (0..name.len())
-                .filter(|&j| credit[j] == 0.0 && !crate::text::is_optional_word(name_text[j]))
-                .collect();
-            let initials: String = open
-                .iter()
-                .filter_map(|&j| name_text[j].chars().next())
-                .collect();
-            if !open.is_empty() && initials == s[i].text {
-                for &j in &open {
-                    credit[j] = 1.0;
-                }
-            }
-        }
-    }
+    let mut p = Pairing::new(name.len(), ns);
+    p.pair_exact(s, name, &name_text);
+    sim.fuzzy = p.pair_fuzzy(s, &name_text);
+    sim.acronym = p.pair_acronyms(s, &name_text, acronyms);
     sim.specificity = name
         .iter()
         .zip(&name_text)
@@ -257,24 +184,9 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
         .fold(0.0, f32::max)
         / idf(ix.entries(), 1).max(1e-6);
     let wn: f32 = name_w.iter().sum();
-    let mn: f32 = name_w.iter().zip(&credit).map(|(w, c)| w * c).sum();
-    let mut ws = 0f32;
-    let mut ms = 0f32;
-    let first = (0..ns).find(|&i| used & (1 << i) != 0).unwrap_or(ns);
-    let last = (0..ns).rev().find(|&i| used & (1 << i) != 0).unwrap_or(0);
-    for i in 0..ns {
-        // Unpaired digits (postcodes, footnote marks) and country names do
-        // not count against; a state or country between the paired words
-        // does ("University of California San Francisco" is not "University
-        // of San Francisco").
-        let inside = first < i && i < last;
-        if (s[i].digits || (s[i].country && !inside)) && s_credit[i] == 0.0 {
-            continue;
-        }
-        ws += s[i].w;
-        ms += s[i].w * s_credit[i];
-    }
-    sim.matched = used;
+    let mn: f32 = name_w.iter().zip(&p.credit).map(|(w, c)| w * c).sum();
+    let (ws, ms) = p.substring_weights(s);
+    sim.matched = p.used;
     sim.c_n = if wn > 0.0 { mn / wn } else { 0.0 };
     sim.c_s = if ws > 0.0 { ms / ws } else { 0.0 };
     let f = if sim.c_n + sim.c_s > 0.0 {
@@ -282,28 +194,7 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
     } else {
         0.0
     };
-    // Phrase: every non-optional name word paired exactly, in order, with
-    // only optional words between.
-    let mut phrase = !sim.acronym;
-    let mut last: Option<usize> = None;
-    let mut count = 0;
-    for j in 0..name.len() {
-        let opt = crate::text::is_optional_word(name_text[j]);
-        match pair[j] {
-            Some(i) if credit[j] >= 1.0 => {
-                if let Some(l) = last
-                    && (i <= l || (l + 1..i).any(|k| !is_optional(&s[k])))
-                {
-                    phrase = false;
-                }
-                last = Some(i);
-                count += 1;
-            }
-            _ if opt => {}
-            _ => phrase = false,
-        }
-    }
-    phrase &= count > 0;
+    let phrase = !sim.acronym && p.is_phrase(s, &name_text);
     sim.phrase = phrase;
     sim.exact = phrase && sim.c_s >= 0.999;
     sim.score = if sim.exact {
@@ -314,6 +205,169 @@ pub fn similarity(ix: &Index, s: &[STok<'_>], name: &[u32], acronyms: &[String])
         f
     };
     sim
+}
+
+/// How a name's tokens and a substring's tokens pair up, step by step:
+/// exactly (where the name stands whole first), then fuzzily, then the
+/// record's acronyms.
+struct Pairing {
+    /// Credit per name token.
+    credit: Vec<f32>,
+    /// The substring token each name token paired with.
+    pair: Vec<Option<usize>>,
+    /// Credit per substring token.
+    s_credit: Vec<f32>,
+    /// The substring tokens paired, as bits.
+    used: u64,
+}
+
+impl Pairing {
+    fn new(name_len: usize, ns: usize) -> Pairing {
+        Pairing {
+            credit: vec![0f32; name_len],
+            pair: vec![None; name_len],
+            s_credit: vec![0f32; ns],
+            used: 0,
+        }
+    }
+
+    /// Pairs name token `j` with substring token `i` at `credit`.
+    fn take(&mut self, j: usize, i: usize, credit: f32) {
+        self.used |= 1 << i;
+        self.credit[j] = credit;
+        self.s_credit[i] = credit;
+        self.pair[j] = Some(i);
+    }
+
+    /// Exact pairs. A word repeated in the text ("Shanghai … Affiliated to
+    /// Shanghai Jiao Tong University") pairs where the name stands whole,
+    /// if it does; the other name words with their first unpaired equal.
+    fn pair_exact(&mut self, s: &[STok<'_>], name: &[u32], name_text: &[&str]) {
+        if let Some(at) = phrase_at(s, name, name_text) {
+            for (j, i) in at.into_iter().enumerate() {
+                if let Some(i) = i {
+                    self.take(j, i, 1.0);
+                }
+            }
+        }
+        for (j, &t) in name.iter().enumerate() {
+            if self.pair[j].is_some() {
+                continue;
+            }
+            if let Some(i) =
+                (0..s.len()).find(|&i| self.used & (1 << i) == 0 && s[i].term == Some(t))
+            {
+                self.take(j, i, 1.0);
+            }
+        }
+    }
+
+    /// Each unpaired, non-optional name word with the unpaired substring
+    /// word closest in spelling (digits aside); whether any paired so.
+    fn pair_fuzzy(&mut self, s: &[STok<'_>], name_text: &[&str]) -> bool {
+        let mut fuzzy = false;
+        for (j, &text) in name_text.iter().enumerate() {
+            if self.credit[j] > 0.0 || crate::text::is_optional_word(text) {
+                continue;
+            }
+            let mut best = (0.0, 0);
+            for (i, t) in s.iter().enumerate() {
+                if self.used & (1 << i) != 0 || t.digits {
+                    continue;
+                }
+                let c = fuzzy_credit(t.text, text);
+                if c > best.0 {
+                    best = (c, i);
+                }
+            }
+            if best.0 > 0.0 {
+                self.take(j, best.1, best.0);
+                fuzzy = true;
+            }
+        }
+        fuzzy
+    }
+
+    /// Acronyms of the record standing in the substring, each crediting
+    /// the open name words whose initials spell it; whether any stood.
+    fn pair_acronyms(&mut self, s: &[STok<'_>], name_text: &[&str], acronyms: &[String]) -> bool {
+        let mut found = false;
+        if acronyms.is_empty() {
+            return found;
+        }
+        for (i, t) in s.iter().enumerate() {
+            if self.used & (1 << i) != 0 || !t.acronym_like || t.country {
+                continue;
+            }
+            if !acronyms.iter().any(|a| a == t.text) {
+                continue;
+            }
+            self.used |= 1 << i;
+            self.s_credit[i] = 1.0;
+            found = true;
+            // Name words whose initials spell the acronym.
+            let open: Vec<usize> = (0..name_text.len())
+                .filter(|&j| self.credit[j] == 0.0 && !crate::text::is_optional_word(name_text[j]))
+                .collect();
+            let initials: String = open
+                .iter()
+                .filter_map(|&j| name_text[j].chars().next())
+                .collect();
+            if !open.is_empty() && initials == t.text {
+                for &j in &open {
+                    self.credit[j] = 1.0;
+                }
+            }
+        }
+        found
+    }
+
+    /// The substring's weight and its credited weight. Unpaired digits
+    /// (postcodes, footnote marks) and country names do not count against;
+    /// a state or country between the paired words does ("University of
+    /// California San Francisco" is not "University of San Francisco").
+    fn substring_weights(&self, s: &[STok<'_>]) -> (f32, f32) {
+        let ns = s.len();
+        let (mut ws, mut ms) = (0f32, 0f32);
+        let first = (0..ns).find(|&i| self.used & (1 << i) != 0).unwrap_or(ns);
+        let last = (0..ns)
+            .rev()
+            .find(|&i| self.used & (1 << i) != 0)
+            .unwrap_or(0);
+        for (i, t) in s.iter().enumerate() {
+            let inside = first < i && i < last;
+            if (t.digits || (t.country && !inside)) && self.s_credit[i] == 0.0 {
+                continue;
+            }
+            ws += t.w;
+            ms += t.w * self.s_credit[i];
+        }
+        (ws, ms)
+    }
+
+    /// Phrase: every non-optional name word paired exactly, in order, with
+    /// only optional words between (and at least one paired).
+    fn is_phrase(&self, s: &[STok<'_>], name_text: &[&str]) -> bool {
+        let mut last: Option<usize> = None;
+        let mut count = 0;
+        for (j, &text) in name_text.iter().enumerate() {
+            let opt = crate::text::is_optional_word(text);
+            match self.pair[j] {
+                Some(i) if self.credit[j] >= 1.0 => {
+                    if let Some(l) = last
+                        && (i <= l || (l + 1..i).any(|k| !is_optional(&s[k])))
+                    {
+                        return false;
+                    }
+                    last = Some(i);
+                    count += 1;
+                }
+                _ if opt => {}
+                _ => return false,
+            }
+        }
+        count > 0
+    }
 }
 
 #[cfg(test)]

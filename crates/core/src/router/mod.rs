@@ -333,93 +333,58 @@ impl Engine {
 
     fn list_route(&self, version: Version, qs: &str, started: f64) -> Response {
         let params = Params(parse_query_string(qs));
-        let mut errors: Vec<String> = Vec::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for (k, _) in &params.0 {
-            if !ALLOWED.contains(&k.as_str()) && !seen.contains(&k.as_str()) {
-                errors.push(format!("query parameter '{k}' is illegal"));
-                seen.push(k);
-            }
-        }
         let query = params
             .value("query")
             .or(params.value("query.names"))
             .or(params.value("query.name"));
+        let (filters, page, years) = match self.list_request(&params, query, version) {
+            Ok(r) => r,
+            Err(errors) => return Response::errors(400, &errors),
+        };
+        if params.has("affiliation") {
+            // E4 (affiliation/): scored candidates, at most one chosen; v2 answers with v2 records.
+            let text = params.value("affiliation").unwrap_or("");
+            let explain = params
+                .value("explain")
+                .is_some_and(|v| matches!(v, "" | "1" | "true"));
+            return match self.affiliation_with(text, &filters, version, explain) {
+                Ok(result) => Response::ok(&result),
+                Err(e) => Response::error(503, format!("full records are not loaded: {e}")),
+            };
+        }
+        let mut hits = match self.list_hits(&params, query, version, &filters) {
+            Ok(hits) => hits,
+            Err(response) => return response,
+        };
+        let unloaded = |e: crate::shard::ShardError| {
+            Response::error(503, format!("full records are not loaded: {e}"))
+        };
+        if let Some(range) = &years
+            && let Err(e) =
+                years::keep_in_range(self.registry(), range, &mut hits.records, &mut hits.scores)
+        {
+            return unloaded(e);
+        }
+        let meta = match self.list_meta(&params, &hits, version) {
+            Ok(meta) => meta,
+            Err(e) => return unloaded(e),
+        };
+        self.list_page(&hits, page, meta, version, started)
+    }
+
+    /// A list request's filters, page and established range, or every
+    /// error in it, in the order the API reports them: parameters it does
+    /// not know (alone, when there are any), values and combinations it
+    /// refuses, then the filter, page, query length and range.
+    fn list_request(
+        &self,
+        params: &Params,
+        query: Option<&str>,
+        version: Version,
+    ) -> Result<(Filters, usize, Option<YearRange>), Vec<String>> {
+        let mut errors = illegal_parameters(params);
         if errors.is_empty() {
-            if let Some(v) = params.value("all_status")
-                && !(v.is_empty()
-                    || v.eq_ignore_ascii_case("true")
-                    || v.eq_ignore_ascii_case("false"))
-            {
-                errors.push(
-                    "allowed values for all_status parameter are empty (no value), true or false"
-                        .to_string(),
-                );
-            }
-            if query.is_some() && params.has("query.advanced") {
-                errors.push("query and query.advanced parameters cannot be combined. please use either query OR query.advanced".to_string());
-            }
-            if let Some(f) = params.value("format")
-                && !f.eq_ignore_ascii_case("json")
-            {
-                errors.push(format!(
-                    "format '{f}' is not supported; the only format is json"
-                ));
-            }
-            if let Some(v) = params.value("facet_size")
-                && v != "all"
-            {
-                errors.push(format!(
-                    "facet_size '{v}' is not supported; the only value is all (every entry of each facet instead of the {} largest)",
-                    facets::FACET_SIZE
-                ));
-            }
-            if let Some(x) = params.value("explain") {
-                if !["", "1", "0", "true", "false"].contains(&x) {
-                    errors.push(format!(
-                        "explain '{x}' is not supported; use explain=1 (or true) to add why each item matched"
-                    ));
-                } else if !params.has("affiliation") {
-                    errors.push(
-                        "explain applies to affiliation only (why each item matched)".to_string(),
-                    );
-                }
-            }
-            if let Some(h) = params.value("histogram")
-                && h != "established"
-            {
-                errors.push(format!(
-                    "histogram '{h}' is not supported; the only value is established (the matches by established year)"
-                ));
-            }
-            if let Some(p) = params.value("places")
-                && p != "all"
-            {
-                errors.push(format!(
-                    "places '{p}' is not supported; the only value is all (every located place of every match)"
-                ));
-            }
-            if params.has("affiliation") {
-                for p in ["established", "histogram", "places"] {
-                    if params.has(p) {
-                        errors.push(format!(
-                            "{p} applies to query and query.advanced lists, not to affiliation"
-                        ));
-                    }
-                }
-            }
-            if let Some(m) = params.value("mode") {
-                if m != TYPED {
-                    errors.push(format!(
-                        "mode '{m}' is not supported; the only mode is {TYPED} (the search page's reading of query)"
-                    ));
-                } else if params.has("query.advanced") || params.has("affiliation") {
-                    errors.push(
-                        "mode=typed applies to query only; query.advanced and affiliation are read as written"
-                            .to_string(),
-                    );
-                }
-            }
+            errors = refused_values(params, query);
         }
         let mut filters = Filters {
             first_location_only: version == Version::V1,
@@ -460,53 +425,55 @@ impl Engine {
             },
             None => None,
         };
-        if !errors.is_empty() {
-            return Response::errors(400, &errors);
+        if errors.is_empty() {
+            Ok((filters, page, years))
+        } else {
+            Err(errors)
         }
-        if params.has("affiliation") {
-            // E4 (affiliation/): scored candidates, at most one chosen; v2 answers with v2 records.
-            let text = params.value("affiliation").unwrap_or("");
-            let explain = params
-                .value("explain")
-                .is_some_and(|v| matches!(v, "" | "1" | "true"));
-            return match self.affiliation_with(text, &filters, version, explain) {
-                Ok(result) => Response::ok(&result),
-                Err(e) => Response::error(503, format!("full records are not loaded: {e}")),
-            };
-        }
-        // E3 (search/advanced_exec.rs): id order, status rule, v2 only.
+    }
+
+    /// The matches of a list request: E3's (`query.advanced`: id order,
+    /// status rule, v2 only), E2's (`query`, read as typed with
+    /// `mode=typed`), or every record the filters keep; a refused query is
+    /// the response.
+    fn list_hits(
+        &self,
+        params: &Params,
+        query: Option<&str>,
+        version: Version,
+        filters: &Filters,
+    ) -> Result<Hits, Response> {
         let advanced = match params.value("query.advanced") {
-            Some(expr) => match self.advanced_route(version, expr, &filters) {
+            Some(expr) => match self.advanced_route(version, expr, filters) {
                 Ok(hits) => Some(hits),
-                Err((status, message)) => return Response::error(status, message),
+                Err((status, message)) => return Err(Response::error(status, message)),
             },
             None => None,
         };
-        let mut hits = match (advanced, query) {
+        Ok(match (advanced, query) {
             (Some(hits), _) => hits,
-            (None, None) => self.list(&filters),
+            (None, None) => self.list(filters),
             (None, Some(q)) if q.trim().is_empty() => Hits::default(),
             (None, Some(q)) => {
                 let answer = if params.value("mode") == Some(TYPED) {
-                    self.search_typed(q, &filters)
+                    self.search_typed(q, filters)
                 } else {
-                    self.search(q, &filters)
+                    self.search(q, filters)
                 };
-                match answer {
-                    Ok(h) => h,
-                    Err(e) => return Response::error(400, e),
-                }
+                answer.map_err(|e| Response::error(400, e))?
             }
-        };
-        let unloaded = |e: crate::shard::ShardError| {
-            Response::error(503, format!("full records are not loaded: {e}"))
-        };
-        if let Some(range) = &years
-            && let Err(e) =
-                years::keep_in_range(self.registry(), range, &mut hits.records, &mut hits.scores)
-        {
-            return unloaded(e);
-        }
+        })
+    }
+
+    /// The facet counts of the matches (every entry with `facet_size`),
+    /// with their established years (`histogram`) and located places
+    /// (`places`) when asked.
+    fn list_meta(
+        &self,
+        params: &Params,
+        hits: &Hits,
+        version: Version,
+    ) -> Result<Meta, crate::shard::ShardError> {
         let size = if params.has("facet_size") {
             usize::MAX
         } else {
@@ -514,17 +481,23 @@ impl Engine {
         };
         let mut meta = facets::compute_sized(self.index(), &hits.records, version, size);
         if params.has("histogram") {
-            match years::histogram(self.registry(), &hits.records) {
-                Ok(h) => meta.established = Some(h),
-                Err(e) => return unloaded(e),
-            }
+            meta.established = Some(years::histogram(self.registry(), &hits.records)?);
         }
         if params.has("places") {
-            match places::places(self.registry(), &hits.records) {
-                Ok(p) => meta.places = Some(p),
-                Err(e) => return unloaded(e),
-            }
+            meta.places = Some(places::places(self.registry(), &hits.records)?);
         }
+        Ok(meta)
+    }
+
+    /// Page `page` of the matches, their records in `version`, in the API's envelope.
+    fn list_page(
+        &self,
+        hits: &Hits,
+        page: usize,
+        meta: Meta,
+        version: Version,
+        started: f64,
+    ) -> Response {
         let from = ((page - 1) * crate::router::PAGE_SIZE).min(hits.records.len());
         let to = (from + PAGE_SIZE).min(hits.records.len());
         let mut records: Vec<Record> = Vec::with_capacity(to - from);
@@ -551,6 +524,96 @@ impl Engine {
             }),
         }
     }
+}
+
+/// The parameters of a list request that the API does not know, each once.
+fn illegal_parameters(params: &Params) -> Vec<String> {
+    let mut errors: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (k, _) in &params.0 {
+        if !ALLOWED.contains(&k.as_str()) && !seen.contains(&k.as_str()) {
+            errors.push(format!("query parameter '{k}' is illegal"));
+            seen.push(k);
+        }
+    }
+    errors
+}
+
+/// The values and combinations of known parameters that the API refuses,
+/// each said with what it takes instead.
+fn refused_values(params: &Params, query: Option<&str>) -> Vec<String> {
+    let mut errors: Vec<String> = Vec::new();
+    if let Some(v) = params.value("all_status")
+        && !(v.is_empty() || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false"))
+    {
+        errors.push(
+            "allowed values for all_status parameter are empty (no value), true or false"
+                .to_string(),
+        );
+    }
+    if query.is_some() && params.has("query.advanced") {
+        errors.push("query and query.advanced parameters cannot be combined. please use either query OR query.advanced".to_string());
+    }
+    if let Some(f) = params.value("format")
+        && !f.eq_ignore_ascii_case("json")
+    {
+        errors.push(format!(
+            "format '{f}' is not supported; the only format is json"
+        ));
+    }
+    if let Some(v) = params.value("facet_size")
+        && v != "all"
+    {
+        errors.push(format!(
+            "facet_size '{v}' is not supported; the only value is all (every entry of each facet instead of the {} largest)",
+            facets::FACET_SIZE
+        ));
+    }
+    if let Some(x) = params.value("explain") {
+        if !["", "1", "0", "true", "false"].contains(&x) {
+            errors.push(format!(
+                "explain '{x}' is not supported; use explain=1 (or true) to add why each item matched"
+            ));
+        } else if !params.has("affiliation") {
+            errors.push("explain applies to affiliation only (why each item matched)".to_string());
+        }
+    }
+    if let Some(h) = params.value("histogram")
+        && h != "established"
+    {
+        errors.push(format!(
+            "histogram '{h}' is not supported; the only value is established (the matches by established year)"
+        ));
+    }
+    if let Some(p) = params.value("places")
+        && p != "all"
+    {
+        errors.push(format!(
+            "places '{p}' is not supported; the only value is all (every located place of every match)"
+        ));
+    }
+    if params.has("affiliation") {
+        for p in ["established", "histogram", "places"] {
+            if params.has(p) {
+                errors.push(format!(
+                    "{p} applies to query and query.advanced lists, not to affiliation"
+                ));
+            }
+        }
+    }
+    if let Some(m) = params.value("mode") {
+        if m != TYPED {
+            errors.push(format!(
+                "mode '{m}' is not supported; the only mode is {TYPED} (the search page's reading of query)"
+            ));
+        } else if params.has("query.advanced") || params.has("affiliation") {
+            errors.push(
+                "mode=typed applies to query only; query.advanced and affiliation are read as written"
+                    .to_string(),
+            );
+        }
+    }
+    errors
 }
 
 #[cfg(test)]

@@ -397,32 +397,6 @@ impl Engine {
         typed_last: Option<usize>,
         stats: Option<&GlobalStats>,
     ) -> Result<Scored, String> {
-        // A term's document frequency: the whole registry's when known.
-        let df_of = |t: u32| -> usize {
-            stats
-                .and_then(|s| s.df.get(self.index.term(t)))
-                .copied()
-                .unwrap_or_else(|| self.index.postings(t).len())
-        };
-        let ix = &self.index;
-        let n_entries = ix.entries();
-        let n_records = ix.records();
-        let mut entry_score = vec![0f32; n_entries];
-        let mut stamp = vec![u32::MAX; n_entries];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut must_bits: Vec<u64> = Vec::new();
-        let mut must_count = 0u32;
-        let mut excluded: Vec<bool> = Vec::new();
-        let mut ext_hits: Vec<u32> = Vec::new();
-        let mut stamp_no = 0u32;
-        // Query phrase sequence for the exact-name boost.
-        let mut exact_seq: Vec<String> = Vec::new();
-        let mut n_terms = 0usize;
-        // Query units each name matches (typed reading only).
-        let mut entry_cov: Vec<u16> = Vec::new();
-        if typed_last.is_some() {
-            entry_cov.resize(n_entries, 0);
-        }
         let fuzzy_terms = q
             .clauses
             .iter()
@@ -433,31 +407,26 @@ impl Engine {
                 "query has too many fuzzy terms ({fuzzy_terms}; at most {MAX_FUZZY_TERMS} may end with ~)"
             ));
         }
-
-        let ensure_must = |must_bits: &mut Vec<u64>| {
-            if must_bits.is_empty() {
-                must_bits.resize(n_records, 0);
-            }
-        };
-
+        let mut acc = Accumulated::new(&self.index, typed_last.is_some());
+        // Query phrase sequence for the exact-name boost.
+        let mut exact_seq: Vec<String> = Vec::new();
         for (ci, clause) in q.clauses.iter().enumerate() {
-            let (text, is_phrase, prefix, fuzzy, sloppy) = match &clause.kind {
-                ClauseKind::Term {
-                    text,
-                    prefix,
-                    fuzzy,
-                } => (text.as_str(), false, *prefix, *fuzzy, false),
-                ClauseKind::Phrase { text, sloppy } => (text.as_str(), true, false, false, *sloppy),
-            };
-            // External ids, exactly as stored.
-            let ext = self.external_exact(text.trim());
-            let toks = text::tokens(text);
-            n_terms += 1;
-            if n_terms > MAX_QUERY_TERMS {
+            if ci + 1 > MAX_QUERY_TERMS {
                 return Err(format!(
                     "query has too many terms (more than {MAX_QUERY_TERMS}); quote a long name as a phrase"
                 ));
             }
+            let (text, prefix, fuzzy) = match &clause.kind {
+                ClauseKind::Term {
+                    text,
+                    prefix,
+                    fuzzy,
+                } => (text.as_str(), *prefix, *fuzzy),
+                ClauseKind::Phrase { text, .. } => (text.as_str(), false, false),
+            };
+            // External ids, exactly as stored.
+            let ext = self.external_exact(text.trim());
+            let toks = text::tokens(text);
             if clause.occur != Occur::MustNot && !prefix && !fuzzy {
                 exact_seq.extend(
                     toks.iter()
@@ -465,13 +434,70 @@ impl Engine {
                         .map(|t| t.text.clone()),
                 );
             }
-            // Units that must match: one per token for terms (and for sloppy
-            // phrases), one for a whole exact phrase.
-            let mut units: Vec<Vec<u32>> = Vec::new(); // matched entries per unit
-            // (entries matched, idf, whether it counts as a word covered:
-            // not a word a typeahead query may omit, `of`, `the`, …).
-            let mut unit_scores: Vec<(Vec<u32>, f32, bool)> = Vec::new();
-            if is_phrase && !sloppy {
+            let (units, unit_scores) =
+                self.clause_units(clause, &toks, typed_last == Some(ci), stats, &mut acc);
+            match clause.occur {
+                Occur::MustNot => acc.exclude(&self.index, &units, &ext),
+                occur => {
+                    acc.add(self, &unit_scores, &ext, stats);
+                    if occur == Occur::Must {
+                        acc.require(&self.index, &units, &ext)?;
+                    }
+                }
+            }
+        }
+        // The whole raw query as an external id (an unquoted ISNI with spaces).
+        acc.ext_hits.extend(self.external_exact(raw.trim()));
+        let (rec_score, rec_cov, rec_touched) = self.record_scores(&acc, &exact_seq);
+        let full_mask: u64 = if acc.must_count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << acc.must_count) - 1
+        };
+        let mut scored = Scored {
+            hits: Vec::new(),
+            must_bits: acc.must_bits,
+            full_mask,
+            excluded: acc.excluded,
+        };
+        scored.hits = rec_touched
+            .into_iter()
+            .filter(|&r| scored.allows(r))
+            .map(|r| {
+                let cov = rec_cov.get(r as usize).copied().unwrap_or(0);
+                (rec_score[r as usize], r, cov)
+            })
+            .collect();
+        Ok(scored)
+    }
+
+    /// A term's document frequency: the whole registry's when known.
+    fn df_of(&self, t: u32, stats: Option<&GlobalStats>) -> usize {
+        stats
+            .and_then(|s| s.df.get(self.index.term(t)))
+            .copied()
+            .unwrap_or_else(|| self.index.postings(t).len())
+    }
+
+    /// The units of a clause that must match, each with the entries it
+    /// matches: one per token for terms (and for sloppy phrases), one for a
+    /// whole exact phrase; and the scored ones as (entries matched, idf,
+    /// whether it counts as a word covered: not a word a typeahead query
+    /// may omit, `of`, `the`, …). `typed_last`: the clause's last token
+    /// also matches by prefix.
+    fn clause_units(
+        &self,
+        clause: &Clause,
+        toks: &[text::Token],
+        typed_last: bool,
+        stats: Option<&GlobalStats>,
+        acc: &mut Accumulated,
+    ) -> (Vec<Vec<u32>>, Vec<UnitScore>) {
+        let ix = &self.index;
+        let mut units: Vec<Vec<u32>> = Vec::new();
+        let mut unit_scores: Vec<UnitScore> = Vec::new();
+        let (prefix, fuzzy) = match &clause.kind {
+            ClauseKind::Phrase { sloppy: false, .. } => {
                 let seq: Vec<&str> = toks
                     .iter()
                     .filter(|t| t.kind != TokenKind::Bigram)
@@ -484,7 +510,10 @@ impl Engine {
                         .iter()
                         .min_by_key(|&&t| ix.postings(t).len())
                         .unwrap_or(&ids[0]);
-                    let idf_sum: f32 = ids.iter().map(|&t| self.idf(df_of(t), stats)).sum();
+                    let idf_sum: f32 = ids
+                        .iter()
+                        .map(|&t| self.idf(self.df_of(t, stats), stats))
+                        .sum();
                     for &e in ix.postings(rarest) {
                         if contains_seq(ix.entry_terms(e), &ids) {
                             matched.push(e);
@@ -493,107 +522,55 @@ impl Engine {
                     unit_scores.push((matched.clone(), idf_sum, true));
                 }
                 units.push(matched);
-            } else {
-                let last = toks.len().saturating_sub(1);
-                let last_prefix = prefix || typed_last == Some(ci);
-                for (k, t) in toks.iter().enumerate() {
-                    let as_prefix = last_prefix && k == last;
-                    let ranges = self.token_terms(&t.text, as_prefix, fuzzy);
-                    let whole_prefix_df = stats
-                        .filter(|_| as_prefix)
-                        .and_then(|s| s.prefix_df.get(&t.text).copied());
-                    let df: usize = whole_prefix_df.unwrap_or_else(|| {
-                        ranges
-                            .iter()
-                            .map(|r| {
-                                if r.len() == 1 {
-                                    df_of(r.start)
-                                } else {
-                                    ix.range_postings(r)
-                                }
-                            })
-                            .sum()
-                    });
-                    let idf = self.idf(df, stats);
-                    let mut matched = Vec::new();
-                    stamp_no += 1;
-                    for r in ranges {
-                        for term in r {
-                            for &e in ix.postings(term) {
-                                if stamp[e as usize] != stamp_no {
-                                    stamp[e as usize] = stamp_no;
-                                    matched.push(e);
-                                }
-                            }
-                        }
-                    }
-                    unit_scores.push((matched.clone(), idf, !text::is_optional_word(&t.text)));
-                    units.push(matched);
-                }
-                if toks.is_empty() {
-                    units.push(Vec::new());
-                }
+                return (units, unit_scores);
             }
-            match clause.occur {
-                Occur::MustNot => {
-                    if excluded.is_empty() {
-                        excluded.resize(n_records, false);
-                    }
-                    for unit in &units {
-                        for &e in unit {
-                            excluded[ix.entry_record(e) as usize] = true;
+            ClauseKind::Phrase { .. } => (false, false),
+            ClauseKind::Term { prefix, fuzzy, .. } => (*prefix, *fuzzy),
+        };
+        let last = toks.len().saturating_sub(1);
+        let last_prefix = prefix || typed_last;
+        for (k, t) in toks.iter().enumerate() {
+            let as_prefix = last_prefix && k == last;
+            let ranges = self.token_terms(&t.text, as_prefix, fuzzy);
+            let whole_prefix_df = stats
+                .filter(|_| as_prefix)
+                .and_then(|s| s.prefix_df.get(&t.text).copied());
+            let df: usize = whole_prefix_df.unwrap_or_else(|| {
+                ranges
+                    .iter()
+                    .map(|r| {
+                        if r.len() == 1 {
+                            self.df_of(r.start, stats)
+                        } else {
+                            ix.range_postings(r)
                         }
-                    }
-                    for &r in &ext {
-                        excluded[r as usize] = true;
-                    }
-                }
-                occur => {
-                    for (matched, idf, covers) in &unit_scores {
-                        for &e in matched {
-                            if entry_score[e as usize] == 0.0 {
-                                touched.push(e);
-                            }
-                            entry_score[e as usize] += idf * self.bm25_norm(e, stats) + 1e-6;
-                            if *covers && let Some(c) = entry_cov.get_mut(e as usize) {
-                                *c += 1;
-                            }
-                        }
-                    }
-                    ext_hits.extend_from_slice(&ext);
-                    if occur == Occur::Must {
-                        ensure_must(&mut must_bits);
-                        // An external-id hit satisfies the whole clause.
-                        let unit_count = if ext.is_empty() { units.len() } else { 1 };
-                        for (k, unit) in units.iter().enumerate().take(unit_count) {
-                            let bit = must_count + k as u32;
-                            if bit >= 64 {
-                                return Err(
-                                    "query has too many required words (more than 64)".to_string()
-                                );
-                            }
-                            for &e in unit {
-                                must_bits[ix.entry_record(e) as usize] |= 1 << bit;
-                            }
-                            if k == 0 {
-                                for &r in &ext {
-                                    for b in 0..units.len() as u32 {
-                                        if must_count + b < 64 {
-                                            must_bits[r as usize] |= 1 << (must_count + b);
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        must_count += units.len() as u32;
-                    }
-                }
-            }
+                    })
+                    .sum()
+            });
+            let idf = self.idf(df, stats);
+            let matched = acc.entries_of(ix, ranges);
+            unit_scores.push((matched.clone(), idf, !text::is_optional_word(&t.text)));
+            units.push(matched);
         }
-        // The whole raw query as an external id (an unquoted ISNI with spaces).
-        ext_hits.extend(self.external_exact(raw.trim()));
+        if toks.is_empty() {
+            units.push(Vec::new());
+        }
+        (units, unit_scores)
+    }
 
-        // Exact-name boost.
+    /// Each matched record's best name score, with the exact-name boost
+    /// (a name whose words are the query's, `and` aside, up to 4 more:
+    /// most for a display name or label, less for an alias, least for an
+    /// acronym) and its coverage; records found by an external id at least
+    /// [`EXTERNAL_ID_SCORE`]. Returns (score, coverage per record, the
+    /// records touched).
+    fn record_scores(
+        &self,
+        acc: &Accumulated,
+        exact_seq: &[String],
+    ) -> (Vec<f32>, Vec<u16>, Vec<u32>) {
+        let ix = &self.index;
+        let n_records = ix.records();
         let exact_ids: Option<Vec<u32>> = if exact_seq.is_empty() {
             None
         } else {
@@ -601,10 +578,17 @@ impl Engine {
         };
         let and_id = ix.term_id("and");
         let mut rec_score = vec![0f32; n_records];
-        let mut rec_cov: Vec<u16> = vec![0; if entry_cov.is_empty() { 0 } else { n_records }];
+        let mut rec_cov: Vec<u16> = vec![
+            0;
+            if acc.entry_cov.is_empty() {
+                0
+            } else {
+                n_records
+            }
+        ];
         let mut rec_touched: Vec<u32> = Vec::new();
-        for &e in &touched {
-            let mut s = entry_score[e as usize];
+        for &e in &acc.touched {
+            let mut s = acc.entry_score[e as usize];
             if let Some(ids) = &exact_ids {
                 let terms = ix.entry_terms(e);
                 if terms.len() >= ids.len()
@@ -629,35 +613,147 @@ impl Engine {
                 rec_score[r] = s;
             }
             if let Some(c) = rec_cov.get_mut(r) {
-                *c = (*c).max(entry_cov[e as usize]);
+                *c = (*c).max(acc.entry_cov[e as usize]);
             }
         }
-        for &r in &ext_hits {
+        for &r in &acc.ext_hits {
             if rec_score[r as usize] == 0.0 {
                 rec_touched.push(r);
             }
             rec_score[r as usize] = rec_score[r as usize].max(EXTERNAL_ID_SCORE);
         }
-        let full_mask: u64 = if must_count >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << must_count) - 1
-        };
-        let mut scored = Scored {
-            hits: Vec::new(),
-            must_bits,
-            full_mask,
-            excluded,
-        };
-        scored.hits = rec_touched
-            .into_iter()
-            .filter(|&r| scored.allows(r))
-            .map(|r| {
-                let cov = rec_cov.get(r as usize).copied().unwrap_or(0);
-                (rec_score[r as usize], r, cov)
-            })
-            .collect();
-        Ok(scored)
+        (rec_score, rec_cov, rec_touched)
+    }
+}
+
+/// A unit of a clause as it scores: (entries matched, idf, whether it
+/// counts as a word covered).
+type UnitScore = (Vec<u32>, f32, bool);
+
+/// What [`Engine::score`] gathers clause by clause: each name's score and
+/// coverage, the records required units and excluded clauses mark, and the
+/// records found by an external id.
+struct Accumulated {
+    /// Per name entry, the sum of its matched units' scores.
+    entry_score: Vec<f32>,
+    /// The entries with a score, in the order they got one.
+    touched: Vec<u32>,
+    /// Per entry, the query units it matches (typed reading only, else empty).
+    entry_cov: Vec<u16>,
+    /// Per entry, the unit that last listed it (each unit's entries once).
+    stamp: Vec<u32>,
+    stamp_no: u32,
+    /// Per record, a bit per required unit it matches (empty: none required).
+    must_bits: Vec<u64>,
+    must_count: u32,
+    /// Per record, matched by an excluded clause (empty: none).
+    excluded: Vec<bool>,
+    ext_hits: Vec<u32>,
+}
+
+impl Accumulated {
+    fn new(ix: &Index, coverage: bool) -> Accumulated {
+        let n_entries = ix.entries();
+        Accumulated {
+            entry_score: vec![0f32; n_entries],
+            touched: Vec::new(),
+            entry_cov: if coverage {
+                vec![0; n_entries]
+            } else {
+                Vec::new()
+            },
+            stamp: vec![u32::MAX; n_entries],
+            stamp_no: 0,
+            must_bits: Vec::new(),
+            must_count: 0,
+            excluded: Vec::new(),
+            ext_hits: Vec::new(),
+        }
+    }
+
+    /// The entries of the terms in `ranges`, each once.
+    fn entries_of(&mut self, ix: &Index, ranges: Vec<std::ops::Range<u32>>) -> Vec<u32> {
+        let mut matched = Vec::new();
+        self.stamp_no += 1;
+        for r in ranges {
+            for term in r {
+                for &e in ix.postings(term) {
+                    if self.stamp[e as usize] != self.stamp_no {
+                        self.stamp[e as usize] = self.stamp_no;
+                        matched.push(e);
+                    }
+                }
+            }
+        }
+        matched
+    }
+
+    /// An excluded clause: every record its units or external ids match.
+    fn exclude(&mut self, ix: &Index, units: &[Vec<u32>], ext: &[u32]) {
+        if self.excluded.is_empty() {
+            self.excluded.resize(ix.records(), false);
+        }
+        for unit in units {
+            for &e in unit {
+                self.excluded[ix.entry_record(e) as usize] = true;
+            }
+        }
+        for &r in ext {
+            self.excluded[r as usize] = true;
+        }
+    }
+
+    /// A scoring clause: each matched entry gains its unit's idf, length
+    /// normalised (and a unit of coverage for a word that counts).
+    fn add(
+        &mut self,
+        engine: &Engine,
+        unit_scores: &[UnitScore],
+        ext: &[u32],
+        stats: Option<&GlobalStats>,
+    ) {
+        for (matched, idf, covers) in unit_scores {
+            for &e in matched {
+                if self.entry_score[e as usize] == 0.0 {
+                    self.touched.push(e);
+                }
+                self.entry_score[e as usize] += idf * engine.bm25_norm(e, stats) + 1e-6;
+                if *covers && let Some(c) = self.entry_cov.get_mut(e as usize) {
+                    *c += 1;
+                }
+            }
+        }
+        self.ext_hits.extend_from_slice(ext);
+    }
+
+    /// A required clause: a bit per unit on every record that matches it
+    /// (an external-id hit satisfies the whole clause); at most 64 units.
+    fn require(&mut self, ix: &Index, units: &[Vec<u32>], ext: &[u32]) -> Result<(), String> {
+        if self.must_bits.is_empty() {
+            self.must_bits.resize(ix.records(), 0);
+        }
+        let must_count = self.must_count;
+        let unit_count = if ext.is_empty() { units.len() } else { 1 };
+        for (k, unit) in units.iter().enumerate().take(unit_count) {
+            let bit = must_count + k as u32;
+            if bit >= 64 {
+                return Err("query has too many required words (more than 64)".to_string());
+            }
+            for &e in unit {
+                self.must_bits[ix.entry_record(e) as usize] |= 1 << bit;
+            }
+            if k == 0 {
+                for &r in ext {
+                    for b in 0..units.len() as u32 {
+                        if must_count + b < 64 {
+                            self.must_bits[r as usize] |= 1 << (must_count + b);
+                        }
+                    }
+                }
+            }
+        }
+        self.must_count += units.len() as u32;
+        Ok(())
     }
 }
 

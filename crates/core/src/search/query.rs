@@ -114,6 +114,15 @@ pub fn unescape(q: &str) -> String {
 
 /// Parses a query. `Err` is the 400 message.
 pub fn parse(q: &str) -> Result<ParsedQuery, String> {
+    let items = lex(q)?;
+    Ok(ParsedQuery {
+        clauses: resolve(q, items)?,
+    })
+}
+
+/// The query's items in order: clauses (each with the occurrence its
+/// `+`/`-`/`!` gave) and the operators `&&`, `||`, `AND`, `OR`, `NOT`.
+fn lex(q: &str) -> Result<Vec<Item>, String> {
     let chars: Vec<char> = q.chars().collect();
     let mut items: Vec<Item> = Vec::new();
     let mut i = 0;
@@ -147,137 +156,39 @@ pub fn parse(q: &str) -> Result<ParsedQuery, String> {
         }
         let occur = pending.take().unwrap_or(Occur::Should);
         if c == '"' {
-            let mut text = String::new();
-            let mut j = i + 1;
-            let mut closed = false;
-            while j < chars.len() {
-                match chars[j] {
-                    '\\' => {
-                        let Some(&n) = chars.get(j + 1) else {
-                            return Err(format!(
-                                "query '{q}' ends with a backslash; escape it as \\\\ to search for it"
-                            ));
-                        };
-                        text.push(n);
-                        j += 2;
-                    }
-                    '"' => {
-                        closed = true;
-                        j += 1;
-                        break;
-                    }
-                    other => {
-                        text.push(other);
-                        j += 1;
-                    }
-                }
-            }
-            if !closed {
-                return Err(format!(
-                    "query '{q}' has an unterminated quotation mark at position {}; close the phrase with \" or escape the quote as \\\"",
-                    i + 1
-                ));
-            }
-            let mut sloppy = false;
-            if chars.get(j) == Some(&'~') {
-                sloppy = true;
-                j += 1;
-                while chars.get(j).is_some_and(char::is_ascii_digit) {
-                    j += 1;
-                }
-            }
-            if let Some(&n) = chars.get(j)
-                && !n.is_whitespace()
-            {
-                return Err(format!(
-                    "query '{q}' has a character right after a closing quotation mark at position {}; put a space after the phrase",
-                    j + 1
-                ));
-            }
+            let (text, sloppy, end) = phrase_at(q, &chars, i)?;
             items.push(Item::Clause(Clause {
                 occur,
                 kind: ClauseKind::Phrase { text, sloppy },
             }));
-            i = j;
+            i = end;
             continue;
         }
-        // A bare word: up to whitespace or a quote.
         let start = i;
-        let mut text = String::new();
-        let mut prefix = false;
-        let mut fuzzy = false;
-        let mut escaped_any = false;
-        while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '"' {
-            let c = chars[i];
-            let at_end = |k: usize| chars.get(k).is_none_or(|n| n.is_whitespace());
-            match c {
-                '\\' => {
-                    let Some(&n) = chars.get(i + 1) else {
-                        return Err(format!(
-                            "query '{q}' ends with a backslash; escape it as \\\\ to search for it"
-                        ));
-                    };
-                    text.push(n);
-                    escaped_any = true;
-                    i += 2;
-                    continue;
-                }
-                '*' if at_end(i + 1) && !text.is_empty() => {
-                    prefix = true;
-                }
-                '*' => {
-                    return Err(format!(
-                        "query '{q}' has a '*' at position {} that is not at the end of a word; only trailing wildcards (word*) are supported, or escape it as \\*",
-                        i + 1
-                    ));
-                }
-                '~' => {
-                    let mut k = i + 1;
-                    while chars.get(k).is_some_and(char::is_ascii_digit) {
-                        k += 1;
-                    }
-                    if text.is_empty() || !at_end(k) {
-                        return Err(reserved_error(q, c, i));
-                    }
-                    fuzzy = true;
-                    i = k;
-                    continue;
-                }
-                '&' | '|' if chars.get(i + 1) == Some(&c) => {
-                    return Err(reserved_error(q, c, i));
-                }
-                c if ILLEGAL.contains(&c) => return Err(reserved_error(q, c, i)),
-                _ => text.push(c),
-            }
-            i += 1;
-        }
-        if !escaped_any && !prefix && !fuzzy && occur == Occur::Should {
+        let w = word_at(q, &chars, i)?;
+        i = w.end;
+        if !w.escaped_any && !w.prefix && !w.fuzzy && occur == Occur::Should {
             let word: String = chars[start..i].iter().collect();
-            match word.as_str() {
-                "AND" => {
-                    items.push(Item::And);
-                    continue;
-                }
-                "OR" => {
-                    items.push(Item::Or);
-                    continue;
-                }
-                "NOT" => {
-                    items.push(Item::Not);
-                    continue;
-                }
-                _ => {}
+            let op = match word.as_str() {
+                "AND" => Some(Item::And),
+                "OR" => Some(Item::Or),
+                "NOT" => Some(Item::Not),
+                _ => None,
+            };
+            if let Some(op) = op {
+                items.push(op);
+                continue;
             }
         }
-        if text.is_empty() {
+        if w.text.is_empty() {
             continue;
         }
         items.push(Item::Clause(Clause {
             occur,
             kind: ClauseKind::Term {
-                text,
-                prefix,
-                fuzzy,
+                text: w.text,
+                prefix: w.prefix,
+                fuzzy: w.fuzzy,
             },
         }));
     }
@@ -286,7 +197,137 @@ pub fn parse(q: &str) -> Result<ParsedQuery, String> {
             "query '{q}' ends with an operator; put a term after it"
         ));
     }
-    // Resolve AND / OR / NOT.
+    Ok(items)
+}
+
+/// The quoted phrase opening at `chars[i]`: its text (escapes resolved),
+/// whether it is sloppy (`"…"~n`), and where the query goes on. The phrase
+/// must be closed and followed by a space or the end.
+fn phrase_at(q: &str, chars: &[char], i: usize) -> Result<(String, bool, usize), String> {
+    let mut text = String::new();
+    let mut j = i + 1;
+    let mut closed = false;
+    while j < chars.len() {
+        match chars[j] {
+            '\\' => {
+                let Some(&n) = chars.get(j + 1) else {
+                    return Err(format!(
+                        "query '{q}' ends with a backslash; escape it as \\\\ to search for it"
+                    ));
+                };
+                text.push(n);
+                j += 2;
+            }
+            '"' => {
+                closed = true;
+                j += 1;
+                break;
+            }
+            other => {
+                text.push(other);
+                j += 1;
+            }
+        }
+    }
+    if !closed {
+        return Err(format!(
+            "query '{q}' has an unterminated quotation mark at position {}; close the phrase with \" or escape the quote as \\\"",
+            i + 1
+        ));
+    }
+    let mut sloppy = false;
+    if chars.get(j) == Some(&'~') {
+        sloppy = true;
+        j += 1;
+        while chars.get(j).is_some_and(char::is_ascii_digit) {
+            j += 1;
+        }
+    }
+    if let Some(&n) = chars.get(j)
+        && !n.is_whitespace()
+    {
+        return Err(format!(
+            "query '{q}' has a character right after a closing quotation mark at position {}; put a space after the phrase",
+            j + 1
+        ));
+    }
+    Ok((text, sloppy, j))
+}
+
+/// A bare word as read: its text (escapes resolved), its trailing `*` or
+/// `~`, and where it ends.
+struct Word {
+    text: String,
+    prefix: bool,
+    fuzzy: bool,
+    /// A character was escaped (so `AND` written `\AND` is a word).
+    escaped_any: bool,
+    end: usize,
+}
+
+/// The bare word at `chars[i]`: up to whitespace or a quote. A `*` only at
+/// its end, a `~` (with digits) only at its end, and no reserved character
+/// unescaped.
+fn word_at(q: &str, chars: &[char], mut i: usize) -> Result<Word, String> {
+    let mut w = Word {
+        text: String::new(),
+        prefix: false,
+        fuzzy: false,
+        escaped_any: false,
+        end: i,
+    };
+    while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '"' {
+        let c = chars[i];
+        let at_end = |k: usize| chars.get(k).is_none_or(|n| n.is_whitespace());
+        match c {
+            '\\' => {
+                let Some(&n) = chars.get(i + 1) else {
+                    return Err(format!(
+                        "query '{q}' ends with a backslash; escape it as \\\\ to search for it"
+                    ));
+                };
+                w.text.push(n);
+                w.escaped_any = true;
+                i += 2;
+                continue;
+            }
+            '*' if at_end(i + 1) && !w.text.is_empty() => {
+                w.prefix = true;
+            }
+            '*' => {
+                return Err(format!(
+                    "query '{q}' has a '*' at position {} that is not at the end of a word; only trailing wildcards (word*) are supported, or escape it as \\*",
+                    i + 1
+                ));
+            }
+            '~' => {
+                let mut k = i + 1;
+                while chars.get(k).is_some_and(char::is_ascii_digit) {
+                    k += 1;
+                }
+                if w.text.is_empty() || !at_end(k) {
+                    return Err(reserved_error(q, c, i));
+                }
+                w.fuzzy = true;
+                i = k;
+                continue;
+            }
+            '&' | '|' if chars.get(i + 1) == Some(&c) => {
+                return Err(reserved_error(q, c, i));
+            }
+            c if ILLEGAL.contains(&c) => return Err(reserved_error(q, c, i)),
+            _ => w.text.push(c),
+        }
+        i += 1;
+    }
+    w.end = i;
+    Ok(w)
+}
+
+/// The clauses with AND / OR / NOT resolved: `a AND b` makes both
+/// required, `NOT a` excludes it; an operator without a term on either
+/// side is an error.
+fn resolve(q: &str, items: Vec<Item>) -> Result<Vec<Clause>, String> {
     let mut clauses: Vec<Clause> = Vec::new();
     let mut and_next = false;
     let mut not_next = false;
@@ -336,7 +377,7 @@ pub fn parse(q: &str) -> Result<ParsedQuery, String> {
             "query '{q}' ends with the operator {op}; put a term after it"
         ));
     }
-    Ok(ParsedQuery { clauses })
+    Ok(clauses)
 }
 
 #[cfg(test)]

@@ -209,6 +209,163 @@ fn tier(exact: bool, prefix: bool, display: bool, acronym: bool) -> u8 {
     }
 }
 
+/// The query units of the tokens `toks` (at most [`MAX_WORDS`]): each
+/// word by prefix (an optional word only when it is the last one typed or
+/// the only word), a one-character run by itself, a bigram as its term and
+/// its pair of characters. `typing_last`: the text ends in its last word.
+fn query_units(ix: &crate::index::Index, toks: &[text::Token], typing_last: bool) -> Vec<Unit> {
+    let words: Vec<&text::Token> = toks.iter().filter(|t| t.kind == TokenKind::Word).collect();
+    let mut units: Vec<Unit> = Vec::new();
+    for t in toks {
+        if units.len() >= MAX_WORDS {
+            break;
+        }
+        match t.kind {
+            TokenKind::Word => {
+                let is_last = words.last().is_some_and(|w| w.start == t.start) && typing_last;
+                if text::is_optional_word(&t.text) && !is_last && words.len() > 1 {
+                    continue;
+                }
+                units.push(Unit {
+                    range: ix.prefix_range(&t.text),
+                    pair: None,
+                    text: t.text.clone(),
+                });
+            }
+            TokenKind::Unigram => {
+                // A one-character run: the unigram itself (longer runs
+                // are matched by their bigrams).
+                if !text::in_bigram(toks, t) {
+                    units.push(Unit {
+                        range: ix.prefix_range(&t.text),
+                        pair: None,
+                        text: t.text.clone(),
+                    });
+                }
+            }
+            TokenKind::Bigram => {
+                let mut cs = t.text.chars();
+                let (a, b) = (cs.next(), cs.next());
+                let ids = a.zip(b).and_then(|(a, b)| {
+                    Some((ix.term_id(&a.to_string())?, ix.term_id(&b.to_string())?))
+                });
+                let range = ix.term_id(&t.text).map_or(0..0, |i| i..i + 1);
+                units.push(Unit {
+                    range,
+                    pair: ids,
+                    text: t.text.clone(),
+                });
+            }
+        }
+    }
+    units
+}
+
+/// The query's phrase sequence (bigrams aside, without `and`), as a name's
+/// tiers read it: its exact term ids, and the ranges its words match in
+/// order (the last by prefix while it is typed).
+struct PhraseShape {
+    /// Exact ids; `None` when a query word is not a term at all (then no
+    /// name matches exactly).
+    exact: Option<Vec<u32>>,
+    can_be_exact: bool,
+    prefix: Vec<std::ops::Range<u32>>,
+    and_id: Option<u32>,
+}
+
+impl PhraseShape {
+    fn of(ix: &crate::index::Index, toks: &[text::Token], typing_last: bool) -> PhraseShape {
+        let phrase: Vec<&text::Token> = toks
+            .iter()
+            .filter(|t| t.kind != TokenKind::Bigram && t.text != "and")
+            .collect();
+        let exact: Option<Vec<u32>> = phrase.iter().map(|t| ix.term_id(&t.text)).collect();
+        let prefix = phrase
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                if i + 1 == phrase.len() && typing_last {
+                    ix.prefix_range(&t.text)
+                } else {
+                    ix.term_id(&t.text).map_or(0..0, |i| i..i + 1)
+                }
+            })
+            .collect();
+        PhraseShape {
+            can_be_exact: exact.is_some(),
+            exact,
+            prefix,
+            and_id: ix.term_id("and"),
+        }
+    }
+
+    fn exact_ids(&self) -> &[u32] {
+        self.exact.as_deref().unwrap_or(&[])
+    }
+
+    /// One pass over a name's content words (without `and`): whether they
+    /// equal the query's words (exact), and whether they start with them in
+    /// order, the last by prefix while it is being typed (prefix).
+    fn read(&self, terms: &[u32]) -> (bool, bool) {
+        let exact_ids = self.exact_ids();
+        let mut exact = self.can_be_exact;
+        let mut prefix = !self.prefix.is_empty();
+        let mut n = 0usize;
+        for &t in terms {
+            if Some(t) == self.and_id {
+                continue;
+            }
+            if exact {
+                exact = exact_ids.get(n) == Some(&t);
+            }
+            if prefix && n < self.prefix.len() {
+                prefix = self.prefix[n].contains(&t);
+            }
+            n += 1;
+            if !exact && (!prefix || n >= self.prefix.len()) {
+                break;
+            }
+        }
+        (
+            exact && n == exact_ids.len(),
+            prefix && n >= self.prefix.len(),
+        )
+    }
+}
+
+/// The best (key, entry, tier) of each record (entries come grouped by
+/// record), offered to a bounded max-heap of the best `k` records. Keys
+/// end with the record, so they are distinct and the result is exactly
+/// the first `k` of a full sort.
+struct TopK {
+    heap: BinaryHeap<(Key, u32, u8)>,
+    k: usize,
+    /// The worst key in a full heap: anything not better is rejected.
+    bar: Option<Key>,
+}
+
+impl TopK {
+    fn new(k: usize) -> TopK {
+        TopK {
+            heap: BinaryHeap::with_capacity(k.min(1024) + 1),
+            k,
+            bar: None,
+        }
+    }
+
+    fn offer(&mut self, (key, e, tier): (Key, u32, u8)) {
+        if self.heap.len() < self.k {
+            self.heap.push((key, e, tier));
+        } else if self.heap.peek().is_some_and(|w| key < w.0) {
+            self.heap.pop();
+            self.heap.push((key, e, tier));
+        }
+        if self.heap.len() == self.k {
+            self.bar = self.heap.peek().map(|w| w.0);
+        }
+    }
+}
+
 impl Engine {
     /// Typeahead suggestions for `text` under `filters`, at most `k`.
     pub fn suggest(&self, text: &str, filters: &Filters, k: usize) -> Vec<Suggestion> {
@@ -344,80 +501,13 @@ impl Engine {
     ) -> Option<(Vec<Unit>, Vec<Ranked>)> {
         let ix = self.index();
         let visible = |r: u32| visible(filters, ix, r);
-        // Query units.
         let toks = text::tokens(text);
-        let words: Vec<&text::Token> = toks.iter().filter(|t| t.kind == TokenKind::Word).collect();
-        let last_word_end = toks.iter().map(|t| t.end).max().unwrap_or(0);
-        let typing_last = last_word_end == text.len();
-        let mut units: Vec<Unit> = Vec::new();
-        // Phrase sequence of the query, exact ids (for tiers).
-        let phrase: Vec<&text::Token> = toks
-            .iter()
-            .filter(|t| t.kind != TokenKind::Bigram)
-            .collect();
-        for t in &toks {
-            if units.len() >= MAX_WORDS {
-                break;
-            }
-            match t.kind {
-                TokenKind::Word => {
-                    let is_last = words.last().is_some_and(|w| w.start == t.start) && typing_last;
-                    if text::is_optional_word(&t.text) && !is_last && words.len() > 1 {
-                        continue;
-                    }
-                    units.push(Unit {
-                        range: ix.prefix_range(&t.text),
-                        pair: None,
-                        text: t.text.clone(),
-                    });
-                }
-                TokenKind::Unigram => {
-                    // A one-character run: the unigram itself (longer runs
-                    // are matched by their bigrams).
-                    if !text::in_bigram(&toks, t) {
-                        units.push(Unit {
-                            range: ix.prefix_range(&t.text),
-                            pair: None,
-                            text: t.text.clone(),
-                        });
-                    }
-                }
-                TokenKind::Bigram => {
-                    let mut cs = t.text.chars();
-                    let (a, b) = (cs.next(), cs.next());
-                    let ids = a.zip(b).and_then(|(a, b)| {
-                        Some((ix.term_id(&a.to_string())?, ix.term_id(&b.to_string())?))
-                    });
-                    let range = ix.term_id(&t.text).map_or(0..0, |i| i..i + 1);
-                    units.push(Unit {
-                        range,
-                        pair: ids,
-                        text: t.text.clone(),
-                    });
-                }
-            }
-        }
+        let typing_last = toks.iter().map(|t| t.end).max().unwrap_or(0) == text.len();
+        let units = query_units(ix, &toks, typing_last);
         if units.is_empty() || units.iter().any(|u| u.range.is_empty()) {
             return None;
         }
-        let exact_ids: Option<Vec<u32>> = phrase
-            .iter()
-            .filter(|t| t.text != "and")
-            .map(|t| ix.term_id(&t.text))
-            .collect();
-        let phrase_prefix: Vec<std::ops::Range<u32>> = phrase
-            .iter()
-            .filter(|t| t.text != "and")
-            .enumerate()
-            .map(|(i, t)| {
-                if i + 1 == phrase.iter().filter(|t| t.text != "and").count() && typing_last {
-                    ix.prefix_range(&t.text)
-                } else {
-                    ix.term_id(&t.text).map_or(0..0, |i| i..i + 1)
-                }
-            })
-            .collect();
-        let and_id = ix.term_id("and");
+        let shape = PhraseShape::of(ix, &toks, typing_last);
 
         // Driver: the unit with the fewest postings.
         let driver = (0..units.len())
@@ -454,38 +544,19 @@ impl Engine {
             && filters.country_names.is_none()
             && filters.continent_codes.is_none()
             && filters.continent_names.is_none();
-        // No exact match when a query word is not a term at all.
-        let can_be_exact = exact_ids.is_some();
-        let exact_ids: &[u32] = exact_ids.as_deref().unwrap_or(&[]);
-        // The best (key, entry) of each record (entries come grouped by
-        // record), offered to a bounded max-heap of the best k records.
-        // Keys end with the record, so they are distinct and the result is
-        // exactly the first k of a full sort.
-        let mut top: BinaryHeap<(Key, u32, u8)> = BinaryHeap::with_capacity(k.min(1024) + 1);
-        // The worst key in a full heap: anything not better is rejected.
-        let mut bar: Option<Key> = None;
-        let mut offer = |(key, e, tier): (Key, u32, u8), bar: &mut Option<Key>| {
-            if top.len() < k {
-                top.push((key, e, tier));
-            } else if top.peek().is_some_and(|w| key < w.0) {
-                top.pop();
-                top.push((key, e, tier));
-            }
-            if top.len() == k {
-                *bar = top.peek().map(|w| w.0);
-            }
-        };
+        let mut top = TopK::new(k);
         // The best tier entry `e` can reach, from its flags and length
         // alone (its content words are at most its words, exactly them
         // without `and`): reading its words is skipped when even that
         // cannot beat the bar.
         // Entries holding the rarest exact word: only they can be exact.
+        let exact_ids = shape.exact_ids();
         let rarest = exact_ids
             .iter()
             .copied()
             .min_by_key(|&t| ix.postings(t).len());
         let mut exact_bits = Vec::new();
-        if let Some(t) = rarest.filter(|_| can_be_exact) {
+        if let Some(t) = rarest.filter(|_| shape.can_be_exact) {
             exact_bits = vec![0u64; ix.entries().div_ceil(64)];
             for &e in ix.postings(t) {
                 exact_bits[e as usize / 64] |= 1 << (e % 64);
@@ -497,9 +568,10 @@ impl Engine {
             let display = flags & name_flags::DISPLAY != 0;
             let acronym = flags & name_flags::ACRONYM != 0;
             let n = exact_ids.len();
-            let exact =
-                can_be_exact && (words == n || words > n && ix.entry_has_and(e)) && may_be_exact(e);
-            let prefix = !phrase_prefix.is_empty() && words >= phrase_prefix.len();
+            let exact = shape.can_be_exact
+                && (words == n || words > n && ix.entry_has_and(e))
+                && may_be_exact(e);
+            let prefix = !shape.prefix.is_empty() && words >= shape.prefix.len();
             tier(exact, prefix, display, acronym)
         };
         let priors = self.registry().priors();
@@ -512,7 +584,7 @@ impl Engine {
             let r = ix.entry_record(e);
             if r != last_rec {
                 if let Some(c) = cur.take() {
-                    offer(c, &mut bar);
+                    top.offer(c);
                 }
                 last_rec = r;
                 rec_ok = unfiltered || visible(r);
@@ -530,7 +602,7 @@ impl Engine {
                 ix.display_len(r),
                 r,
             );
-            if let Some(b) = bar
+            if let Some(b) = top.bar
                 && key(best_tier(e, flags, len), prior, boost, rest) >= b
             {
                 continue;
@@ -543,29 +615,7 @@ impl Engine {
             if !all {
                 continue;
             }
-            // One pass over the name's content words (without `and`):
-            // equal to the query's words (exact), or starting with them in
-            // order, the last by prefix while it is being typed (prefix).
-            let mut exact = can_be_exact;
-            let mut prefix = !phrase_prefix.is_empty();
-            let mut n = 0usize;
-            for &t in terms {
-                if Some(t) == and_id {
-                    continue;
-                }
-                if exact {
-                    exact = exact_ids.get(n) == Some(&t);
-                }
-                if prefix && n < phrase_prefix.len() {
-                    prefix = phrase_prefix[n].contains(&t);
-                }
-                n += 1;
-                if !exact && (!prefix || n >= phrase_prefix.len()) {
-                    break;
-                }
-            }
-            let exact = exact && n == exact_ids.len();
-            let prefix = prefix && n >= phrase_prefix.len();
+            let (exact, prefix) = shape.read(terms);
             let display = flags & name_flags::DISPLAY != 0;
             let acronym = flags & name_flags::ACRONYM != 0;
             let tier = tier(exact, prefix, display, acronym);
@@ -582,9 +632,9 @@ impl Engine {
             }
         }
         if let Some(c) = cur {
-            offer(c, &mut bar);
+            top.offer(c);
         }
-        Some((units, top.into_sorted_vec()))
+        Some((units, top.heap.into_sorted_vec()))
     }
 
     fn matched_name(&self, r: usize, pos: usize) -> MatchedName {
