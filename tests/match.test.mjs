@@ -148,12 +148,17 @@ for (const width of [1100, 390]) {
 test("pasted lines, and a CSV whose rows cannot all be read", async () => {
   const { page } = t;
   await page.goto(t.url("match.html"));
-  await page.locator("#pasted").fill("Northfield University\n\nIndependent researcher\n");
+  // A blank line is a row, as `registry match` writes it: 3 lines in, 3 rows out.
+  await page.locator("#pasted").fill("Northfield University\n  \nIndependent researcher\n");
   await page.locator("#use-pasted").click();
-  await page.waitForFunction(() => /2 rows from pasted lines/.test(document.getElementById("loaded").textContent));
+  await page.waitForFunction(() => /3 rows from pasted lines/.test(document.getElementById("loaded").textContent));
   assert.ok(await page.locator("#column-row").isHidden());
   await page.locator("#match").click();
-  await page.waitForFunction(() => /^Done: 2 rows/.test(document.getElementById("status").textContent));
+  await page.waitForFunction(() => /^Done: 3 rows/.test(document.getElementById("status").textContent));
+  const pasted = await downloadRows(page);
+  const h = pasted.rows[0];
+  assert.deepEqual(pasted.rows.slice(1).map((r) => r[0]), ["Northfield University", "  ", "Independent researcher"]);
+  assert.deepEqual(["id", "chosen", "error"].map((c) => pasted.rows[2][h.indexOf(c)]), ["", "false", ""], "the blank row: no candidate, no error");
 
   // (A quote never closed is last: an earlier one would be closed by the next quote in the file.)
   const csv = 'id,affiliation\n1,Northfield University\n3\n4,Cape "Fynbos" Herbarium\n2,"never closed\n';

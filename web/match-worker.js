@@ -4,13 +4,21 @@
 // matched. Each answer is the router's E4 answer (`/v2/organizations?
 // affiliation=…`, the same as the API and `registry match`) reduced to what
 // a person reviewing the list needs, so full records are never posted back.
+// It also tells the page how a file is laid out and which column to match,
+// by the core's rule that `registry match` follows (the wasm's listLayout
+// and guessColumn), so both read a file the same way.
 //
-// Protocol: {type: "open", dataUrl} → {type: "opened", records, release};
+// Protocol (seq, the request's number, comes back with its answer, so the
+// page can drop answers to a run it cancelled):
+// {type: "open", seq, dataUrl} → {type: "opened", seq, records, release};
+// {type: "layout", seq, name, head} → {type: "layout", seq, delimiter}
+// (",", ";", "\t", or undefined for one string a line; head is the start of
+// the file, at least its first line that is not blank);
+// {type: "column", seq, header, filled} → {type: "column", seq, column};
 // {type: "match", seq, start, texts} → {type: "matched", seq, start, results}, one
 // result per text: {candidates: [{id, name, score, chosen, matching_type,
-// place}], error}; a failure → {type: "error", seq, message} (seq, the
-// request's number, lets the page drop answers to a run it cancelled).
-import init, { Registry } from "./pkg/registry_wasm.js";
+// place}], error}; a failure → {type: "error", seq, message}.
+import init, { Registry, listLayout, guessColumn } from "./pkg/registry_wasm.js";
 import { loadShardFiles } from "./registry-data.js";
 
 /** Longer strings are reported, not matched (as `registry match` does). */
@@ -20,9 +28,12 @@ const KEEP = 5;
 
 let registry = null;
 const encoder = new TextEncoder();
+let wasmReady = null;
+/** The wasm, loaded once: reading a file needs it before any data is. */
+const wasm = () => (wasmReady ??= init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) }));
 
 async function open(dataUrl) {
-  await init({ module_or_path: new URL("./pkg/registry_wasm_bg.wasm", import.meta.url) });
+  await wasm();
   const { manifest, files } = await loadShardFiles(dataUrl, ["all"]);
   registry = files.length === 1 ? new Registry(files[0]) : Registry.fromFiles(files);
   return { records: registry.info().recordCount, release: manifest.release };
@@ -56,13 +67,28 @@ function matchOne(text) {
   };
 }
 
+/** The answer to one request of the page. */
+async function answer(data) {
+  switch (data.type) {
+    case "open":
+      return { type: "opened", ...(await open(data.dataUrl)) };
+    case "layout":
+      await wasm();
+      return { type: "layout", delimiter: listLayout(data.name, data.head) };
+    case "column":
+      await wasm();
+      return { type: "column", column: guessColumn(data.header, Uint8Array.from(data.filled, Number)) };
+    case "match":
+      if (!registry) throw new Error("the registry is not open yet");
+      return { type: "matched", start: data.start, results: data.texts.map(matchOne) };
+    default:
+      throw new Error(`unknown request ${data.type}`);
+  }
+}
+
 self.onmessage = async ({ data }) => {
   try {
-    if (data.type === "open") self.postMessage({ type: "opened", ...(await open(data.dataUrl)) });
-    else if (data.type === "match") {
-      if (!registry) throw new Error("the registry is not open yet");
-      self.postMessage({ type: "matched", seq: data.seq, start: data.start, results: data.texts.map(matchOne) });
-    }
+    self.postMessage({ ...(await answer(data)), seq: data.seq });
   } catch (e) {
     self.postMessage({ type: "error", seq: data?.seq, message: e?.message ?? String(e) });
   }

@@ -4,7 +4,9 @@
 // match-worker.js over the site's own data: nothing leaves the browser.
 // Rows without a confident (`chosen`) match are listed for review, closest
 // calls first (smallest margin between the first two candidates), each
-// with its candidates and "none of these" to pick from.
+// with its candidates and "none of these" to pick from. How a file is laid
+// out (delimiter, or one string a line) and which column to match are the
+// core's rule, asked of the Worker's wasm: `registry match` follows the same.
 
 const $ = (id) => document.getElementById(id);
 /** Strings sent to the Worker at a time: progress moves often, messages stay few. */
@@ -96,60 +98,7 @@ const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
  */
 const state = { name: "", header: [], rows: [], column: 0, results: null, decisions: new Map(), shown: PAGE, run: 0, running: false };
 
-/** The first line that is not blank (without splitting a large file into all its lines). */
-function firstLine(text) {
-  for (let at = 0; at < text.length; ) {
-    let end = text.indexOf("\n", at);
-    if (end < 0) end = text.length;
-    const line = text.slice(at, end);
-    if (line.trim()) return line;
-    at = end + 1;
-  }
-  return "";
-}
-
-/**
- * The delimiter of a CSV, from its header line (comma, semicolon or tab,
- * whichever occurs most outside quotes), or null when the line has none:
- * such a file is one string a line, whatever its name says.
- */
-function sniffDelimiter(text) {
-  const first = firstLine(text);
-  const counts = { ",": 0, ";": 0, "\t": 0 };
-  let quoted = false;
-  for (const c of first) {
-    if (c === '"') quoted = !quoted;
-    else if (!quoted && c in counts) counts[c]++;
-  }
-  const [best, count] = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
-  return count > 0 ? best : null;
-}
-
-/** How well a header names the affiliation strings: higher is better, below 0 never guessed. */
-function columnScore(h) {
-  const words = h.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  if (words.length === 0) return 0;
-  // An id or code column holds identifiers, not the strings to match.
-  if (/^(id|ids|ror|uuid|code|no|nr|num|number|key)$/.test(words.at(-1))) return -1;
-  const whole = (re) => words.some((w) => re.test(w));
-  if (words.length === 1 && /^affiliations?$/.test(words[0])) return 5;
-  if (whole(/^affiliations?$/)) return 4;
-  if (whole(/^(organi[sz]ations?|institutions?|employers?|institutes?)$/)) return 3;
-  if (/affil|organi[sz]ation|institut|employer/i.test(h)) return 2;
-  return 0;
-}
-
-/**
- * The column to match: the best-named one (even if empty: the page then says
- * so), else the first that holds text and is no id column.
- */
-function guessColumn(header, rows) {
-  const filled = (k) => rows.some((r) => !r.error && (r.fields[k] ?? "").trim());
-  const ranked = header.map((h, k) => ({ k, score: columnScore(h) })).sort((a, b) => b.score - a.score || a.k - b.k);
-  return (ranked.find((c) => c.score > 0) ?? ranked.find((c) => c.score === 0 && filled(c.k)) ?? ranked.find((c) => c.score === 0) ?? ranked[0]).k;
-}
-
-/** Reads a CSV's text: header, then rows ({line, fields, error}); blank lines are no rows. */
+/** Reads a CSV's text: header, then rows ({line, fields, error}); blank lines are no rows. The column is guessed later. */
 function loadCsv(text, name, sep) {
   const records = parseCsv(text, sep).filter((r) => r.error || r.fields.some((f) => f.trim()));
   const head = records.shift();
@@ -160,16 +109,17 @@ function loadCsv(text, name, sep) {
     fields: r.fields,
     error: r.error ? `line ${r.line}: ${r.error}` : r.fields.length !== header.length ? `line ${r.line}: ${plural(r.fields.length, "field")} where the header has ${header.length}` : null,
   }));
-  return { header, rows, name, column: guessColumn(header, rows) };
+  return { header, rows, name, column: 0 };
 }
 
-/** Pasted text or a plain text file: one string a line, in a column named `text`. */
+/**
+ * Pasted text or a plain text file: one string a line, in a column named
+ * `text`. A blank line is a row too (no candidate, kept in the download), so
+ * the output has a row for every line, as `registry match` writes it.
+ */
 function loadLines(text, name) {
-  const rows = [];
-  text.split("\n").forEach((l, k) => {
-    l = l.replace(/\r$/, "");
-    if (l.trim()) rows.push({ line: k + 1, fields: [l], error: null });
-  });
+  const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+  const rows = lines.map((l, k) => ({ line: k + 1, fields: [l.replace(/\r$/, "")], error: null }));
   return { header: ["text"], rows, name, column: 0 };
 }
 
@@ -229,14 +179,17 @@ function decode(bytes, name) {
   }
 }
 
-function readText(text, name) {
-  if (/\.(txt|lst)$/i.test(name)) return loadLines(text, name);
-  if (/\.tsv$/i.test(name)) return loadCsv(text, name, "\t");
-  const sep = sniffDelimiter(text);
-  if (sep) return loadCsv(text, name, sep);
-  // No delimiter: one string a line, except a one-column .csv whose first line names its column.
-  const first = firstLine(text).trim().replace(/^"(.*)"$/, "$1");
-  return /\.csv$/i.test(name) && columnScore(first) > 0 ? loadCsv(text, name, ",") : loadLines(text, name);
+/** The start of a file sent for its layout: the rule reads only the first line that is not blank. */
+const HEAD = 1 << 20;
+
+/** Reads a file's text by the rule `registry match` follows too (the core's, in the Worker's wasm). */
+async function readText(text, name) {
+  const { delimiter } = await request({ type: "layout", name, head: text.slice(0, HEAD) });
+  if (!delimiter) return loadLines(text, name);
+  const table = loadCsv(text, name, delimiter);
+  const filled = table.header.map((_, k) => table.rows.some((r) => !r.error && (r.fields[k] ?? "").trim() !== ""));
+  const { column } = await request({ type: "column", header: table.header, filled });
+  return { ...table, column };
 }
 
 async function readFile(file) {
@@ -267,34 +220,48 @@ function announce(text) {
   $("announce").textContent = text;
 }
 
-let workerReady = null;
+let worker = null;
 let seq = 0;
 const pending = new Map();
+/** The Worker (started once per page), which answers each request by its number. */
+function theWorker() {
+  if (worker) return worker;
+  worker = new Worker(new URL("./match-worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = ({ data }) => {
+    // A cancelled run's late answer finds no one waiting.
+    const wait = pending.get(data.seq);
+    if (!wait) return;
+    pending.delete(data.seq);
+    data.type === "error" ? wait.reject(new Error(data.message)) : wait.resolve(data);
+  };
+  worker.onerror = (e) => {
+    // A Worker that fails to start answers nothing: every request waiting fails, and the next one starts anew.
+    for (const wait of pending.values()) wait.reject(new Error(`the matching worker failed: ${e.message}`));
+    pending.clear();
+    worker = null;
+    workerReady = null;
+  };
+  return worker;
+}
+
+function request(message) {
+  return new Promise((resolve, reject) => {
+    const n = ++seq;
+    pending.set(n, { resolve, reject });
+    theWorker().postMessage({ ...message, seq: n });
+  });
+}
+
+let workerReady = null;
 /** The matching Worker, with the data loaded (once per page). */
 function openWorker() {
-  workerReady ??= new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./match-worker.js", import.meta.url), { type: "module" });
-    worker.onmessage = ({ data }) => {
-      if (data.type === "opened") return resolve({ worker, ...data });
-      // Answers carry their request's number: a cancelled run's late answer finds no one waiting.
-      const wait = pending.get(data.seq);
-      if (!wait) return data.seq === undefined && reject(new Error(data.message));
-      pending.delete(data.seq);
-      data.type === "matched" ? wait.resolve(data.results) : wait.reject(new Error(data.message));
-    };
-    worker.onerror = (e) => reject(new Error(`the matching worker failed: ${e.message}`));
-    worker.postMessage({ type: "open", dataUrl: String(new URL("./data/", document.baseURI)) });
-  });
+  workerReady ??= request({ type: "open", dataUrl: String(new URL("./data/", document.baseURI)) });
   workerReady.catch(() => (workerReady = null)); // a retry starts anew
   return workerReady;
 }
 
-function ask(worker, start, texts) {
-  return new Promise((resolve, reject) => {
-    const n = ++seq;
-    pending.set(n, { resolve, reject });
-    worker.postMessage({ type: "match", seq: n, start, texts });
-  });
+function ask(start, texts) {
+  return request({ type: "match", start, texts }).then((data) => data.results);
 }
 
 function runEnded() {
@@ -321,14 +288,14 @@ async function matchAll() {
   announce(`Matching ${plural(rows.length, "row")}…`);
   // The run's time is the person's wait: from the click, loading the registry included.
   const started = performance.now();
-  const { worker, records } = await openWorker();
+  const { records } = await openWorker();
   if (stale()) return;
   const results = new Array(rows.length);
   let announced = performance.now();
   for (let start = 0; start < rows.length; start += BATCH) {
     const slice = rows.slice(start, start + BATCH);
     const texts = slice.map((r) => (r.error ? "" : r.fields[column] ?? ""));
-    const answer = await ask(worker, start, texts);
+    const answer = await ask(start, texts);
     if (stale()) return;
     answer.forEach((r, k) => (results[start + k] = slice[k].error ? { candidates: [], error: slice[k].error } : r.error ? { ...r, error: `line ${slice[k].line}: ${r.error}` } : r));
     bar.value = start + slice.length;

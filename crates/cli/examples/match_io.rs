@@ -39,7 +39,13 @@ fn main() {
     let mut written = 0;
     for _ in 0..RUNS {
         let t = Instant::now();
-        let input = match input::read(&data, Format::Csv, Some("affiliation")) {
+        let input = match input::read(
+            "bench.csv",
+            &data,
+            Some(Format::Csv),
+            Some("affiliation"),
+            None,
+        ) {
             Ok(input) => input,
             Err(e) => {
                 eprintln!("the sample did not read: {e}");
@@ -98,7 +104,7 @@ fn sample_csv(rows: usize) -> Vec<u8> {
 
 /// A row's answer: two candidates most of the time, none now and then.
 fn outcome(k: usize) -> Outcome {
-    if k % 7 == 0 {
+    if k.is_multiple_of(7) {
         return Outcome::default();
     }
     let candidate = |n: usize, score: f32| Candidate {
@@ -110,6 +116,6 @@ fn outcome(k: usize) -> Outcome {
     Outcome {
         first: Some(candidate(k, 0.93)),
         second: Some(candidate(k + 1, 0.41)),
-        chosen: k % 3 != 0,
+        chosen: !k.is_multiple_of(3),
     }
 }

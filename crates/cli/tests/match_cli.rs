@@ -184,7 +184,6 @@ fn a_mistake_about_the_whole_file_is_one_clear_error() {
             vec![p, "--column", "affiliation"],
             "no column 'affiliation' (columns: name, city)",
         ),
-        (vec![p], "needs --column <name>"),
         (vec![p, "--format", "xml"], "--format must be"),
     ] {
         let out = run(&args, None);
@@ -244,7 +243,7 @@ fn json_lines_in_json_lines_out_with_per_row_errors() {
 }
 
 #[test]
-fn plain_lines_give_csv_with_a_text_column() {
+fn plain_lines_give_csv_with_a_text_column_and_a_row_per_line() {
     let mut input = b"Northfield University\n\nAegean Institute of Marine Archaeology\n".to_vec();
     input.extend(vec![b'y'; 10 << 20]);
     input.extend(b"\n\xC3\x28 bad\n");
@@ -257,12 +256,66 @@ fn plain_lines_give_csv_with_a_text_column() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let records = parse_csv(&std::fs::read(&out_path).unwrap());
-    assert_eq!(records.len(), 5, "header + 4 rows (the empty line is none)");
+    assert_eq!(
+        records.len(),
+        6,
+        "header + 5 rows: one per line, the blank one too"
+    );
     assert_eq!(records[0][0], b"text");
     let names = column(&records, "name");
     assert_eq!(names[0], "Northfield University");
-    assert_eq!(names[1], "Aegean Institute of Marine Archaeology");
+    assert_eq!(names[2], "Aegean Institute of Marine Archaeology");
     let errors = column(&records, "error");
-    assert!(errors[2].starts_with("line 4: the line is 10485760 bytes"));
-    assert!(errors[3].starts_with("line 5: the line is not valid UTF-8"));
+    // The blank line: echoed, no candidate, no error, not chosen.
+    assert_eq!(
+        ["text", "id", "error", "chosen"].map(|c| column(&records, c)[1].clone()),
+        ["", "", "", "false"].map(String::from)
+    );
+    assert!(errors[3].starts_with("line 4: the line is 10485760 bytes"));
+    assert!(errors[4].starts_with("line 5: the line is not valid UTF-8"));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("rows 5 ") && stderr.contains("errors 2"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_semicolon_csv_is_read_and_its_column_guessed_as_the_match_page_does() {
+    let csv = "author_id;name;institution_id;affiliation\r\n\
+               1;Ana;X1;\"Northfield University; Marine Biology\"\r\n\
+               2;Ken;;Setouchi Maritime Archive\r\n";
+    let path = tmp("export.csv", csv.as_bytes());
+    let out = run(&[path.to_str().unwrap()], None);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("matching the column 'affiliation' (guessed"),
+        "{stderr}"
+    );
+    let records = parse_csv(&out.stdout);
+    assert_eq!(
+        records[0][..5],
+        ["author_id", "name", "institution_id", "affiliation", "id"].map(|h| h.as_bytes().to_vec())
+    );
+    assert_eq!(records[1][3], b"Northfield University; Marine Biology");
+    assert_eq!(
+        column(&records, "name"),
+        ["Ana", "Ken"],
+        "the input's own name column"
+    );
+    let matched = column(&records, "match_name");
+    assert!(
+        matched[0].starts_with("Northfield University"),
+        "{matched:?}"
+    );
+    assert_eq!(matched[1], "Setouchi Maritime Archive");
+    // --column still chooses: the name column, matched to nothing.
+    let out = run(&[path.to_str().unwrap(), "--column", "name", "-q"], None);
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(column(&parse_csv(&out.stdout), "error"), ["", ""]);
 }

@@ -45,6 +45,7 @@ mod decimal;
 pub mod id;
 pub mod import;
 pub mod index;
+pub mod list_layout;
 pub mod model;
 pub(crate) mod order;
 pub mod pieces;

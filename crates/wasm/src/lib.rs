@@ -18,6 +18,10 @@ pub use full::{Registry, RegistryBuilder, apply_delta};
 mod search_pieces;
 #[cfg(feature = "search")]
 pub use search_pieces::PiecesSearch;
+#[cfg(feature = "full")]
+mod list_layout;
+#[cfg(feature = "full")]
+pub use list_layout::{guess_column, list_layout};
 mod params;
 #[cfg(feature = "typeahead")]
 mod typeahead;

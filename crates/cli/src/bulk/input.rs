@@ -1,8 +1,18 @@
-//! Reading the rows of `registry match`: a CSV with a header (RFC 4180),
-//! JSON lines, or one string a line. Input comes from people's spreadsheets
-//! and exports, so nothing in it is trusted: a row that cannot be read
-//! becomes a row with an error (and its line number), never a lost row, and
-//! its bytes are kept as they were so the output can repeat them.
+//! Reading the rows of `registry match`: a table with a header (RFC 4180,
+//! comma, semicolon or tab separated, read with the `csv` crate), JSON
+//! lines, or one string a line. Input comes from people's spreadsheets and
+//! exports, so nothing in it is trusted: a row that cannot be read becomes a
+//! row with an error (and its line number), never a lost row, and its bytes
+//! are kept as they were so the output can repeat them.
+//!
+//! Which of these a file is, its delimiter and the column to match are
+//! decided as the Match page decides them, by the core's one rule
+//! (`registry_core::list_layout`). The `csv` crate reads leniently (a stray
+//! quote is taken as text); each record's raw bytes are checked for the
+//! quoting mistakes a person should hear about, and a quote never closed,
+//! which the crate would run to the end of the file, costs its one line.
+
+use registry_core::list_layout::{self, Layout};
 
 /// The longest string matched; longer ones are reported, not matched (an
 /// affiliation is a few hundred bytes; the matcher reads at most 1,200).
@@ -19,7 +29,7 @@ pub enum Format {
 impl Format {
     pub fn parse(name: &str) -> Result<Format, String> {
         match name {
-            "csv" => Ok(Format::Csv),
+            "csv" | "tsv" => Ok(Format::Csv),
             "jsonl" | "ndjson" => Ok(Format::Jsonl),
             "lines" | "txt" => Ok(Format::Lines),
             _ => Err(format!(
@@ -28,19 +38,23 @@ impl Format {
         }
     }
 
-    /// The format a file name suggests, else the one its options imply.
-    pub fn guess(path: &str, column: bool, field: bool) -> Format {
+    /// The format of the file called `path` holding `data`: JSON lines by
+    /// name or `--field`; a table when `--column` names one; standard input
+    /// (`-`) otherwise holds one string a line, as pasted text does on the
+    /// Match page; any other file is read by the page's rule.
+    pub fn guess(path: &str, data: &[u8], column: bool, field: bool) -> Format {
         let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".csv") {
-            Format::Csv
-        } else if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") {
+        if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") || field {
             Format::Jsonl
         } else if column {
             Format::Csv
-        } else if field {
-            Format::Jsonl
-        } else {
+        } else if path == "-" {
             Format::Lines
+        } else {
+            match list_layout::layout(path, data) {
+                Layout::Lines => Format::Lines,
+                Layout::Delimited(_) => Format::Csv,
+            }
         }
     }
 }
@@ -70,36 +84,50 @@ pub struct Row {
     pub error: Option<String>,
 }
 
-/// A whole input: the header of a CSV (empty otherwise) and the rows.
+/// A whole input: its format, the header of a table (empty otherwise), the
+/// rows, and the column matched when it was guessed rather than named.
 pub struct Input {
+    pub format: Format,
     pub header: Vec<Vec<u8>>,
     pub rows: Vec<Row>,
+    pub guessed_column: Option<String>,
 }
 
-/// Reads `data` as `format`; `key` is the CSV column or JSON field. `Err`
+/// Reads the file called `name` holding `data`, as `format` or as guessed;
+/// `column` and `field` name the table column or JSON member to match. `Err`
 /// only for what makes the whole file unusable (no header, the column
 /// missing): row problems are rows with an error.
-pub fn read(data: &[u8], format: Format, key: Option<&str>) -> Result<Input, String> {
+pub fn read(
+    name: &str,
+    data: &[u8],
+    format: Option<Format>,
+    column: Option<&str>,
+    field: Option<&str>,
+) -> Result<Input, String> {
     let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data); // a spreadsheet's BOM
-    match format {
-        Format::Csv => read_csv(data, key),
-        Format::Jsonl => read_jsonl(data, key),
-        Format::Lines => Ok(Input {
-            header: Vec::new(),
-            rows: lines(data)
-                .filter(|(_, l)| !is_blank(l))
-                .map(|(n, l)| {
-                    let mut row = Row {
-                        line: n,
-                        raw: Raw::Line(l.to_vec()),
-                        text: None,
-                        error: None,
-                    };
-                    set_text(&mut row, l, "the line");
-                    row
-                })
-                .collect(),
-        }),
+    let format =
+        format.unwrap_or_else(|| Format::guess(name, data, column.is_some(), field.is_some()));
+    let (header, rows, guessed_column) = match format {
+        Format::Csv => read_csv(data, delimiter(name, data), column)?,
+        Format::Jsonl => (Vec::new(), read_jsonl(data, field)?, None),
+        Format::Lines => (Vec::new(), read_lines(data), None),
+    };
+    Ok(Input {
+        format,
+        header,
+        rows,
+        guessed_column,
+    })
+}
+
+/// A table's delimiter: the page's rule, else (a file read as a table on
+/// request) its header line's, else a comma.
+fn delimiter(name: &str, data: &[u8]) -> u8 {
+    match list_layout::layout(name, data) {
+        Layout::Delimited(d) => d,
+        Layout::Lines => {
+            list_layout::sniff_delimiter(list_layout::first_line(data)).unwrap_or(b',')
+        }
     }
 }
 
@@ -116,6 +144,23 @@ fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
         .flatten()
         .enumerate()
         .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
+}
+
+/// One string a line, every line a row: a blank one is matched to nothing
+/// (no error) and comes back as it was, so the output has a row per line.
+fn read_lines(data: &[u8]) -> Vec<Row> {
+    lines(data)
+        .map(|(n, l)| {
+            let mut row = Row {
+                line: n,
+                raw: Raw::Line(l.to_vec()),
+                text: None,
+                error: None,
+            };
+            set_text(&mut row, l, "the line");
+            row
+        })
+        .collect()
 }
 
 /// Sets the row's text from `bytes`, or its error when they are not UTF-8
@@ -141,7 +186,7 @@ fn set_text(row: &mut Row, bytes: &[u8], what: &str) {
     }
 }
 
-fn read_jsonl(data: &[u8], field: Option<&str>) -> Result<Input, String> {
+fn read_jsonl(data: &[u8], field: Option<&str>) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     let mut first_keys: Option<Vec<String>> = None;
     for (n, l) in lines(data) {
@@ -209,18 +254,14 @@ fn read_jsonl(data: &[u8], field: Option<&str>) -> Result<Input, String> {
             keys.join(", ")
         ));
     }
-    Ok(Input {
-        header: Vec::new(),
-        rows,
-    })
+    Ok(rows)
 }
 
-fn read_csv(data: &[u8], column: Option<&str>) -> Result<Input, String> {
-    let mut records = CsvRecords {
-        data,
-        at: 0,
-        line: 1,
-    };
+/// A table's header, rows, and the column guessed when none was named.
+type Table = (Vec<Vec<u8>>, Vec<Row>, Option<String>);
+
+fn read_csv(data: &[u8], delimiter: u8, column: Option<&str>) -> Result<Table, String> {
+    let mut records = csv_records(data, delimiter).into_iter();
     let header = loop {
         match records.next() {
             None => {
@@ -239,49 +280,70 @@ fn read_csv(data: &[u8], column: Option<&str>) -> Result<Input, String> {
         .iter()
         .map(|h| String::from_utf8_lossy(h).trim().to_string())
         .collect();
-    let Some(column) = column else {
-        return Err(format!(
-            "a CSV needs --column <name>: the column holding the strings (columns: {})",
-            names.join(", ")
-        ));
+    let records: Vec<CsvRecord> = records
+        // An empty line is no row.
+        .filter(|r| !(r.fields.len() == 1 && is_blank(&r.fields[0]) && r.error.is_none()))
+        .collect();
+    let (k, guessed) = match column {
+        Some(column) => (column_named(&names, column)?, None),
+        None => {
+            let k = guessed_column(&names, &records);
+            (k, Some(names[k].clone()))
+        }
     };
-    let Some(k) = names
+    let what = format!("column '{}'", column.unwrap_or(&names[k]));
+    let rows = records
+        .into_iter()
+        .map(|r| table_row(r, header.len(), k, &what))
+        .collect();
+    Ok((header, rows, guessed))
+}
+
+/// The index of the column called `column` (exactly, else in any case).
+fn column_named(names: &[String], column: &str) -> Result<usize, String> {
+    names
         .iter()
         .position(|n| n == column)
         .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(column)))
-    else {
-        return Err(format!(
-            "the CSV has no column '{column}' (columns: {})",
-            names.join(", ")
-        ));
+        .ok_or_else(|| {
+            format!(
+                "the CSV has no column '{column}' (columns: {})",
+                names.join(", ")
+            )
+        })
+}
+
+/// The column the Match page would match (the core's rule): a column
+/// "holds text" when a row that can be read has more than white space in it.
+fn guessed_column(names: &[String], records: &[CsvRecord]) -> usize {
+    list_layout::guess_column(names, |k| {
+        records
+            .iter()
+            .any(|r| r.error.is_none() && r.fields.len() == names.len() && !is_blank(&r.fields[k]))
+    })
+}
+
+/// A data record as a row: its field `k` to match, or what is wrong with it.
+fn table_row(r: CsvRecord, width: usize, k: usize, what: &str) -> Row {
+    let count = r.fields.len();
+    let field = (r.error.is_none() && count == width).then(|| r.fields[k].clone());
+    let mut row = Row {
+        line: r.line,
+        raw: Raw::Fields(r.fields),
+        text: None,
+        error: r.error.map(|e| format!("line {}: {e}", r.line)),
     };
-    let mut rows = Vec::new();
-    for r in records {
-        if r.fields.len() == 1 && is_blank(&r.fields[0]) && r.error.is_none() {
-            continue; // an empty line is no row
+    match field {
+        Some(f) => set_text(&mut row, &f, what),
+        None if row.error.is_none() => {
+            row.error = Some(format!(
+                "line {}: {count} fields where the header has {width}",
+                row.line
+            ))
         }
-        let count = r.fields.len();
-        let field = (r.error.is_none() && count == header.len()).then(|| r.fields[k].clone());
-        let mut row = Row {
-            line: r.line,
-            raw: Raw::Fields(r.fields),
-            text: None,
-            error: r.error.map(|e| format!("line {}: {e}", r.line)),
-        };
-        match field {
-            Some(f) => set_text(&mut row, &f, &format!("column '{column}'")),
-            None if row.error.is_none() => {
-                row.error = Some(format!(
-                    "line {}: {count} fields where the header has {}",
-                    row.line,
-                    header.len()
-                ))
-            }
-            None => {}
-        }
-        rows.push(row);
+        None => {}
     }
-    Ok(Input { header, rows })
+    row
 }
 
 /// A CSV record: its fields, the line it starts on, and what is wrong with
@@ -292,108 +354,142 @@ struct CsvRecord {
     error: Option<String>,
 }
 
-/// RFC 4180 records over bytes (the structure is ASCII, so any encoding's
-/// bytes pass through). Quoting mistakes are kept as the record's error and
-/// reading goes on: a quote never closed ends the record at its first line
-/// (naively split), so one stray quote cannot swallow the rest of the file.
-struct CsvRecords<'a> {
-    data: &'a [u8],
-    at: usize,
-    line: usize,
+/// The records of `data`, read by the `csv` crate (RFC 4180: quoted fields
+/// may hold delimiters, line breaks and doubled quotes; CRLF, LF or CR end a
+/// record; empty lines are skipped). The structure is ASCII, so any
+/// encoding's bytes pass through. A quote never closed ends its record at
+/// its first line (naively split), and reading starts again on the next, so
+/// one stray quote cannot swallow the rest of the file.
+fn csv_records(data: &[u8], delimiter: u8) -> Vec<CsvRecord> {
+    let mut out = Vec::new();
+    let (mut at, mut line) = (0, 1);
+    while at < data.len() {
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(delimiter)
+            .from_reader(&data[at..]);
+        match read_until_unclosed(reader, data, at, line, delimiter, &mut out) {
+            Some(next) => (at, line) = next,
+            None => break,
+        }
+    }
+    out
 }
 
-impl Iterator for CsvRecords<'_> {
-    type Item = CsvRecord;
+/// Reads records from `reader` (over `data[at..]`, starting on `line`) into
+/// `out` up to the end, or up to a quote never closed: that record is cut
+/// at its line's end, and the offset and line to read on from are returned.
+fn read_until_unclosed(
+    mut reader: csv::Reader<&[u8]>,
+    data: &[u8],
+    at: usize,
+    line: usize,
+    delimiter: u8,
+    out: &mut Vec<CsvRecord>,
+) -> Option<(usize, usize)> {
+    let mut record = csv::ByteRecord::new();
+    // Reading a byte slice cannot fail: no I/O, and byte records need no UTF-8.
+    while reader.read_byte_record(&mut record).unwrap_or(false) {
+        // A record just read always has its position: where reading it
+        // began, before the line ends (and empty lines) the crate skipped.
+        let (byte, line_in) = record.position().map_or((0, 1), |p| (p.byte(), p.line()));
+        let (mut start, mut first_line) = (at + byte as usize, line + line_in as usize - 1);
+        while let Some(&b @ (b'\r' | b'\n')) = data.get(start) {
+            first_line += usize::from(b == b'\n');
+            start += 1;
+        }
+        let end = at + reader.position().byte() as usize;
+        let mistake = quoting_mistake(&data[start..end.max(start)], delimiter);
+        if let Some(Mistake::NeverClosed(n)) = mistake {
+            let eol = data[start..].iter().position(|&b| b == b'\n');
+            let text = &data[start..eol.map_or(data.len(), |p| start + p)];
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            out.push(CsvRecord {
+                line: first_line,
+                fields: text
+                    .split(|&b| b == delimiter)
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+                error: Some(Mistake::NeverClosed(n).to_string()),
+            });
+            return eol.map(|p| (start + p + 1, first_line + 1));
+        }
+        out.push(CsvRecord {
+            line: first_line,
+            fields: record.iter().map(<[u8]>::to_vec).collect(),
+            error: mistake.map(|m| m.to_string()),
+        });
+    }
+    None
+}
 
-    fn next(&mut self) -> Option<CsvRecord> {
-        let d = self.data;
-        if self.at >= d.len() {
-            return None;
+/// A quoting mistake in a record (RFC 4180 reads none of them; the `csv`
+/// crate reads the first two as text), with the field it is in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mistake {
+    TextAfterQuote(usize),
+    QuoteInside(usize),
+    NeverClosed(usize),
+}
+
+impl std::fmt::Display for Mistake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Mistake::TextAfterQuote(n) => write!(
+                f,
+                "text after the closing quote of field {n} (a quote inside a field is written \"\")"
+            ),
+            Mistake::QuoteInside(n) => write!(
+                f,
+                "a quote inside unquoted field {n} (quote the field and write the quote as \"\")"
+            ),
+            Mistake::NeverClosed(n) => write!(
+                f,
+                "field {n} opens a quote that is never closed (a quote inside a field is written \"\")"
+            ),
         }
-        let (start, start_line) = (self.at, self.line);
-        let mut fields = Vec::new();
-        let mut error: Option<String> = None;
-        let mut i = self.at;
-        loop {
-            let mut field = Vec::new();
-            let n = fields.len() + 1;
-            if d.get(i) == Some(&b'"') {
+    }
+}
+
+/// The first quoting mistake in the raw bytes of one record, or a quote
+/// still open at its end (the crate then read to the end of the file).
+/// Records without a quote, nearly all, are passed over at once.
+fn quoting_mistake(raw: &[u8], delimiter: u8) -> Option<Mistake> {
+    if !raw.contains(&b'"') {
+        return None;
+    }
+    let (mut field, mut first, mut opened) = (1, None, None);
+    let (mut at_start, mut quoted, mut closed) = (true, false, false);
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        i += 1;
+        if quoted {
+            if b == b'"' && raw.get(i) == Some(&b'"') {
                 i += 1;
-                let mut closed = false;
-                while i < d.len() {
-                    match d[i] {
-                        b'"' if d.get(i + 1) == Some(&b'"') => {
-                            field.push(b'"');
-                            i += 2;
-                        }
-                        b'"' => {
-                            i += 1;
-                            closed = true;
-                            break;
-                        }
-                        b => {
-                            self.line += usize::from(b == b'\n');
-                            field.push(b);
-                            i += 1;
-                        }
-                    }
-                }
-                if !closed {
-                    let end = d[start..]
-                        .iter()
-                        .position(|&b| b == b'\n')
-                        .map_or(d.len(), |p| start + p);
-                    let line = d[start..end].strip_suffix(b"\r").unwrap_or(&d[start..end]);
-                    self.at = (end + 1).min(d.len());
-                    self.line = start_line + 1;
-                    return Some(CsvRecord {
-                        line: start_line,
-                        fields: line.split(|&b| b == b',').map(<[u8]>::to_vec).collect(),
-                        error: Some(format!(
-                            "field {n} opens a quote that is never closed (a quote inside a field is written \"\")"
-                        )),
-                    });
-                }
-                if !matches!(d.get(i), None | Some(b',' | b'\n' | b'\r')) {
-                    error.get_or_insert(format!(
-                        "text after the closing quote of field {n} (a quote inside a field is written \"\")"
-                    ));
-                }
+            } else if b == b'"' {
+                (quoted, closed) = (false, true);
             }
-            // Unquoted text, or what follows a closing quote by mistake.
-            while i < d.len() && !matches!(d[i], b',' | b'\n') {
-                if d[i] == b'"' {
-                    error.get_or_insert(format!(
-                        "a quote inside unquoted field {n} (quote the field and write the quote as \"\")"
-                    ));
-                }
-                field.push(d[i]);
-                i += 1;
-            }
-            match d.get(i) {
-                Some(b',') => {
-                    fields.push(field);
-                    i += 1;
-                }
-                _ => {
-                    if d.get(i) == Some(&b'\n') && field.last() == Some(&b'\r') {
-                        field.pop();
-                    }
-                    fields.push(field);
-                    if i < d.len() {
-                        self.line += 1;
-                        i += 1;
-                    }
-                    break;
-                }
-            }
+            continue;
         }
-        self.at = i;
-        Some(CsvRecord {
-            line: start_line,
-            fields,
-            error,
-        })
+        if b == delimiter || b == b'\r' || b == b'\n' {
+            field += usize::from(b == delimiter);
+            (at_start, closed) = (true, false);
+            continue;
+        }
+        if closed {
+            first.get_or_insert(Mistake::TextAfterQuote(field));
+        } else if b == b'"' && at_start {
+            (quoted, opened) = (true, Some(field));
+        } else if b == b'"' {
+            first.get_or_insert(Mistake::QuoteInside(field));
+        }
+        at_start = false;
+    }
+    match opened {
+        Some(n) if quoted => Some(Mistake::NeverClosed(n)),
+        _ => first,
     }
 }
 
@@ -402,22 +498,19 @@ mod tests {
     use super::*;
 
     fn csv(text: &[u8]) -> Vec<(usize, Vec<String>, Option<String>)> {
-        CsvRecords {
-            data: text,
-            at: 0,
-            line: 1,
-        }
-        .map(|r| {
-            (
-                r.line,
-                r.fields
-                    .iter()
-                    .map(|f| String::from_utf8_lossy(f).into_owned())
-                    .collect(),
-                r.error,
-            )
-        })
-        .collect()
+        csv_records(text, b',')
+            .into_iter()
+            .map(|r| {
+                (
+                    r.line,
+                    r.fields
+                        .iter()
+                        .map(|f| String::from_utf8_lossy(f).into_owned())
+                        .collect(),
+                    r.error,
+                )
+            })
+            .collect()
     }
 
     #[test]
@@ -460,7 +553,7 @@ mod tests {
     #[test]
     fn rows_keep_their_bytes_and_report_what_is_wrong() {
         let data = b"id,aff\n1,Oxford\n2,Caf\xE9 Uni\n3\n4,\"x\n";
-        let input = read(data, Format::Csv, Some("aff")).unwrap();
+        let input = read("a.csv", data, None, Some("aff"), None).unwrap();
         assert_eq!(input.rows.len(), 4);
         assert_eq!(input.rows[0].text.as_deref(), Some("Oxford"));
         let errors: Vec<&str> = input.rows[1..]
@@ -478,15 +571,17 @@ mod tests {
 
     #[test]
     fn whole_file_mistakes_name_what_to_do() {
-        let e = read(b"id,aff\n1,x\n", Format::Csv, Some("affiliation"))
+        let e = read("a.csv", b"id,aff\n1,x\n", None, Some("affiliation"), None)
             .err()
             .unwrap();
         assert!(e.contains("no column 'affiliation'") && e.contains("id, aff"));
-        let e = read(b"", Format::Csv, Some("a")).err().unwrap();
+        let e = read("a.csv", b"", None, Some("a"), None).err().unwrap();
         assert!(e.contains("empty"));
-        let e = read(b"{\"a\":\"x\"}\n", Format::Jsonl, None).err().unwrap();
+        let e = read("a.jsonl", b"{\"a\":\"x\"}\n", None, None, None)
+            .err()
+            .unwrap();
         assert!(e.contains("--field") && e.contains(": a"));
-        let e = read(b"{\"a\":\"x\"}\n", Format::Jsonl, Some("b"))
+        let e = read("a.jsonl", b"{\"a\":\"x\"}\n", None, None, Some("b"))
             .err()
             .unwrap();
         assert!(e.contains("no line has \"b\""));
@@ -495,7 +590,7 @@ mod tests {
     #[test]
     fn json_lines_rows() {
         let data = b"{\"s\":\"MIT\",\"n\":1}\n\n[1]\n{bad\n{\"s\":2}\n{\"t\":\"x\"}\n\xFF\n";
-        let input = read(data, Format::Jsonl, Some("s")).unwrap();
+        let input = read("-", data, Some(Format::Jsonl), None, Some("s")).unwrap();
         let lines: Vec<usize> = input.rows.iter().map(|r| r.line).collect();
         assert_eq!(lines, vec![1, 3, 4, 5, 6, 7]);
         assert_eq!(input.rows[0].text.as_deref(), Some("MIT"));
@@ -515,17 +610,89 @@ mod tests {
     }
 
     #[test]
-    fn plain_lines_skip_blank_ones_and_refuse_huge_ones() {
+    fn plain_lines_keep_blank_ones_as_rows_and_refuse_huge_ones() {
         let mut data = b"MIT\r\n\n  \nCERN".to_vec();
         data.extend(b"\n");
         data.extend(vec![b'x'; MAX_TEXT + 1]);
-        let input = read(&data, Format::Lines, None).unwrap();
+        data.extend(b"\n");
+        let input = read("list.txt", &data, None, None, None).unwrap();
         let got: Vec<(usize, Option<&str>)> = input
             .rows
             .iter()
             .map(|r| (r.line, r.text.as_deref()))
             .collect();
-        assert_eq!(got, vec![(1, Some("MIT")), (4, Some("CERN")), (5, None)]);
-        assert!(input.rows[2].error.as_deref().unwrap().contains("longer"));
+        assert_eq!(
+            got,
+            vec![
+                (1, Some("MIT")),
+                (2, Some("")),
+                (3, Some("  ")),
+                (4, Some("CERN")),
+                (5, None)
+            ]
+        );
+        assert_eq!(input.rows[2].raw, Raw::Line(b"  ".to_vec()));
+        assert!(input.rows[..4].iter().all(|r| r.error.is_none()));
+        assert!(input.rows[4].error.as_deref().unwrap().contains("longer"));
+        assert_eq!(read("l.txt", b"", None, None, None).unwrap().rows.len(), 0);
+        assert_eq!(
+            read("l.txt", b"\n", None, None, None).unwrap().rows.len(),
+            1
+        );
+    }
+
+    #[test]
+    fn rfc4180_quoted_line_breaks_doubled_quotes_bom_and_crlf() {
+        let data = b"\xEF\xBB\xBFid,affiliation\r\n\
+1,\"Shinonome Institute\r\nTokyo\"\r\n\
+2,\"Cape \"\"Fynbos\"\" Herbarium, Cape Town\"\r\n\
+3,\"\"\r\n";
+        let input = read("a.csv", data, None, None, None).unwrap();
+        assert_eq!(input.header, vec![b"id".to_vec(), b"affiliation".to_vec()]);
+        assert_eq!(input.guessed_column.as_deref(), Some("affiliation"));
+        let got: Vec<(usize, Option<&str>)> = input
+            .rows
+            .iter()
+            .map(|r| (r.line, r.text.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, Some("Shinonome Institute\r\nTokyo")),
+                (4, Some("Cape \"Fynbos\" Herbarium, Cape Town")),
+                (5, Some(""))
+            ]
+        );
+        assert!(input.rows.iter().all(|r| r.error.is_none()));
+    }
+
+    #[test]
+    fn the_page_rule_picks_the_delimiter_and_the_column() {
+        let input = read(
+            "export.csv",
+            b"id;name;institution\n1;Ana;Cape, Town\n",
+            None,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(input.format, Format::Csv);
+        assert_eq!(input.guessed_column.as_deref(), Some("institution"));
+        assert_eq!(input.rows[0].text.as_deref(), Some("Cape, Town"));
+        let input = read("a.tsv", b"affiliation\nCape, Town\n", None, None, None).unwrap();
+        assert_eq!(
+            input.rows[0].text.as_deref(),
+            Some("Cape, Town"),
+            "a tab file"
+        );
+        let input = read("one.csv", b"Northfield University\nMIT\n", None, None, None).unwrap();
+        assert_eq!((input.format, input.rows.len()), (Format::Lines, 2));
+        let input = read("-", b"Dept of X, Univ Y\n", None, None, None).unwrap();
+        assert_eq!(input.format, Format::Lines, "standard input is pasted text");
+        let input = read("-", b"a;aff\n1;x\n", None, Some("AFF"), None).unwrap();
+        assert_eq!(
+            (input.rows[0].text.as_deref(), input.guessed_column),
+            (Some("x"), None)
+        );
     }
 }

@@ -35,21 +35,25 @@ const ERRORS_LISTED: usize = 20;
 /// the second candidate's id, name and score, and an error column; rows
 /// that cannot be read keep their line and say why; a row with more fields
 /// than the header keeps them in columns extra_1, … added after the
-/// header's. CSV or plain lines → CSV, JSON lines → JSON lines; progress and
-/// a summary (chosen, no candidate, errors, strings/s) on stderr.
+/// header's; a blank line of plain lines is a row with no candidate. CSV or
+/// plain lines → CSV, JSON lines → JSON lines; progress and a summary
+/// (chosen, no candidate, errors, strings/s) on stderr.
 #[derive(clap::Args)]
 pub struct MatchArgs {
     /// The list: a file, or - (standard input)
     #[arg(value_name = "file")]
     file: String,
-    /// The CSV column holding the strings (RFC 4180, a header line)
+    /// The CSV column holding the strings (default: guessed from the
+    /// header, as the Match page guesses it)
     #[arg(long, value_name = "name")]
     column: Option<String>,
     /// The JSON lines member holding the strings
     #[arg(long, value_name = "name")]
     field: Option<String>,
-    /// csv, jsonl or lines (default: from the file name's ending
-    /// .csv/.jsonl/.ndjson, else from --column/--field, else lines)
+    /// csv, jsonl or lines (default: .jsonl/.ndjson or --field is JSON
+    /// lines, --column a table; standard input is lines; else as the Match
+    /// page reads the file: .txt lines, .tsv tabs, the header line's comma,
+    /// semicolon or tab)
     #[arg(long, value_name = "f")]
     format: Option<String>,
     /// Registry data (default: ../shared/data/registry-v2.json.gz)
@@ -72,15 +76,7 @@ pub struct MatchArgs {
 /// Runs the command.
 pub fn cmd_match(a: MatchArgs) -> Result<(), String> {
     let (file, quiet) = (a.file.as_str(), a.quiet);
-    let format = match &a.format {
-        Some(f) => Format::parse(f)?,
-        None => Format::guess(file, a.column.is_some(), a.field.is_some()),
-    };
-    let key = match format {
-        Format::Csv => a.column.as_deref(),
-        Format::Jsonl => a.field.as_deref(),
-        Format::Lines => None,
-    };
+    let format = a.format.as_deref().map(Format::parse).transpose()?;
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -94,8 +90,15 @@ pub fn cmd_match(a: MatchArgs) -> Result<(), String> {
     };
     // The input is read before the data is loaded: a mistake about the file
     // is reported at once.
-    let input = input::read(&bytes, format, key).map_err(|e| format!("{file}: {e}"))?;
+    let (column, field) = (a.column.as_deref(), a.field.as_deref());
+    let input =
+        input::read(file, &bytes, format, column, field).map_err(|e| format!("{file}: {e}"))?;
     drop(bytes);
+    if let Some(c) = input.guessed_column.as_ref().filter(|_| !quiet) {
+        eprintln!(
+            "matching the column '{c}' (guessed from the header; --column <name> names another)"
+        );
+    }
     let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "--data <data>")?;
     let t = Instant::now();
     let engine = Engine::new(load::load(&data, quiet)?);
@@ -119,9 +122,9 @@ pub fn cmd_match(a: MatchArgs) -> Result<(), String> {
     let written = match out_path {
         Some(p) => {
             let f = std::fs::File::create(p).map_err(|e| format!("cannot create {p}: {e}"))?;
-            write(&mut std::io::BufWriter::new(f), format, &input, &outcomes)
+            write(&mut std::io::BufWriter::new(f), &input, &outcomes)
         }
-        None => write(&mut std::io::stdout().lock(), format, &input, &outcomes),
+        None => write(&mut std::io::stdout().lock(), &input, &outcomes),
     };
     written.map_err(|e| format!("cannot write {}: {e}", out_path.unwrap_or("the output")))?;
     if !quiet {
@@ -130,13 +133,8 @@ pub fn cmd_match(a: MatchArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn write(
-    out: &mut impl Write,
-    format: Format,
-    input: &input::Input,
-    outcomes: &[Outcome],
-) -> std::io::Result<()> {
-    match format {
+fn write(out: &mut impl Write, input: &input::Input, outcomes: &[Outcome]) -> std::io::Result<()> {
+    match input.format {
         Format::Jsonl => output::write_jsonl(out, &input.rows, outcomes)?,
         Format::Csv | Format::Lines => {
             output::write_csv(out, &input.header, &input.rows, outcomes)?
@@ -190,7 +188,10 @@ fn match_all(
                         let answers: Vec<Outcome> = chunk
                             .iter()
                             .map(|r| match &r.text {
-                                Some(t) if r.error.is_none() => match_one(engine, filters, t),
+                                // A blank line is a row with no candidate, as on the Match page.
+                                Some(t) if r.error.is_none() && !t.trim().is_empty() => {
+                                    match_one(engine, filters, t)
+                                }
                                 _ => Outcome::default(),
                             })
                             .collect();

@@ -1,7 +1,12 @@
 //! Writing the rows of `registry match` back with their match: CSV in (or
-//! plain lines) → CSV out, JSON lines → JSON lines. The input's own bytes
-//! are repeated (re-quoted for CSV, the object's text for JSON), so nothing
-//! the file held is lost or rewritten, even bytes that are not UTF-8.
+//! plain lines) → CSV out, written by the `csv` crate (RFC 4180: a field is
+//! quoted when it holds a comma, a quote or a line break; CRLF ends each
+//! record), JSON lines → JSON lines. The input's own bytes are repeated
+//! (re-quoted for CSV, the object's text for JSON), so nothing the file held
+//! is lost or rewritten, even bytes that are not UTF-8. Output is always
+//! comma separated, whatever the input's delimiter: the columns it adds are
+//! the same for every input. (A field with white space at its ends is not
+//! quoted: RFC 4180 keeps such spaces, and so do the readers tested.)
 
 use std::io::{self, Write};
 
@@ -76,37 +81,6 @@ fn added_values(outcome: &Outcome, error: Option<&str>) -> [String; 9] {
     ]
 }
 
-/// One CSV field, quoted when it must be (RFC 4180).
-fn csv_field(out: &mut impl Write, f: &[u8]) -> io::Result<()> {
-    let needs = f.iter().any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-        || f.first().is_some_and(u8::is_ascii_whitespace)
-        || f.last().is_some_and(u8::is_ascii_whitespace);
-    if !needs {
-        return out.write_all(f);
-    }
-    out.write_all(b"\"")?;
-    for part in f.split_inclusive(|&b| b == b'"') {
-        out.write_all(part)?;
-        if part.last() == Some(&b'"') {
-            out.write_all(b"\"")?;
-        }
-    }
-    out.write_all(b"\"")
-}
-
-fn csv_record<'a>(
-    out: &mut impl Write,
-    fields: impl IntoIterator<Item = &'a [u8]>,
-) -> io::Result<()> {
-    for (i, f) in fields.into_iter().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        csv_field(out, f)?;
-    }
-    out.write_all(b"\r\n")
-}
-
 /// CSV: the header (the input's, or `text` for plain lines) and each row's
 /// fields followed by the added columns. A row with more fields than the
 /// header keeps them all, in columns `extra_1`, … added to the header, so
@@ -140,8 +114,11 @@ pub fn write_csv(
         .chain(extra.iter().map(Vec::as_slice))
         .collect();
     let names = added_names(&header);
-    csv_record(
-        out,
+    let mut csv = csv::WriterBuilder::new()
+        .flexible(true)
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(out);
+    csv.write_record(
         header
             .iter()
             .copied()
@@ -159,12 +136,9 @@ pub fn write_csv(
             Raw::Line(l) | Raw::NotObject(l) => vec![l.as_slice()],
             Raw::Object(o) => vec![o.as_bytes()],
         };
-        csv_record(
-            out,
-            own.into_iter().chain(added.iter().map(|a| a.as_bytes())),
-        )?;
+        csv.write_record(own.into_iter().chain(added.iter().map(|a| a.as_bytes())))?;
     }
-    Ok(())
+    csv.flush()
 }
 
 /// JSON lines: each object with the added members (those with a value);
@@ -304,7 +278,7 @@ mod tests {
         )
         .unwrap();
         let want = "id,extra_1,extra_2,match_id,name,score,chosen,matching_type,second_id,second_name,second_score,error\r\n\
-1,Rangitoto Polytechnic,\" Auckland\",,,,,,,,,line 2: 3 fields where the header has 2\r\n\
+1,Rangitoto Polytechnic, Auckland,,,,,,,,,line 2: 3 fields where the header has 2\r\n\
 2,Cape,,x,\"Name, \"\"x\"\"\",1.00,true,PHRASE,,,,\r\n";
         assert_eq!(String::from_utf8_lossy(&out), want);
     }
