@@ -29,7 +29,7 @@ pub enum Format {
 impl Format {
     pub fn parse(name: &str) -> Result<Format, String> {
         match name {
-            "csv" | "tsv" => Ok(Format::Csv),
+            "csv" => Ok(Format::Csv),
             "jsonl" | "ndjson" => Ok(Format::Jsonl),
             "lines" | "txt" => Ok(Format::Lines),
             _ => Err(format!(
