@@ -585,27 +585,71 @@ class RegistryPicker extends HTMLElement {
   async connectedCallback() {
     if (this.#mounted) return;
     this.#mounted = true;
+    const o = this.#options();
+    const { fallback } = o;
+    const idField = this.#showEarlyInput(o);
+    const { loaded, pieces, client } = start(this);
+    this.#listenToHealth();
+    // The first character's pieces, while the code still loads.
+    const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
+    fallback.addEventListener("input", prefetch);
+    if (fallback.value !== fallback.defaultValue) prefetch(); // typed before this script ran
+    const early = this.#earlySuggestions(o, client, idField);
+    try {
+      const ui = await loaded;
+      this.#initial = [fallback.defaultValue, this.getAttribute("id-value") || ""];
+      fallback.removeEventListener("input", prefetch);
+      this.#mountUi(ui, o, idField, early?.stop());
+    } catch (e) {
+      await this.#codeFailed(e);
+    }
+  }
+
+  /**
+   * What the element and the page's own input (progressive enhancement:
+   * usable from the first paint, and submitted as free text without
+   * JavaScript, with a <label> of its own) say of the picker; an input is
+   * made when the page has none.
+   */
+  #options() {
     const name = this.getAttribute("name") || "organization";
-    const idName = this.getAttribute("id-name") || `${name}_id`;
-    const uid = this.id ? `${this.id}-picker` : `registry-picker-${++counter}`;
-    // The page may hold an input already (progressive enhancement: usable
-    // from the first paint, and submitted as free text without JavaScript),
-    // with a <label> of its own.
     let fallback = this.querySelector("input:not([type=hidden])");
     const pageLabel = this.querySelector("label")?.textContent.trim();
-    const label = this.getAttribute("label") || pageLabel || "Organization";
     if (!fallback) {
       fallback = document.createElement("input");
       fallback.value = fallback.defaultValue = this.getAttribute("value") ?? "";
     }
-    // What the page's input says that the picker's input (which replaces it) keeps.
-    const carried = CARRIED.filter((a) => fallback.hasAttribute(a)).map((a) => [a, fallback.getAttribute(a)]);
-    const autocomplete = this.getAttribute("autocomplete") || fallback.getAttribute("autocomplete") || "organization";
-    const required = this.hasAttribute("required") || fallback.required;
-    const placeholder = this.getAttribute("placeholder") ?? fallback.getAttribute("placeholder") ?? "";
-    // Until the wasm is ready, the plain input in the picker's own layout
-    // (its label, the id field, the note's room), so nothing moves when the
-    // picker replaces it; what is typed there is carried over to the picker.
+    let strings = {};
+    try { strings = JSON.parse(this.getAttribute("strings") || "{}"); } catch {}
+    if (this.strings && typeof this.strings === "object") strings = { ...strings, ...this.strings };
+    return {
+      name,
+      idName: this.getAttribute("id-name") || `${name}_id`,
+      uid: this.id ? `${this.id}-picker` : `registry-picker-${++counter}`,
+      label: this.getAttribute("label") || pageLabel || "Organization",
+      fallback,
+      // What the page's input says that the picker's input (which replaces it) keeps.
+      carried: CARRIED.filter((a) => fallback.hasAttribute(a)).map((a) => [a, fallback.getAttribute(a)]),
+      autocomplete: this.getAttribute("autocomplete") || fallback.getAttribute("autocomplete") || "organization",
+      required: this.hasAttribute("required") || fallback.required,
+      placeholder: this.getAttribute("placeholder") ?? fallback.getAttribute("placeholder") ?? "",
+      strings,
+      filters: [
+        ...list(this.getAttribute("country")).map((c) => `country.country_code:${c}`),
+        ...list(this.getAttribute("types")).map((t) => `types:${t}`),
+        ...list(this.getAttribute("status")).map((s) => `status:${s}`),
+        ...list(this.getAttribute("continent")).map((c) => `locations.geo_details.continent_code:${c}`),
+      ],
+    };
+  }
+
+  /**
+   * Until the wasm is ready, the plain input in the picker's own layout
+   * (its label, the id field, the note's room), so nothing moves when the
+   * picker replaces it; what is typed there is carried over to the picker.
+   * Returns the id field.
+   */
+  #showEarlyInput({ name, idName, uid, label, fallback, required, placeholder }) {
     const hadFocus = document.activeElement === fallback;
     const caret = [fallback.selectionStart, fallback.selectionEnd];
     const el = (tag, props) => Object.assign(document.createElement(tag), props);
@@ -642,100 +686,98 @@ class RegistryPicker extends HTMLElement {
     fallback.setAttribute("aria-expanded", "false");
     fallback.setAttribute("aria-autocomplete", "list");
     fallback.removeAttribute("aria-label"); // named by its label
-    const { loaded, pieces, client } = start(this);
+    return idField;
+  }
+
+  /** The registry's failures reach this element as `registry-picker-error`, one from before it was connected too. */
+  #listenToHealth() {
     const onError = (detail) => this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail }));
     health.listeners.add(onError);
-    // Failed before this picker was connected: it is told too.
     if (health.error) queueMicrotask(() => onError(health.error.detail));
-    // The first character's pieces, while the code still loads.
-    const prefetch = () => pieces.then((p) => p.prefetch(fallback.value), () => {});
-    fallback.addEventListener("input", prefetch);
-    if (fallback.value !== fallback.defaultValue) prefetch(); // typed before this script ran
-    let strings = {};
-    try { strings = JSON.parse(this.getAttribute("strings") || "{}"); } catch {}
-    if (this.strings && typeof this.strings === "object") strings = { ...strings, ...this.strings };
-    const filters = [
-      ...list(this.getAttribute("country")).map((c) => `country.country_code:${c}`),
-      ...list(this.getAttribute("types")).map((t) => `types:${t}`),
-      ...list(this.getAttribute("status")).map((s) => `status:${s}`),
-      ...list(this.getAttribute("continent")).map((c) => `locations.geo_details.continent_code:${c}`),
-    ];
-    // The first suggestions from the pieces, before the UI's wasm is in.
-    const early = this.hasAttribute("multiple")
-      ? null
-      : earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h, text) =>
-        {
-          idField.value = h?.summary.id ?? "";
-          this.#changed(
-            h
-              ? { id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }
-              : { id: null, name: text, country: null, status: null, freeText: !!text.trim() },
-          );
-        });
-    try {
-      const ui = await loaded;
-      this.#initial = [fallback.defaultValue, this.getAttribute("id-value") || ""];
-      fallback.removeEventListener("input", prefetch);
-      const earlyPick = early?.stop();
-      const typed = fallback.value;
-      const focused = document.activeElement === fallback;
-      const [selStart, selEnd] = [fallback.selectionStart, fallback.selectionEnd];
-      this.replaceChildren();
-      this.#picker = ui.mountPicker(this, {
-        uid,
-        name,
-        idName,
-        label,
-        placeholder,
-        value: typed,
-        // The early pick, the page's id-value, or none after an edit.
-        idValue: idField.value,
-        autocomplete,
-        required,
-        allowInactive: this.hasAttribute("allow-inactive"),
-        multiple: this.hasAttribute("multiple"),
-        filters,
-        strings,
-        context: () => this.#context(),
-        onForget: () => this.forgetRemembered(),
-        onChange: (detail) => this.#changed(detail),
-      });
-      // The inner input's own change event would reach host listeners without
-      // a detail: the element's "change" (above) replaces it.
-      const input = this.querySelector("input[role=combobox]");
-      input?.addEventListener("change", (e) => e.stopPropagation());
-      for (const [a, v] of carried) input?.setAttribute(a, v);
-      this.#idField = null;
-      this.#earlyInput = null;
-      if (this.#pendingList) this.#picker.restore?.(this.#pendingList);
-      this.#pendingList = null;
-      if (this.#disabled) this.formDisabledCallback(true);
-      // Typed before the picker was ready: same text, focus and caret, and
-      // the suggestions for it.
-      if (input && focused) {
-        input.value = typed; // Leptos sets it in a microtask; the input event below reads it now
-        input.focus();
-        input.setSelectionRange(selStart, selEnd);
-        // (A pick made in the early list is kept: no edit to answer.)
-        if (typed !== fallback.defaultValue && !earlyPick) input.dispatchEvent(new Event("input", { bubbles: true }));
-      }
-      this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
-    } catch (e) {
-      // Free text (and an early pick's id) still work in the plain input.
-      // From another origin without CORS, the widget's modules are refused
-      // (this loader was let through: a host that sends the header for some
-      // files only): said as such, naming the header.
-      const code = new URL(UI_JS, BASE);
-      const cors = await codeRefusedByCors(code);
-      if (cors) {
-        console.error(`registry-picker: ${cors.message}`);
-        this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: cors.detail }));
-        return;
-      }
-      console.error("registry-picker: the widget's code could not be loaded:", e);
-      const message = String(e?.message ?? e);
-      this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: { url: null, reason: "code", status: null, message } }));
+  }
+
+  /** The first suggestions from the pieces, before the UI's wasm is in (not for `multiple`). */
+  #earlySuggestions({ fallback, uid, label, strings, filters }, client, idField) {
+    if (this.hasAttribute("multiple")) return null;
+    return earlyList(fallback, uid, label, client, () => this.#earlyOptions(filters), this.hasAttribute("allow-inactive"), strings, (h, text) => {
+      idField.value = h?.summary.id ?? "";
+      this.#changed(
+        h
+          ? { id: h.summary.id, name: h.summary.name, country: h.summary.country_code ?? null, status: h.summary.status, freeText: false }
+          : { id: null, name: text, country: null, status: null, freeText: !!text.trim() },
+      );
+    });
+  }
+
+  /**
+   * The UI's picker in place of the early input: its text, the early pick
+   * (`earlyPick`) or the page's id, its focus and caret, and the
+   * suggestions for text typed before it was ready.
+   */
+  #mountUi(ui, { uid, name, idName, label, placeholder, autocomplete, required, filters, strings, carried, fallback }, idField, earlyPick) {
+    const typed = fallback.value;
+    const focused = document.activeElement === fallback;
+    const [selStart, selEnd] = [fallback.selectionStart, fallback.selectionEnd];
+    this.replaceChildren();
+    this.#picker = ui.mountPicker(this, {
+      uid,
+      name,
+      idName,
+      label,
+      placeholder,
+      value: typed,
+      // The early pick, the page's id-value, or none after an edit.
+      idValue: idField.value,
+      autocomplete,
+      required,
+      allowInactive: this.hasAttribute("allow-inactive"),
+      multiple: this.hasAttribute("multiple"),
+      filters,
+      strings,
+      context: () => this.#context(),
+      onForget: () => this.forgetRemembered(),
+      onChange: (detail) => this.#changed(detail),
+    });
+    // The inner input's own change event would reach host listeners without
+    // a detail: the element's "change" (above) replaces it.
+    const input = this.querySelector("input[role=combobox]");
+    input?.addEventListener("change", (e) => e.stopPropagation());
+    for (const [a, v] of carried) input?.setAttribute(a, v);
+    this.#idField = null;
+    this.#earlyInput = null;
+    if (this.#pendingList) this.#picker.restore?.(this.#pendingList);
+    this.#pendingList = null;
+    if (this.#disabled) this.formDisabledCallback(true);
+    // Typed before the picker was ready: same text, focus and caret, and
+    // the suggestions for it.
+    if (input && focused) {
+      input.value = typed; // Leptos sets it in a microtask; the input event below reads it now
+      input.focus();
+      input.setSelectionRange(selStart, selEnd);
+      // (A pick made in the early list is kept: no edit to answer.)
+      if (typed !== fallback.defaultValue && !earlyPick) input.dispatchEvent(new Event("input", { bubbles: true }));
     }
+    this.dispatchEvent(new CustomEvent("registry-picker-ready", { bubbles: true }));
+  }
+
+  /**
+   * The widget's code could not be loaded: free text (and an early pick's
+   * id) still work in the plain input. From another origin without CORS,
+   * the widget's modules are refused (this loader was let through: a host
+   * that sends the header for some files only): said as such, naming the
+   * header.
+   */
+  async #codeFailed(e) {
+    const code = new URL(UI_JS, BASE);
+    const cors = await codeRefusedByCors(code);
+    if (cors) {
+      console.error(`registry-picker: ${cors.message}`);
+      this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: cors.detail }));
+      return;
+    }
+    console.error("registry-picker: the widget's code could not be loaded:", e);
+    const message = String(e?.message ?? e);
+    this.dispatchEvent(new CustomEvent("registry-picker-error", { bubbles: true, detail: { url: null, reason: "code", status: null, message } }));
   }
 }
 
