@@ -16,6 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./server.mjs";
 import { offlineReady } from "./ui-helpers.mjs";
@@ -33,12 +34,13 @@ let tmp, live, server, browser;
  * `split`: pieces split like a large registry's (see ui-helpers' splitSite),
  * so that a page reads many of them as it goes.
  */
-function site(name, records, release, { split = false } = {}) {
+function site(name, records, release, { split = false, previous = null } = {}) {
   const dump = path.join(tmp, `${name}.json`);
   fs.writeFileSync(dump, JSON.stringify(records));
   const out = path.join(tmp, name);
   const pieces = split ? ["--piece-bytes", "600", "--head", "12"] : [];
-  execFileSync(REGISTRY, ["site", dump, "-o", out, "--app", APP, "--release", release, "--level", "3", ...pieces], { stdio: "pipe" });
+  const earlier = previous ? ["--previous", previous] : [];
+  execFileSync(REGISTRY, ["site", dump, "-o", out, "--app", APP, "--release", release, "--level", "3", ...pieces, ...earlier], { stdio: "pipe" });
   return out;
 }
 
@@ -95,6 +97,31 @@ const checkUpdate = (page) =>
     navigator.serviceWorker.addEventListener("message", onMessage);
     navigator.serviceWorker.controller.postMessage({ type: "check-update", id });
   }));
+
+/** Accepts the release offered, as its user would: the page reloads on it. */
+async function acceptUpdate(page, release) {
+  await page.reload();
+  await page.waitForSelector("#update:not([hidden])");
+  await Promise.all([page.waitForEvent("load"), page.locator("#update-apply").click()]);
+  await page.waitForFunction((r) => new RegExp(`data: ${r}, \\d+ records`).test(document.getElementById("release")?.textContent ?? ""), release);
+}
+
+/** The SHA-256 of each named data file in the service worker's current data cache. */
+const cachedHashes = (page, names) =>
+  page.evaluate(async (names) => {
+    const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, "0")).join("");
+    const [key] = (await caches.keys()).filter((k) => k.startsWith("registry-data-"));
+    const cache = await caches.open(key);
+    const out = [];
+    for (const n of names) {
+      const res = await cache.match(new URL(`data/${n}`, document.baseURI).href);
+      out.push(res ? hex(await crypto.subtle.digest("SHA-256", await res.arrayBuffer())) : null);
+    }
+    return out;
+  }, names);
+
+const OFFLINE_COPY = ["summary", "names", "records"];
+const manifestOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, "data/manifest.json"), "utf8"));
 
 /** A spec URL fetched from the page: answered by the service worker. */
 const fetchApi = (page, rel) =>
@@ -208,6 +235,84 @@ test("a tab open during a deploy goes on with the new release: no damage reporte
       "a release replaced is not reported as damage",
     );
     assert.equal(consoleLines.filter((l) => /a new data release is available: 'tab-b'/.test(l)).length, 1, consoleLines.join("\n"));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("an installed PWA updates its offline copy by the deltas and answers from the new release, offline too", async () => {
+  const added = DEMO[DEMO.length - 1];
+  const changed = structuredClone(DEMO[5]);
+  changed.names.push({ lang: null, types: ["alias"], value: "Zyxwvut Delta Alias" });
+  const a = site("delta-a", DEMO.slice(0, -1), "delta-a");
+  const b = site("delta-b", DEMO.map((r, i) => (i === 5 ? changed : r)), "delta-b", { previous: a });
+  const files = manifestOf(b).files.filter((f) => OFFLINE_COPY.includes(f.sections.join()));
+  assert.ok(files.every((f) => f.deltas?.length === 1 && f.stored), "B lists a delta from A for each file of the offline copy");
+  deploy(a);
+  const { context, page, errors } = await freshPage();
+  try {
+    await installed(page, "delta-a");
+    const from = server.requests.length;
+    deploy(b);
+    const answer = await checkUpdate(page);
+    assert.equal(answer.updateAvailable, true, JSON.stringify(answer));
+    const asked = server.requests.slice(from).join("\n");
+    for (const f of files) {
+      assert.ok(asked.includes(f.deltas[0].name), `${f.deltas[0].name} was read`);
+      assert.ok(!asked.includes(f.name), `${f.name} was not downloaded`);
+    }
+    await acceptUpdate(page, "delta-b");
+    // What the delta made is B's file, byte for byte (its stored image).
+    assert.deepEqual(await cachedHashes(page, files.map((f) => f.name)), files.map((f) => f.stored.sha256));
+    await context.setOffline(true);
+    const record = await fetchApi(page, `v2/organizations/${added.id.split("/").pop()}`);
+    assert.deepEqual([record.status, record.release, record.body.id], [200, "delta-b", added.id]);
+    const found = await fetchApi(page, "v2/organizations?query=zyxwvut");
+    assert.ok(found.body.items.some((r) => r.id === changed.id), JSON.stringify(found.body).slice(0, 300));
+    // The app, reloaded offline, reads B's images through the service worker.
+    await page.reload();
+    await page.waitForFunction(() => /data: delta-b, \d+ records/.test(document.getElementById("release")?.textContent ?? ""));
+    await page.locator("#q-input").fill("zyxwvut");
+    await page.waitForFunction((name) => document.querySelector("#q-list-0 .cb-name")?.textContent === name, display(changed));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a delta with wrong bytes is refused and its file downloaded whole", async () => {
+  const a = site("wrong-a", DEMO.slice(0, -1), "wrong-a");
+  const b = site("wrong-b", DEMO, "wrong-b", { previous: a });
+  const m = manifestOf(b);
+  const [summary, names, records] = OFFLINE_COPY.map((s) => m.files.find((f) => f.sections.join() === s));
+  // The records' delta holds the names' delta, its hash updated in the
+  // manifest: the download's checks pass, applying it does not.
+  const wrong = fs.readFileSync(path.join(b, "data", names.deltas[0].name));
+  fs.writeFileSync(path.join(b, "data", records.deltas[0].name), wrong);
+  Object.assign(records.deltas[0], { bytes: wrong.length, sha256: createHash("sha256").update(wrong).digest("hex") });
+  // The summary's delta damaged in transit: it fails its SHA-256.
+  const damaged = path.join(b, "data", summary.deltas[0].name);
+  const bytes = fs.readFileSync(damaged);
+  bytes[bytes.length - 1] ^= 0xff;
+  fs.writeFileSync(damaged, bytes);
+  fs.writeFileSync(path.join(b, "data/manifest.json"), JSON.stringify(m));
+  deploy(a);
+  const { context, page, errors } = await freshPage();
+  try {
+    await installed(page, "wrong-a");
+    const from = server.requests.length;
+    deploy(b);
+    const answer = await checkUpdate(page);
+    assert.equal(answer.updateAvailable, true, JSON.stringify(answer));
+    const asked = server.requests.slice(from).join("\n");
+    assert.ok(asked.includes(records.name) && asked.includes(summary.name), "the files whose deltas failed were downloaded");
+    assert.ok(asked.includes(names.deltas[0].name) && !asked.includes(names.name), "the names came by their delta");
+    await acceptUpdate(page, "wrong-b");
+    assert.deepEqual(await cachedHashes(page, [summary.name, names.name, records.name]), [summary.sha256, names.stored.sha256, records.sha256]);
+    const added = DEMO[DEMO.length - 1];
+    const record = await fetchApi(page, `v2/organizations/${added.id.split("/").pop()}`);
+    assert.deepEqual([record.status, record.release], [200, "wrong-b"]);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

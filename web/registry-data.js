@@ -28,16 +28,23 @@ export function pickFiles(manifest, sections) {
   });
 }
 
-/** Fetches and verifies one file; throws naming the file on any mismatch. */
+/**
+ * Fetches and verifies one file; throws naming the file on any mismatch.
+ * An installed PWA that updated by a delta holds the file's stored image
+ * instead (sw.js: the same sections, uncompressed), which the manifest
+ * names by its own size and SHA-256 (`entry.stored`).
+ */
 export async function fetchVerified(dataUrl, entry) {
   const url = new URL(entry.name, dataUrl);
   const res = await fetch(url);
   if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
+  const sizes = [entry.bytes, entry.stored?.bytes].filter((n) => n != null);
   // Reading stops past the size the manifest states: a longer body is wrong anyway.
-  const bytes = await readCapped(res, Math.min(entry.bytes, BYTE_CAPS.section), `${entry.name} (the manifest says ${entry.bytes} bytes)`);
-  if (bytes.length !== entry.bytes) throw new Error(`${entry.name}: ${bytes.length} bytes, the manifest says ${entry.bytes}`);
+  const bytes = await readCapped(res, Math.min(Math.max(...sizes), BYTE_CAPS.section), `${entry.name} (the manifest says ${entry.bytes} bytes)`);
+  if (!sizes.includes(bytes.length)) throw new Error(`${entry.name}: ${bytes.length} bytes, the manifest says ${entry.bytes}`);
   const hash = await sha256Hex(bytes);
-  if (hash !== entry.sha256) throw new Error(`${entry.name}: SHA-256 mismatch (damaged download or stale cache)`);
+  if (hash !== entry.sha256 && hash !== entry.stored?.sha256)
+    throw new Error(`${entry.name}: SHA-256 mismatch (damaged download or stale cache)`);
   return bytes;
 }
 

@@ -18,7 +18,9 @@
 //   own cache "registry-data-<build id>". An update downloads and verifies
 //   every file of the new release into a new cache and only then moves the
 //   "current" pointer; a failed or partial download leaves the old release
-//   working and removes the partial cache.
+//   working and removes the partial cache. A file for which the new
+//   manifest lists a delta from the installed release's file is made from
+//   it instead (a few percent of its bytes), checked by the same manifest.
 // * App files: network first, cache fallback (offline after the first visit).
 //   The app cache holds the app's own files (PRECACHE and app-files.json)
 //   and nothing else: a URL with a query (`?q=…`, `?id=…`) never gets an
@@ -30,9 +32,9 @@
 //   (static routing, `addRoutes`: network raced against this worker), so
 //   they never wait for this worker's thread while it computes an API
 //   answer (a synchronous wasm call) or parses the whole data.
-import init, { PiecesSearch, Registry } from "./pkg/registry_wasm.js";
+import init, { PiecesSearch, Registry, applyDelta } from "./pkg/registry_wasm.js";
 import { fetchManifest, fetchVerified, pickFiles } from "./registry-data.js";
-import { BYTE_CAPS, RecordPieces, listAnswer, readCappedJson } from "./registry-pieces.js";
+import { BYTE_CAPS, RecordPieces, listAnswer, readCappedJson, sha256Hex } from "./registry-pieces.js";
 import { startPiecesSearch } from "./registry-search.js";
 
 const ROOT = new URL("./", self.location.href);
@@ -57,15 +59,20 @@ async function setCurrent(value) {
   await meta.put(CURRENT, new Response(JSON.stringify(value), { headers: { "content-type": "application/json" } }));
 }
 
-/** Downloads a release into its own cache; resolves to its pointer, or throws leaving nothing behind. */
+/**
+ * Downloads a release into its own cache; resolves to its pointer, or throws
+ * leaving nothing behind. A file the release held can be updated by a delta
+ * is made from it (`byDelta`), any other is downloaded.
+ */
 async function download(manifest) {
   const name = DATA_PREFIX + manifest.build_id;
   const cache = await caches.open(name);
+  const held = await heldRelease();
   try {
     for (const entry of pickFiles(manifest, ["all"])) {
       const url = new URL(entry.name, DATA).href;
       if (await cache.match(url)) continue;
-      const bytes = await fetchVerified(DATA, entry);
+      const bytes = (await byDelta(entry, held)) ?? (await fetchVerified(DATA, entry));
       await cache.put(url, new Response(bytes, { headers: { "content-type": "application/octet-stream" } }));
     }
     await keepMap();
@@ -90,6 +97,42 @@ async function keepMap() {
   const url = new URL("world-map.json", ROOT);
   if (await cache.match(url)) return;
   await cache.add(url).catch((e) => console.warn("registry: the world map was not saved for offline use:", e));
+}
+
+/** The installed release: its cache and manifest, or null. */
+async function heldRelease() {
+  const cur = await current();
+  if (!cur) return null;
+  const cache = await caches.open(cur.cache);
+  const res = await cache.match(new URL("manifest.json", DATA).href);
+  return res ? { cache, manifest: await res.json() } : null;
+}
+
+/**
+ * The new file's stored image (its sections uncompressed, which loads as
+ * the file does) made from the held release's file of the same sections
+ * and the delta the new manifest lists from it: a few percent of the
+ * file's bytes. Checked by the manifest's SHA-256 of the image, as a
+ * download is by the file's. Null when no delta fits or one fails (the
+ * caller downloads the file): a delta only ever saves bytes.
+ */
+async function byDelta(entry, held) {
+  if (!held || !entry.stored || !entry.deltas?.length) return null;
+  const old = held.manifest.files.find((f) => f.sections.join() === entry.sections.join());
+  const delta = old && entry.deltas.find((d) => d.from === old.sha256);
+  if (!delta || delta.bytes >= entry.bytes) return null;
+  try {
+    const res = await held.cache.match(new URL(old.name, DATA).href);
+    if (!res) return null;
+    const [oldBytes, deltaBytes] = await Promise.all([res.arrayBuffer(), fetchVerified(DATA, delta), wasmReady()]);
+    const image = applyDelta(new Uint8Array(oldBytes), deltaBytes, entry.stored.bytes);
+    if (image.length !== entry.stored.bytes || (await sha256Hex(image)) !== entry.stored.sha256)
+      throw new Error("its result differs from the release's (SHA-256)");
+    return image;
+  } catch (e) {
+    console.warn(`registry: the delta for ${entry.name} from release ${delta.from_release} was not used (${e.message}); downloading the file`);
+    return null;
+  }
 }
 
 async function dropOldData(keep) {
@@ -124,8 +167,12 @@ async function check() {
   const manifest = await fetchManifest(DATA);
   const cur = await current();
   if (cur && cur.build_id === manifest.build_id) return { updateAvailable: false, release: cur.release };
-  // Downloaded already by an earlier check, waiting for the page's go-ahead.
-  if (staged?.build_id === manifest.build_id) return { updateAvailable: true, release: staged.release };
+  // Downloaded already by an earlier check, waiting for the page's go-ahead:
+  // offered again, for the pages opened since that check was told.
+  if (staged?.build_id === manifest.build_id) {
+    await broadcast({ type: "update-ready", release: staged.release, record_count: staged.record_count });
+    return { updateAvailable: true, release: staged.release };
+  }
   const next = await download(manifest);
   if (!cur) {
     await setCurrent(next);
