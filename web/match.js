@@ -98,13 +98,19 @@ const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
  */
 const state = { name: "", header: [], rows: [], column: 0, results: null, decisions: new Map(), shown: PAGE, run: 0, running: false };
 
-/** Reads a CSV's text: header, then rows ({line, fields, error}); blank lines are no rows. The column is guessed later. */
+/**
+ * Reads a CSV's text: header (the first record with text), then rows
+ * ({line, fields, error}); blank lines are no rows, but a row of empty
+ * fields is one (no candidate), as `registry match` reads it. The column is
+ * guessed later.
+ */
 function loadCsv(text, name, sep) {
-  const records = parseCsv(text, sep).filter((r) => r.error || r.fields.some((f) => f.trim()));
-  const head = records.shift();
-  if (!head) throw new Error(`${name}: the file is empty: a CSV needs a header line naming its columns`);
-  const header = head.fields.map((f) => f.trim());
-  const rows = records.map((r) => ({
+  const records = parseCsv(text, sep);
+  const at = records.findIndex((r) => r.fields.some((f) => f.trim()));
+  if (at < 0) throw new Error(`${name}: the file is empty: a CSV needs a header line naming its columns`);
+  const header = records[at].fields.map((f) => f.trim());
+  const blankLine = (r) => !r.error && r.fields.length === 1 && !r.fields[0].trim();
+  const rows = records.slice(at + 1).filter((r) => !blankLine(r)).map((r) => ({
     line: r.line,
     fields: r.fields,
     error: r.error ? `line ${r.line}: ${r.error}` : r.fields.length !== header.length ? `line ${r.line}: ${plural(r.fields.length, "field")} where the header has ${header.length}` : null,

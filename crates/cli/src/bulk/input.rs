@@ -667,6 +667,28 @@ mod tests {
     }
 
     #[test]
+    fn a_row_of_empty_fields_is_a_row_a_blank_line_is_not() {
+        let input = read(
+            "a.csv",
+            b"\n,\nname,affiliation\nAna,\n\n  \n,\n",
+            None,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            input.header,
+            vec![b"name".to_vec(), b"affiliation".to_vec()]
+        );
+        let got: Vec<(usize, Option<&str>)> = input
+            .rows
+            .iter()
+            .map(|r| (r.line, r.text.as_deref()))
+            .collect();
+        assert_eq!(got, vec![(4, Some("")), (7, Some(""))]);
+    }
+
+    #[test]
     fn the_page_rule_picks_the_delimiter_and_the_column() {
         let input = read(
             "export.csv",
