@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("continent", 0),
     ("import", 0),
     ("prior", 0),
+    ("list_layout", 0),
     // Formats: bytes in, typed values out.
     ("shard", 1),
     // A loaded shard, then its index.
