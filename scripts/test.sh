@@ -10,10 +10,12 @@ bash scripts/setup.sh
 mkdir -p target
 log=target/test-output.txt
 : > "$log"
+# Each phase says when it starts: where CI's minutes go.
+phase() { echo "== $1 (at $(( $(date +%s) - started )) s)"; }
 
-echo "== format"
+phase "format"
 cargo fmt --all --check
-echo "== lint"
+phase "lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p registry-wasm --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 # The widget's builds: the suggest-only registry wasm and the UI without the
@@ -22,22 +24,22 @@ cargo clippy -p registry-wasm --no-default-features --features typeahead --targe
 cargo clippy -p registry-wasm --no-default-features --features search,typeahead --target wasm32-unknown-unknown --locked -- -D warnings
 cargo clippy -p registry-ui --no-default-features --target wasm32-unknown-unknown --locked -- -D warnings
 
-echo "== native tests (../shared data used when present)"
+phase "native tests (../shared data used when present)"
 cargo test --workspace --locked 2>&1 | tee -a "$log"
 
-echo "== wasm tests in headless Chromium"
+phase "wasm tests in headless Chromium"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=/usr/bin/chromedriver \
   cargo test -p registry-wasm --target wasm32-unknown-unknown --locked 2>&1 | tee -a "$log"
 
-echo "== site build, npm package"
+phase "site build, npm package"
 bash scripts/build-web.sh
 bash scripts/build-npm.sh
 
-echo "== browser end-to-end tests (site root)"
+phase "browser end-to-end tests (site root)"
 # Every test is bounded: a hang fails its test instead of stalling CI.
 node --test --test-timeout=180000 tests/*.test.mjs 2>&1 | tee -a "$log"
 
-echo "== the suites where URLs resolve, against \`registry site\` output served under a sub-path"
+phase "the suites where URLs resolve, against \`registry site\` output served under a sub-path"
 ./target/release/registry site data/demo/registry-demo.json -o target/dist --release demo -q
 # A sub-path changes how URLs resolve (data, workers, the service worker's
 # scope, the map and match files, links): the suites that check layout,
