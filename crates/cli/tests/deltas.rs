@@ -30,6 +30,18 @@ fn ok(args: &[&str]) {
     );
 }
 
+/// `registry <command> <dump> -o <out> --release <release> --level 3
+/// [--previous <p>]… -q` (`command`: build, or site with its `--app`).
+fn build(command: &[&str], dump: &str, out: &Path, release: &str, previous: &[&Path]) {
+    let mut args: Vec<&str> = command.to_vec();
+    let out = out.to_str().unwrap();
+    args.extend([dump, "-o", out, "--release", release, "--level", "3", "-q"]);
+    for p in previous {
+        args.extend(["--previous", p.to_str().unwrap()]);
+    }
+    ok(&args);
+}
+
 fn tmp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("registry-deltas-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -114,35 +126,13 @@ fn check_deltas(old: &Path, new: &Path) -> (u64, u64) {
 fn a_build_given_the_last_release_writes_deltas_that_make_the_new_files() {
     let dir = tmp_dir("build");
     let (a, b) = (dir.join("a"), dir.join("b"));
-    ok(&[
-        "build",
-        DEMO,
-        "-o",
-        a.to_str().unwrap(),
-        "--release",
-        "a",
-        "--level",
-        "3",
-        "-q",
-    ]);
+    build(&["build"], DEMO, &a, "a", &[]);
     assert!(
         manifest(&a).files.iter().all(|f| f.deltas.is_empty()),
         "no earlier release, no delta"
     );
     let next = next_release(&dir);
-    ok(&[
-        "build",
-        &next,
-        "-o",
-        b.to_str().unwrap(),
-        "--release",
-        "b",
-        "--level",
-        "3",
-        "--previous",
-        a.to_str().unwrap(),
-        "-q",
-    ]);
+    build(&["build"], &next, &b, "b", &[&a]);
     let (delta_bytes, file_bytes) = check_deltas(&a, &b);
     assert!(
         delta_bytes * 4 < file_bytes,
@@ -150,19 +140,7 @@ fn a_build_given_the_last_release_writes_deltas_that_make_the_new_files() {
     );
     // The same folder as output and as the last release: read before it is
     // cleared; the earlier build's files and deltas go.
-    ok(&[
-        "build",
-        DEMO,
-        "-o",
-        b.to_str().unwrap(),
-        "--release",
-        "c",
-        "--level",
-        "3",
-        "--previous",
-        b.to_str().unwrap(),
-        "-q",
-    ]);
+    build(&["build"], DEMO, &b, "c", &[&b]);
     let names: Vec<String> = std::fs::read_dir(&b)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -200,19 +178,7 @@ fn a_site_given_its_own_folder_as_the_last_release_carries_deltas() {
         return;
     }
     let (site, keep) = (dir.join("site"), dir.join("a-data"));
-    ok(&[
-        "site",
-        DEMO,
-        "-o",
-        site.to_str().unwrap(),
-        "--app",
-        app,
-        "--release",
-        "a",
-        "--level",
-        "3",
-        "-q",
-    ]);
+    build(&["site", "--app", app], DEMO, &site, "a", &[]);
     // The old data folder, as a user's offline copy holds it.
     std::fs::create_dir_all(&keep).unwrap();
     for e in std::fs::read_dir(site.join("data")).unwrap() {
@@ -222,22 +188,7 @@ fn a_site_given_its_own_folder_as_the_last_release_carries_deltas() {
         }
     }
     let next = next_release(&dir);
-    let s = site.to_str().unwrap();
-    ok(&[
-        "site",
-        &next,
-        "-o",
-        s,
-        "--app",
-        app,
-        "--release",
-        "b",
-        "--level",
-        "3",
-        "--previous",
-        s,
-        "-q",
-    ]);
+    build(&["site", "--app", app], &next, &site, "b", &[&site]);
     check_deltas(&keep, &site.join("data"));
 }
 
@@ -245,17 +196,7 @@ fn a_site_given_its_own_folder_as_the_last_release_carries_deltas() {
 fn a_previous_release_that_is_damaged_or_missing_is_named() {
     let dir = tmp_dir("bad");
     let a = dir.join("a");
-    ok(&[
-        "build",
-        DEMO,
-        "-o",
-        a.to_str().unwrap(),
-        "--release",
-        "a",
-        "--level",
-        "3",
-        "-q",
-    ]);
+    build(&["build"], DEMO, &a, "a", &[]);
     let out = registry(&[
         "build",
         DEMO,
