@@ -293,9 +293,48 @@ pub struct BenchSearchArgs {
 }
 
 pub fn cmd_bench_search(a: BenchSearchArgs) -> Result<(), String> {
-    let (builds, want_targets) = (a.builds, a.targets);
-    let (only_lat, only_rel) = (a.latency, a.relevance);
-    let eval = a.eval.as_path();
+    let engine = build_and_measure_index(&a)?;
+    let n = engine.registry().len();
+    let step = (n / a.targets.max(1)).max(1);
+    let targets: Vec<usize> = (0..n).step_by(step).collect();
+    let realistic_t = realistic_targets(&engine, &a.eval, a.targets)?;
+    let page_queries = || {
+        if realistic_t.is_none() {
+            println!(
+                "\n(realistic targets skipped: {} not found)",
+                a.eval.display()
+            );
+        }
+        crate::bench_page::queries(&engine, &targets, realistic_t.as_deref().unwrap_or(&[]))
+    };
+    if a.page {
+        crate::bench_page::print(&engine, &page_queries());
+        return Ok(());
+    }
+    if !a.latency {
+        print_prior_effect(&a, &engine, &targets, step, realistic_t.as_deref())?;
+        if a.realistic {
+            return Ok(());
+        }
+    }
+    let mut suggest_lat: Vec<f64> = Vec::new();
+    let e2_queries = if a.latency {
+        time_prefix_typing(&engine, &targets, &mut suggest_lat)
+    } else {
+        let queries = print_relevance(&engine, &targets, step, &mut suggest_lat);
+        crate::bench_page::print(&engine, &page_queries());
+        queries
+    };
+    if !a.relevance {
+        print_latency(&engine, &e2_queries, suggest_lat);
+    }
+    Ok(())
+}
+
+/// Loads the data, builds the engine and prints the index's build time and
+/// heap; the index is built `--builds` times more, because one build alone
+/// is at the mercy of machine noise.
+fn build_and_measure_index(a: &BenchSearchArgs) -> Result<Engine, String> {
     let registry = load::load(&a.data, true)?;
     let n = registry.len();
     let before = alloc::current();
@@ -305,18 +344,8 @@ pub fn cmd_bench_search(a: BenchSearchArgs) -> Result<(), String> {
     let build_ms = t.elapsed().as_secs_f64() * 1000.0;
     let held = alloc::current() - before;
     let peak = alloc::peak() - before;
+    let times = time_index_builds(&engine, a.builds);
     let ix = engine.index();
-    // Repeat the build to see through machine noise.
-    let mut times: Vec<f64> = (0..builds.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            let again = registry_core::index::Index::build(engine.registry());
-            let ms = t.elapsed().as_secs_f64() * 1000.0;
-            std::hint::black_box(&again);
-            ms
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
     let before = alloc::current();
     let t = Instant::now();
     ix.warm(engine.registry());
@@ -328,7 +357,8 @@ pub fn cmd_bench_search(a: BenchSearchArgs) -> Result<(), String> {
         ix.entries()
     );
     println!(
-        "index (names, filters, facets): built in {build_ms:.1} ms ({builds} more builds: min {:.1}, median {:.1} ms); heap {:.1} MB held, {:.1} MB peak during build; {} names, {} terms",
+        "index (names, filters, facets): built in {build_ms:.1} ms ({} more builds: min {:.1}, median {:.1} ms); heap {:.1} MB held, {:.1} MB peak during build; {} names, {} terms",
+        a.builds,
         times[0],
         times[times.len() / 2],
         held as f64 / 1e6,
@@ -341,278 +371,365 @@ pub fn cmd_bench_search(a: BenchSearchArgs) -> Result<(), String> {
         ext_held as f64 / 1e6,
         ix.external(engine.registry()).len()
     );
-    let reg = engine.registry();
-    let step = (n / want_targets.max(1)).max(1);
-    let targets: Vec<usize> = (0..n).step_by(step).collect();
-    let realistic_t = realistic_targets(&engine, eval, want_targets)?;
-    let page_queries = || {
-        if realistic_t.is_none() {
-            println!(
-                "\n(realistic targets skipped: {} not found)",
-                eval.display()
-            );
-        }
-        crate::bench_page::queries(&engine, &targets, realistic_t.as_deref().unwrap_or(&[]))
-    };
-    if a.page {
-        crate::bench_page::print(&engine, &page_queries());
-        return Ok(());
-    }
+    Ok(engine)
+}
 
-    if !only_lat {
-        // What the record prior changes: the same data at the neutral prior
-        // (ranking as before the prior existed).
-        let baseline = Engine::new(load::load(&a.data, true)?.without_prior());
-        println!(
-            "\nrealistic targets (gold record of every n-th row of {}), k = 5:",
-            eval.display()
-        );
-        match &realistic_t {
-            None => println!("  skipped: {} not found", eval.display()),
-            Some(t) => {
-                realistic(&engine, t, "prior");
-                realistic(&baseline, t, "no prior");
-                if a.oracle {
-                    // Priors from the picks themselves: what a perfect
-                    // content model could reach (not shippable).
-                    let rows = crate::picks::gold_per_row(eval)?;
-                    let mut counts = vec![0usize; n];
-                    for id in &rows {
-                        if let Some(i) = registry_core::RecordId::parse(id)
-                            .ok()
-                            .and_then(|id| engine.registry().index_of(id))
-                        {
-                            counts[i] += 1;
-                        }
-                    }
-                    let priors = counts
-                        .iter()
-                        .map(|&c| registry_core::prior::quantize(((c as f32) / 0.01).ln_1p()))
-                        .collect();
-                    let oracle = Engine::new(load::load(&a.data, true)?.with_priors(priors));
-                    realistic(&oracle, t, "oracle");
-                }
+/// Milliseconds of `builds` (at least one) more index builds, sorted.
+fn time_index_builds(engine: &Engine, builds: usize) -> Vec<f64> {
+    let mut times: Vec<f64> = (0..builds.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            let again = registry_core::index::Index::build(engine.registry());
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            std::hint::black_box(&again);
+            ms
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times
+}
+
+/// What the record prior changes: the realistic targets and the uniform
+/// ones typed against the same data at the neutral prior (the ranking
+/// before the prior existed), and with `--oracle` against priors from the
+/// picks themselves.
+fn print_prior_effect(
+    a: &BenchSearchArgs,
+    engine: &Engine,
+    targets: &[usize],
+    step: usize,
+    realistic_t: Option<&[usize]>,
+) -> Result<(), String> {
+    let baseline = Engine::new(load::load(&a.data, true)?.without_prior());
+    println!(
+        "\nrealistic targets (gold record of every n-th row of {}), k = 5:",
+        a.eval.display()
+    );
+    match realistic_t {
+        None => println!("  skipped: {} not found", a.eval.display()),
+        Some(t) => {
+            realistic(engine, t, "prior");
+            realistic(&baseline, t, "no prior");
+            if a.oracle {
+                let oracle = oracle_engine(a, engine)?;
+                realistic(&oracle, t, "oracle");
             }
         }
-        let mut lat = Vec::new();
-        let (mut with, mut without) = (Typing::default(), Typing::default());
-        for &i in &targets {
-            let name = reg.display_name(i);
-            with.run(&engine, name, i, &mut lat);
-            without.run(&baseline, name, i, &mut lat);
-        }
-        println!(
-            "  uniform targets ({}, every {step}th record), display name: mean keystrokes to top-1 {:.2} (reached {:.3}) with the prior, {:.2} (reached {:.3}) without ({:+.1} %); to top-5 {:.2} / {:.2}",
-            targets.len(),
-            with.mean_keys(1),
-            with.keys_to_top1.len() as f64 / with.targets.max(1) as f64,
-            without.mean_keys(1),
-            without.keys_to_top1.len() as f64 / without.targets.max(1) as f64,
-            (with.mean_keys(1) / without.mean_keys(1) - 1.0) * 100.0,
-            with.mean_keys(5),
-            without.mean_keys(5),
-        );
-        if a.realistic {
-            return Ok(());
+    }
+    print_uniform_keystrokes(engine, &baseline, targets, step);
+    Ok(())
+}
+
+/// The data with priors from the picks themselves: what a perfect content
+/// model could reach (not shippable), the bound for any real prior.
+fn oracle_engine(a: &BenchSearchArgs, engine: &Engine) -> Result<Engine, String> {
+    let rows = crate::picks::gold_per_row(&a.eval)?;
+    let mut counts = vec![0usize; engine.registry().len()];
+    for id in &rows {
+        if let Some(i) = registry_core::RecordId::parse(id)
+            .ok()
+            .and_then(|id| engine.registry().index_of(id))
+        {
+            counts[i] += 1;
         }
     }
-    let mut suggest_lat: Vec<f64> = Vec::new();
+    let priors = counts
+        .iter()
+        .map(|&c| registry_core::prior::quantize(((c as f32) / 0.01).ln_1p()))
+        .collect();
+    Ok(Engine::new(load::load(&a.data, true)?.with_priors(priors)))
+}
+
+/// The uniform targets' display names typed with the prior and without:
+/// the mean keystrokes to the top 1 and top 5, side by side.
+fn print_uniform_keystrokes(engine: &Engine, baseline: &Engine, targets: &[usize], step: usize) {
+    let mut lat = Vec::new();
+    let (mut with, mut without) = (Typing::default(), Typing::default());
+    for &i in targets {
+        let name = engine.registry().display_name(i);
+        with.run(engine, name, i, &mut lat);
+        without.run(baseline, name, i, &mut lat);
+    }
+    println!(
+        "  uniform targets ({}, every {step}th record), display name: mean keystrokes to top-1 {:.2} (reached {:.3}) with the prior, {:.2} (reached {:.3}) without ({:+.1} %); to top-5 {:.2} / {:.2}",
+        targets.len(),
+        with.mean_keys(1),
+        with.keys_to_top1.len() as f64 / with.targets.max(1) as f64,
+        without.mean_keys(1),
+        without.keys_to_top1.len() as f64 / without.targets.max(1) as f64,
+        (with.mean_keys(1) / without.mean_keys(1) - 1.0) * 100.0,
+        with.mean_keys(5),
+        without.mean_keys(5),
+    );
+}
+
+/// How many queries of a family were asked and how many found their target
+/// first and among the first five.
+#[derive(Default)]
+struct Recall {
+    queries: usize,
+    at1: usize,
+    at5: usize,
+}
+
+impl Recall {
+    fn add(&mut self, rank: Option<usize>) {
+        self.queries += 1;
+        self.at1 += usize::from(rank == Some(0));
+        self.at5 += usize::from(rank.is_some());
+    }
+
+    fn share(hits: usize, of: usize) -> f64 {
+        hits as f64 / of.max(1) as f64
+    }
+}
+
+/// Every query family of the suggest and E2 relevance figures, filled one
+/// target at a time.
+#[derive(Default)]
+struct Families {
+    prefix: Typing,
+    words_first: Typing,
+    accent: Typing,
+    non_latin: Typing,
+    /// Suggest, the acronym typed fully.
+    acronym: Recall,
+    e2_name: Recall,
+    e2_acronym: Recall,
+    e2_accent: Recall,
+    e2_non_latin: Recall,
+}
+
+impl Families {
+    /// Types the target's display name (as written and rarest word first),
+    /// its first acronym of 2+ characters, its name folded to ASCII (when
+    /// it has non-ASCII Latin letters) and its first non-Latin name; each
+    /// text that E2 can be asked is asked too.
+    fn run(&mut self, engine: &Engine, i: usize, lat: &mut Vec<f64>) {
+        let reg = engine.registry();
+        let name = reg.display_name(i).to_string();
+        self.prefix.run(engine, &name, i, lat);
+        self.words_first
+            .run(engine, &rarest_first(engine, &name), i, lat);
+        self.e2_name.add(e2_rank(engine, &name, i));
+        if let Some(acr) = reg
+            .names(i)
+            .find(|x| x.is_acronym() && x.value.chars().count() >= 2)
+        {
+            let acr = acr.value.to_string();
+            self.acronym.add(rank_of(engine, &acr, i, 5, lat));
+            self.e2_acronym.add(e2_rank(engine, &acr, i));
+        }
+        if !name.is_ascii() && !is_non_latin(&name) {
+            let stripped = accent_stripped(&name);
+            self.accent.run(engine, &stripped, i, lat);
+            self.e2_accent.add(e2_rank(engine, &stripped, i));
+        }
+        if let Some(nl) = reg.names(i).find(|x| is_non_latin(x.value)) {
+            let nl = nl.value.to_string();
+            self.non_latin.run(engine, &nl, i, lat);
+            self.e2_non_latin.add(e2_rank(engine, &nl, i));
+        }
+    }
+
+    fn print(&self, engine: &Engine) {
+        self.prefix.print("prefix");
+        print_prefix_bound(engine);
+        self.words_first.print("words-first");
+        self.accent.print("accent-stripped");
+        self.non_latin.print("non-Latin");
+        println!(
+            "  {:<16} targets {:>5}  success@1 {:.3}  success@5 {:.3} (acronym typed fully; acronyms are shared, so @1 is bounded)",
+            "acronym",
+            self.acronym.queries,
+            Recall::share(self.acronym.at1, self.acronym.queries),
+            Recall::share(self.acronym.at5, self.acronym.queries)
+        );
+        println!("\nE2 query (escaped, all_status), recall@1 / recall@5:");
+        for (name, r) in [
+            ("full display name", &self.e2_name),
+            ("acronym", &self.e2_acronym),
+            ("accent-stripped", &self.e2_accent),
+            ("non-Latin name", &self.e2_non_latin),
+        ] {
+            println!(
+                "  {name:<18} queries {:>5}  recall@1 {:.3}  recall@5 {:.3}",
+                r.queries,
+                Recall::share(r.at1, r.queries),
+                Recall::share(r.at5, r.queries)
+            );
+        }
+    }
+}
+
+/// The target's rank among E2's first five results for `q` (escaped, every
+/// status), or None.
+fn e2_rank(engine: &Engine, q: &str, target: usize) -> Option<usize> {
     let all = Filters {
         all_status: true,
         ..Filters::default()
     };
-    let mut e2_queries: Vec<String> = Vec::new();
-    if !only_lat {
-        println!(
-            "\nsuggest (k = 5), {} targets (every {step}th record):",
-            targets.len()
-        );
-        let mut prefix = Typing::default();
-        let mut words_first = Typing::default();
-        let mut accent = Typing::default();
-        let mut non_latin = Typing::default();
-        let (mut acr_n, mut acr1, mut acr5) = (0, 0, 0);
-        let (mut e2_n, mut e2_1, mut e2_5) = (0, 0, 0);
-        let mut e2_fam: Vec<(&str, usize, usize, usize)> = Vec::new();
-        let e2_rank = |q: &str, target: usize| -> Option<usize> {
-            let hits = engine.search(&query::escape(q), &all).ok()?;
-            hits.records
-                .iter()
-                .take(5)
-                .position(|&r| r as usize == target)
-        };
-        let (mut ea_n, mut ea1, mut ea5) = (0, 0, 0);
-        let (mut en_n, mut en1, mut en5) = (0, 0, 0);
-        let (mut eacr_n, mut eacr1, mut eacr5) = (0, 0, 0);
-        for &i in &targets {
-            let name = reg.display_name(i).to_string();
-            prefix.run(&engine, &name, i, &mut suggest_lat);
-            words_first.run(&engine, &rarest_first(&engine, &name), i, &mut suggest_lat);
-            let r = e2_rank(&name, i);
-            e2_n += 1;
-            e2_1 += usize::from(r == Some(0));
-            e2_5 += usize::from(r.is_some());
-            e2_queries.push(name.clone());
-            if let Some(acr) = reg
-                .names(i)
-                .find(|x| x.is_acronym() && x.value.chars().count() >= 2)
-            {
-                let acr = acr.value.to_string();
-                let r = rank_of(&engine, &acr, i, 5, &mut suggest_lat);
-                acr_n += 1;
-                acr1 += usize::from(r == Some(0));
-                acr5 += usize::from(r.is_some());
-                let r = e2_rank(&acr, i);
-                eacr_n += 1;
-                eacr1 += usize::from(r == Some(0));
-                eacr5 += usize::from(r.is_some());
-            }
-            if !name.is_ascii() && !is_non_latin(&name) {
-                let stripped = accent_stripped(&name);
-                accent.run(&engine, &stripped, i, &mut suggest_lat);
-                let r = e2_rank(&stripped, i);
-                ea_n += 1;
-                ea1 += usize::from(r == Some(0));
-                ea5 += usize::from(r.is_some());
-            }
-            if let Some(nl) = reg.names(i).find(|x| is_non_latin(x.value)) {
-                let nl = nl.value.to_string();
-                non_latin.run(&engine, &nl, i, &mut suggest_lat);
-                let r = e2_rank(&nl, i);
-                en_n += 1;
-                en1 += usize::from(r == Some(0));
-                en5 += usize::from(r.is_some());
-            }
+    let hits = engine.search(&query::escape(q), &all).ok()?;
+    hits.records
+        .iter()
+        .take(5)
+        .position(|&r| r as usize == target)
+}
+
+/// Suggest and E2 relevance of every query family over the uniform
+/// targets, printed; returns the display names, which the latency figures
+/// ask E2 again.
+fn print_relevance(
+    engine: &Engine,
+    targets: &[usize],
+    step: usize,
+    suggest_lat: &mut Vec<f64>,
+) -> Vec<String> {
+    println!(
+        "\nsuggest (k = 5), {} targets (every {step}th record):",
+        targets.len()
+    );
+    let mut families = Families::default();
+    for &i in targets {
+        families.run(engine, i, suggest_lat);
+    }
+    families.print(engine);
+    display_names(engine, targets)
+}
+
+fn display_names(engine: &Engine, targets: &[usize]) -> Vec<String> {
+    targets
+        .iter()
+        .map(|&i| engine.registry().display_name(i).to_string())
+        .collect()
+}
+
+/// What any ranking could reach: records sharing the first n folded
+/// characters of their display name compete for the same k slots.
+fn print_prefix_bound(engine: &Engine) {
+    let reg = engine.registry();
+    let n = reg.len();
+    let folded: Vec<Vec<char>> = (0..n)
+        .map(|i| text::fold(reg.display_name(i)).chars().collect())
+        .collect();
+    let mut bounds = Vec::new();
+    for keys in [3usize, 6, 10] {
+        let mut groups: std::collections::HashMap<String, usize> = Default::default();
+        for f in &folded {
+            *groups.entry(f.iter().take(keys).collect()).or_default() += 1;
         }
-        prefix.print("prefix");
-        // What any ranking could reach: records sharing the first n folded
-        // characters of their display name compete for the same k slots.
-        let folded: Vec<Vec<char>> = (0..n)
-            .map(|i| text::fold(reg.display_name(i)).chars().collect())
+        let at5: usize = groups.values().map(|&g| g.min(5)).sum();
+        bounds.push(format!(
+            "{keys}: {:.3}/{:.3}",
+            groups.len() as f64 / n as f64,
+            at5 as f64 / n as f64
+        ));
+    }
+    println!(
+        "  {:<16} oracle bound (best possible ranking; all {n} records) success@1/@5 at keystroke {}",
+        "",
+        bounds.join("  ")
+    );
+}
+
+/// `--latency`: the display names typed keystroke by keystroke for the
+/// suggest latency alone (no relevance printed); returns the names.
+fn time_prefix_typing(
+    engine: &Engine,
+    targets: &[usize],
+    suggest_lat: &mut Vec<f64>,
+) -> Vec<String> {
+    for &i in targets {
+        let name = engine.registry().display_name(i);
+        Typing::default().run(engine, name, i, suggest_lat);
+    }
+    display_names(engine, targets)
+}
+
+/// Latency of suggest (the calls made above), of E2 with facets through
+/// the router and of the search page's `mode=typed`, with the slowest of
+/// each.
+fn print_latency(engine: &Engine, e2_queries: &[String], mut suggest_lat: Vec<f64>) {
+    let paths = e2_paths(e2_queries);
+    let (mut e, bad, _) = time_requests(engine, &paths);
+    let (mut t, typed_bad, slowest_typed) = time_requests(engine, &typed_paths(&paths));
+    println!(
+        "\nlatency (native, this build):\n  suggest  {} calls: {}",
+        suggest_lat.len(),
+        summary(&mut suggest_lat)
+    );
+    SLOWEST.with(|s| {
+        let s = s.borrow();
+        let list: Vec<String> = s
+            .iter()
+            .map(|(ms, q)| format!("{q:?} {ms:.2} ms"))
             .collect();
-        let mut bounds = Vec::new();
-        for keys in [3usize, 6, 10] {
-            let mut groups: std::collections::HashMap<String, usize> = Default::default();
-            for f in &folded {
-                *groups.entry(f.iter().take(keys).collect()).or_default() += 1;
-            }
-            let at5: usize = groups.values().map(|&g| g.min(5)).sum();
-            bounds.push(format!(
-                "{keys}: {:.3}/{:.3}",
-                groups.len() as f64 / n as f64,
-                at5 as f64 / n as f64
+        println!("  slowest suggest calls: {}", list.join(", "));
+    });
+    println!(
+        "  E2+facets {} requests via handle(): {} ({bad} non-200)",
+        e.len(),
+        summary(&mut e)
+    );
+    println!(
+        "  mode=typed (the search page) {} requests via handle(): {} ({typed_bad} non-200)",
+        t.len(),
+        summary(&mut t)
+    );
+    let list: Vec<String> = slowest_typed
+        .iter()
+        .map(|(ms, p)| format!("{p} {ms:.2} ms"))
+        .collect();
+    println!("  slowest mode=typed requests: {}", list.join(", "));
+}
+
+/// E2 requests through the router (parsing, search, facets, 20 records,
+/// JSON): each query escaped, its first word over every status, every
+/// tenth as a filtered v1 request, then broad words and plain listings.
+fn e2_paths(e2_queries: &[String]) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for (k, q) in e2_queries.iter().enumerate() {
+        let esc = encode_component(&query::escape(q));
+        paths.push(format!("/v2/organizations?query={esc}"));
+        if let Some(first) = q.split_whitespace().next() {
+            paths.push(format!(
+                "/v2/organizations?query={}&all_status",
+                encode_component(&query::escape(first))
             ));
         }
-        println!(
-            "  {:<16} oracle bound (best possible ranking; all {n} records) success@1/@5 at keystroke {}",
-            "",
-            bounds.join("  ")
-        );
-        words_first.print("words-first");
-        accent.print("accent-stripped");
-        non_latin.print("non-Latin");
-        let f = |a: usize, b: usize| a as f64 / b.max(1) as f64;
-        println!(
-            "  {:<16} targets {acr_n:>5}  success@1 {:.3}  success@5 {:.3} (acronym typed fully; acronyms are shared, so @1 is bounded)",
-            "acronym",
-            f(acr1, acr_n),
-            f(acr5, acr_n)
-        );
-        e2_fam.push(("full display name", e2_n, e2_1, e2_5));
-        e2_fam.push(("acronym", eacr_n, eacr1, eacr5));
-        e2_fam.push(("accent-stripped", ea_n, ea1, ea5));
-        e2_fam.push(("non-Latin name", en_n, en1, en5));
-        println!("\nE2 query (escaped, all_status), recall@1 / recall@5:");
-        for (name, n, r1, r5) in e2_fam {
-            println!(
-                "  {name:<18} queries {n:>5}  recall@1 {:.3}  recall@5 {:.3}",
-                f(r1, n),
-                f(r5, n)
-            );
-        }
-        crate::bench_page::print(&engine, &page_queries());
-    } else {
-        for &i in &targets {
-            let name = reg.display_name(i).to_string();
-            let mut p = Typing::default();
-            p.run(&engine, &name, i, &mut suggest_lat);
-            e2_queries.push(name);
+        if k % 10 == 0 {
+            paths.push(format!(
+                "/v1/organizations?query={esc}&filter=types:education,status:active"
+            ));
         }
     }
-    if !only_rel {
-        // E2 latency through the router (parsing, search, facets, 20 records, JSON).
-        let mut paths: Vec<String> = Vec::new();
-        for (k, q) in e2_queries.iter().enumerate() {
-            let esc = encode_component(&query::escape(q));
-            paths.push(format!("/v2/organizations?query={esc}"));
-            if let Some(first) = q.split_whitespace().next() {
-                paths.push(format!(
-                    "/v2/organizations?query={}&all_status",
-                    encode_component(&query::escape(first))
-                ));
-            }
-            if k % 10 == 0 {
-                paths.push(format!(
-                    "/v1/organizations?query={esc}&filter=types:education,status:active"
-                ));
-            }
-        }
-        for broad in [
-            "university",
-            "institute",
-            "hospital",
-            "national",
-            "research",
-            "of",
-            "a",
-        ] {
-            paths.push(format!("/v2/organizations?query={broad}"));
-        }
-        paths.push("/v2/organizations".to_string());
-        paths.push("/v2/organizations?filter=types:education&page=3".to_string());
-        let (mut e, bad, _) = time_requests(&engine, &paths);
-        // The search page's reading of the same queries, and of what a
-        // person submits half typed (the typeahead's whole ranking of a
-        // short prefix is the costly case).
-        let typed_paths: Vec<String> = paths
-            .iter()
-            .filter(|p| p.contains("query="))
-            .map(|p| format!("{p}&mode=typed"))
-            .chain(
-                ["u", "a", "univ", "uni", "s", "inst", "university of"]
-                    .map(|q| format!("/v2/organizations?query={}&mode=typed", encode_component(q))),
-            )
-            .collect();
-        let (mut t, typed_bad, slowest_typed) = time_requests(&engine, &typed_paths);
-        let mut s = suggest_lat.clone();
-        println!(
-            "\nlatency (native, this build):\n  suggest  {} calls: {}",
-            s.len(),
-            summary(&mut s)
-        );
-        SLOWEST.with(|s| {
-            let s = s.borrow();
-            let list: Vec<String> = s
-                .iter()
-                .map(|(ms, q)| format!("{q:?} {ms:.2} ms"))
-                .collect();
-            println!("  slowest suggest calls: {}", list.join(", "));
-        });
-        println!(
-            "  E2+facets {} requests via handle(): {} ({bad} non-200)",
-            e.len(),
-            summary(&mut e)
-        );
-        println!(
-            "  mode=typed (the search page) {} requests via handle(): {} ({typed_bad} non-200)",
-            t.len(),
-            summary(&mut t)
-        );
-        let list: Vec<String> = slowest_typed
-            .iter()
-            .map(|(ms, p)| format!("{p} {ms:.2} ms"))
-            .collect();
-        println!("  slowest mode=typed requests: {}", list.join(", "));
+    for broad in [
+        "university",
+        "institute",
+        "hospital",
+        "national",
+        "research",
+        "of",
+        "a",
+    ] {
+        paths.push(format!("/v2/organizations?query={broad}"));
     }
-    Ok(())
+    paths.push("/v2/organizations".to_string());
+    paths.push("/v2/organizations?filter=types:education&page=3".to_string());
+    paths
+}
+
+/// The search page's reading of the same queries, and of what a person
+/// submits half typed (the typeahead's whole ranking of a short prefix is
+/// the costly case).
+fn typed_paths(paths: &[String]) -> Vec<String> {
+    paths
+        .iter()
+        .filter(|p| p.contains("query="))
+        .map(|p| format!("{p}&mode=typed"))
+        .chain(
+            ["u", "a", "univ", "uni", "s", "inst", "university of"]
+                .map(|q| format!("/v2/organizations?query={}&mode=typed", encode_component(q))),
+        )
+        .collect()
 }

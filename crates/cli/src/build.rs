@@ -15,10 +15,7 @@ use crate::encoders::{Zstd, sha256_hex};
 use crate::out_file::OutFile;
 use crate::pieces::PieceArgs;
 use crate::progress::Step;
-use crate::{cli, load};
-
-/// Default compression level: slow to build (seconds), smallest to ship.
-pub const DEFAULT_LEVEL: i32 = 19;
+use crate::{arg_values, load};
 
 /// Import a dump and write shard files + manifest.json.
 #[derive(clap::Args)]
@@ -39,7 +36,7 @@ pub struct BuildArgs {
     #[arg(long)]
     skip_invalid: bool,
     /// zstd level (19: smallest files, a few seconds)
-    #[arg(long, value_name = "1-22", default_value_t = DEFAULT_LEVEL, value_parser = cli::zstd_level)]
+    #[arg(long, value_name = "1-22", default_value_t = arg_values::DEFAULT_ZSTD_LEVEL, value_parser = arg_values::zstd_level)]
     level: i32,
     #[command(flatten)]
     pieces: PieceArgs,

@@ -13,6 +13,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 /// The Origin sent with every request: a page on another origin.
@@ -108,24 +109,59 @@ fn get(
 ) -> Result<Reply, String> {
     let what = format!("http://{}:{}{path}", site.host, site.port);
     let deadline = Instant::now() + timeout;
+    let mut stream = connect(site, &what, timeout)?;
+    stream
+        .set_write_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    stream
+        .write_all(request(site, path, extra).as_bytes())
+        .map_err(|e| format!("{what}: cannot send the request: {e}"))?;
+    let mut answer = Answer {
+        stream,
+        deadline,
+        timeout,
+        what,
+    };
+    let (status, headers, body) = answer.read_head()?;
+    let mut reply = Reply {
+        status,
+        headers,
+        body,
+        truncated: false,
+    };
+    let length = reply
+        .header("content-length")
+        .and_then(|v| v.parse::<u64>().ok());
+    let chunked = reply
+        .header("transfer-encoding")
+        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+    match length.filter(|_| !chunked) {
+        Some(len) => answer.read_sized_body(&mut reply, len, cap)?,
+        None => answer.read_open_body(&mut reply, chunked, cap)?,
+    }
+    Ok(reply)
+}
+
+/// A connection to the first of the host's addresses that accepts one
+/// within `timeout` (a name may resolve to an address that does not answer).
+fn connect(site: &Site, what: &str, timeout: Duration) -> Result<TcpStream, String> {
     let addrs: Vec<_> = (site.host.trim_matches(['[', ']']), site.port)
         .to_socket_addrs()
         .map_err(|e| format!("{what}: cannot resolve {}: {e}", site.host))?
         .collect();
-    let mut stream = None;
     let mut last = String::from("no address");
     for addr in addrs {
         match TcpStream::connect_timeout(&addr, timeout) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
+            Ok(s) => return Ok(s),
             Err(e) => last = e.to_string(),
         }
     }
-    let mut s = stream.ok_or_else(|| format!("{what}: cannot connect: {last}"))?;
-    s.set_write_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
+    Err(format!("{what}: cannot connect: {last}"))
+}
+
+/// The request's head: a browser's GET from a page on [`ORIGIN`], which
+/// takes gzip and br, and the connection closed after the answer.
+fn request(site: &Site, path: &str, extra: &[&str]) -> String {
     let host = if site.port == 80 {
         site.host.clone()
     } else {
@@ -141,123 +177,147 @@ fn get(
         req.push_str("\r\n");
     }
     req.push_str("\r\n");
-    s.write_all(req.as_bytes())
-        .map_err(|e| format!("{what}: cannot send the request: {e}"))?;
+    req
+}
 
-    // Reads into `buf` once, within the deadline; 0 at the end of the stream.
-    let read_some = |s: &mut TcpStream, buf: &mut [u8]| -> Result<usize, String> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(format!(
+/// The answer being read: every read ends by one deadline for the whole
+/// request, so a host that trickles bytes cannot hold the check.
+struct Answer {
+    stream: TcpStream,
+    deadline: Instant,
+    timeout: Duration,
+    /// The URL, for the errors.
+    what: String,
+}
+
+impl Answer {
+    /// Reads into `buf` once, within the deadline; 0 at the end of the stream.
+    fn read_some(&mut self, buf: &mut [u8]) -> Result<usize, String> {
+        let what = &self.what;
+        let late = || {
+            format!(
                 "{what}: no complete answer within {} s",
-                timeout.as_secs()
-            ));
+                self.timeout.as_secs()
+            )
+        };
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(late());
         }
-        s.set_read_timeout(Some(left)).map_err(|e| e.to_string())?;
-        s.read(buf).map_err(|e| match e.kind() {
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-                format!("{what}: no complete answer within {} s", timeout.as_secs())
-            }
+        self.stream
+            .set_read_timeout(Some(left))
+            .map_err(|e| e.to_string())?;
+        self.stream.read(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => late(),
             _ => format!("{what}: {e}"),
         })
-    };
-
-    let mut data = Vec::new();
-    let mut chunk = [0u8; 16 * 1024];
-    let head_end = loop {
-        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        if data.len() > HEAD_CAP {
-            return Err(format!(
-                "{what}: the answer's head is larger than {} KiB",
-                HEAD_CAP / 1024
-            ));
-        }
-        let n = read_some(&mut s, &mut chunk)?;
-        if n == 0 {
-            return Err(format!(
-                "{what}: the connection closed before a complete answer"
-            ));
-        }
-        data.extend_from_slice(&chunk[..n]);
-    };
-    let mut raw_headers = [httparse::EMPTY_HEADER; 96];
-    let mut parsed = httparse::Response::new(&mut raw_headers);
-    match parsed.parse(&data[..head_end]) {
-        Ok(httparse::Status::Complete(_)) => {}
-        _ => return Err(format!("{what}: not an HTTP/1.x answer")),
     }
-    let status = parsed.code.unwrap_or(0);
-    let headers: Vec<(String, String)> = parsed
-        .headers
-        .iter()
-        .map(|h| {
-            (
-                h.name.to_string(),
-                String::from_utf8_lossy(h.value).trim().to_string(),
-            )
-        })
-        .collect();
-    let mut reply = Reply {
-        status,
-        headers,
-        body: data[head_end..].to_vec(),
-        truncated: false,
-    };
-    let length = reply
-        .header("content-length")
-        .and_then(|v| v.parse::<u64>().ok());
-    let chunked = reply
-        .header("transfer-encoding")
-        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    if let Some(len) = length.filter(|_| !chunked) {
-        if len > cap as u64 {
-            // Announced larger than this check reads: not read at all.
-            reply.truncated = true;
-            reply.body.truncate(cap);
-            return Ok(reply);
-        }
-        while (reply.body.len() as u64) < len {
-            let n = read_some(&mut s, &mut chunk)?;
+
+    /// The status, the headers and the body's bytes read with the head:
+    /// reads until the blank line (at most HEAD_CAP) and parses the head.
+    #[allow(clippy::type_complexity)]
+    fn read_head(&mut self) -> Result<(u16, Vec<(String, String)>, Vec<u8>), String> {
+        let mut data = Vec::new();
+        let mut chunk = [0u8; 16 * 1024];
+        let head_end = loop {
+            if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            if data.len() > HEAD_CAP {
+                return Err(format!(
+                    "{}: the answer's head is larger than {} KiB",
+                    self.what,
+                    HEAD_CAP / 1024
+                ));
+            }
+            let n = self.read_some(&mut chunk)?;
             if n == 0 {
                 return Err(format!(
-                    "{what}: the connection closed after {} of {len} bytes",
+                    "{}: the connection closed before a complete answer",
+                    self.what
+                ));
+            }
+            data.extend_from_slice(&chunk[..n]);
+        };
+        let mut raw_headers = [httparse::EMPTY_HEADER; 96];
+        let mut parsed = httparse::Response::new(&mut raw_headers);
+        match parsed.parse(&data[..head_end]) {
+            Ok(httparse::Status::Complete(_)) => {}
+            _ => return Err(format!("{}: not an HTTP/1.x answer", self.what)),
+        }
+        let headers = parsed
+            .headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.to_string(),
+                    String::from_utf8_lossy(h.value).trim().to_string(),
+                )
+            })
+            .collect();
+        Ok((parsed.code.unwrap_or(0), headers, data[head_end..].to_vec()))
+    }
+
+    /// A body of a Content-Length: read whole, or not at all when it is
+    /// announced larger than `cap` (the reply is then marked truncated).
+    fn read_sized_body(&mut self, reply: &mut Reply, len: u64, cap: usize) -> Result<(), String> {
+        if len > cap as u64 {
+            reply.truncated = true;
+            reply.body.truncate(cap);
+            return Ok(());
+        }
+        let mut chunk = [0u8; 16 * 1024];
+        while (reply.body.len() as u64) < len {
+            let n = self.read_some(&mut chunk)?;
+            if n == 0 {
+                return Err(format!(
+                    "{}: the connection closed after {} of {len} bytes",
+                    self.what,
                     reply.body.len()
                 ));
             }
             reply.body.extend_from_slice(&chunk[..n]);
         }
         reply.body.truncate(len as usize);
-        return Ok(reply);
+        Ok(())
     }
-    // Chunked or to the end of the stream: read the raw bytes up to the cap
-    // (and the chunk framing's few bytes more), then decode.
-    let limit = cap.saturating_add(cap / 8 + 1024);
-    loop {
-        if reply.body.len() > limit {
+
+    /// A chunked body or one to the end of the stream: the raw bytes up to
+    /// the cap (and the chunk framing's few bytes more), then decoded; more
+    /// than `cap` marks the reply truncated.
+    fn read_open_body(
+        &mut self,
+        reply: &mut Reply,
+        chunked: bool,
+        cap: usize,
+    ) -> Result<(), String> {
+        let limit = cap.saturating_add(cap / 8 + 1024);
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            if reply.body.len() > limit {
+                reply.truncated = true;
+                break;
+            }
+            if chunked && dechunk(&reply.body).is_some_and(|(_, done)| done) {
+                break;
+            }
+            let n = self.read_some(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            reply.body.extend_from_slice(&chunk[..n]);
+        }
+        if chunked {
+            let (body, _) = dechunk(&reply.body)
+                .ok_or_else(|| format!("{}: a chunked body that does not parse", self.what))?;
+            reply.body = body;
+        }
+        if reply.body.len() > cap {
             reply.truncated = true;
-            break;
+            reply.body.truncate(cap);
         }
-        if chunked && dechunk(&reply.body).is_some_and(|(_, done)| done) {
-            break;
-        }
-        let n = read_some(&mut s, &mut chunk)?;
-        if n == 0 {
-            break;
-        }
-        reply.body.extend_from_slice(&chunk[..n]);
+        Ok(())
     }
-    if chunked {
-        let (body, _) = dechunk(&reply.body)
-            .ok_or_else(|| format!("{what}: a chunked body that does not parse"))?;
-        reply.body = body;
-    }
-    if reply.body.len() > cap {
-        reply.truncated = true;
-        reply.body.truncate(cap);
-    }
-    Ok(reply)
 }
 
 /// A chunked body's data as far as it is complete, and whether its last chunk came.
@@ -452,13 +512,29 @@ impl Checker<'_> {
     }
 
     fn run(&mut self) {
-        // The page; a host that does not answer it is not asked again.
-        let page = match get(self.site, &self.url(""), &[], SCRIPT_CAP, self.timeout) {
-            Ok(r) => Some(r),
+        if self.check_page().is_break() {
+            return;
+        }
+        let manifest = self.check_manifest();
+        let widget_wasm = self.check_widget_loader();
+        self.check_wasm(widget_wasm);
+        self.check_range(manifest.as_ref());
+        self.report.note(
+            "Access-Control-Expose-Headers",
+            "not needed: the page reads no response header of another origin (a range is checked by its status and its bytes' hash)",
+        );
+    }
+
+    /// The page: 200 as text/html. A host that does not answer it, or that
+    /// sends it to https:// (which this check cannot read), is not asked
+    /// again: every other check would fail for the same reason.
+    fn check_page(&mut self) -> ControlFlow<()> {
+        let r = match get(self.site, &self.url(""), &[], SCRIPT_CAP, self.timeout) {
+            Ok(r) => r,
             Err(e) if e.contains("cannot connect") || e.contains("cannot resolve") => {
-                return self
-                    .report
+                self.report
                     .fail("page", &e, "check the URL: the host does not answer");
+                return ControlFlow::Break(());
             }
             Err(e) => {
                 self.report.fail(
@@ -466,107 +542,131 @@ impl Checker<'_> {
                     &e,
                     "the host must answer this URL (is the folder uploaded whole, at this path?)",
                 );
-                None
+                return ControlFlow::Continue(());
             }
         };
-        if let Some(r) = page {
-            // A host that sends every http:// URL to https:// (GitHub Pages,
-            // Netlify): nothing more can be read here, and the reason is said.
-            if (300..400).contains(&r.status)
-                && r.header("location")
-                    .is_some_and(|l| l.starts_with("https://"))
-            {
-                let to = r.header("location").unwrap_or("");
-                return self.report.fail(
-                    "page",
-                    &format!("{} answered {} to {to}: the site is served over https only", self.url(""), r.status),
-                    "this command speaks plain HTTP only (no TLS): check the origin server behind the CDN over http://, \
-                     a copy of the folder served by `registry serve --root`, or the https URLs with HOSTING.md's curl lines",
-                );
-            }
-            if r.status == 200 && mime(&r) == "text/html" {
-                self.report
-                    .ok("page", &format!("{} 200, text/html", self.url("")));
-            } else {
-                self.report.fail(
-                    "page",
-                    &format!("{} answered {} ({})", self.url(""), r.status, mime(&r)),
-                    "serve the folder's index.html for its path, as text/html",
-                );
-            }
+        // A host that sends every http:// URL to https:// (GitHub Pages,
+        // Netlify): nothing more can be read here, and the reason is said.
+        if (300..400).contains(&r.status)
+            && r.header("location")
+                .is_some_and(|l| l.starts_with("https://"))
+        {
+            let to = r.header("location").unwrap_or("");
+            self.report.fail(
+                "page",
+                &format!("{} answered {} to {to}: the site is served over https only", self.url(""), r.status),
+                "this command speaks plain HTTP only (no TLS): check the origin server behind the CDN over http://, \
+                 a copy of the folder served by `registry serve --root`, or the https URLs with HOSTING.md's curl lines",
+            );
+            return ControlFlow::Break(());
         }
-        // The manifest: every data file's name.
-        let mut manifest = None;
-        if let Some(r) = self.fetch("manifest", "data/manifest.json", &[], MANIFEST_CAP) {
-            if r.status != 200 {
+        if r.status == 200 && mime(&r) == "text/html" {
+            self.report
+                .ok("page", &format!("{} 200, text/html", self.url("")));
+        } else {
+            self.report.fail(
+                "page",
+                &format!("{} answered {} ({})", self.url(""), r.status, mime(&r)),
+                "serve the folder's index.html for its path, as text/html",
+            );
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The manifest (every data file's name), with its CORS and cache
+    /// headers; returned when it is a registry manifest, for the range
+    /// check to name a pack.
+    fn check_manifest(&mut self) -> Option<serde_json::Value> {
+        let r = self.fetch("manifest", "data/manifest.json", &[], MANIFEST_CAP)?;
+        if r.status != 200 {
+            self.report.fail(
+                "manifest",
+                &format!("data/manifest.json answered HTTP {}", r.status),
+                "upload the data folder (data/manifest.json) with the site",
+            );
+            return None;
+        }
+        if r.truncated {
+            self.report.fail("manifest", &format!("data/manifest.json is larger than {} MiB (or says so): not a manifest this check reads", MANIFEST_CAP >> 20), "serve the manifest written by `registry site`");
+            return None;
+        }
+        let manifest = self.read_manifest(&r);
+        self.cors("data/manifest.json", &r);
+        self.cache("data/manifest.json", &r, false);
+        manifest
+    }
+
+    /// The manifest's JSON when it parses and has a build_id (a registry
+    /// data folder's); otherwise the failure and its fix are reported.
+    fn read_manifest(&mut self, r: &Reply) -> Option<serde_json::Value> {
+        match decoded(r, MANIFEST_CAP).and_then(|b| {
+            serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| format!("not JSON: {e}"))
+        }) {
+            Ok(m) if m.get("build_id").is_some() => {
+                self.report.ok(
+                    "manifest",
+                    &format!(
+                        "data/manifest.json 200, release {}",
+                        m["release"].as_str().unwrap_or("?")
+                    ),
+                );
+                Some(m)
+            }
+            Ok(_) => {
                 self.report.fail(
                     "manifest",
-                    &format!("data/manifest.json answered HTTP {}", r.status),
-                    "upload the data folder (data/manifest.json) with the site",
+                    "data/manifest.json has no build_id: not a registry data folder",
+                    "upload the folder written by `registry site`",
                 );
-            } else if r.truncated {
-                self.report.fail("manifest", &format!("data/manifest.json is larger than {} MiB (or says so): not a manifest this check reads", MANIFEST_CAP >> 20), "serve the manifest written by `registry site`");
-            } else {
-                match decoded(&r, MANIFEST_CAP).and_then(|b| {
-                    serde_json::from_slice::<serde_json::Value>(&b)
-                        .map_err(|e| format!("not JSON: {e}"))
-                }) {
-                    Ok(m) if m.get("build_id").is_some() => {
-                        self.report.ok(
-                            "manifest",
-                            &format!(
-                                "data/manifest.json 200, release {}",
-                                m["release"].as_str().unwrap_or("?")
-                            ),
-                        );
-                        manifest = Some(m);
-                    }
-                    Ok(_) => self.report.fail(
-                        "manifest",
-                        "data/manifest.json has no build_id: not a registry data folder",
-                        "upload the folder written by `registry site`",
-                    ),
-                    Err(e) => self.report.fail(
-                        "manifest",
-                        &format!("data/manifest.json: {e}"),
-                        "serve the file as written (application/json)",
-                    ),
-                }
-                self.cors("data/manifest.json", &r);
-                self.cache("data/manifest.json", &r, false);
+                None
+            }
+            Err(e) => {
+                self.report.fail(
+                    "manifest",
+                    &format!("data/manifest.json: {e}"),
+                    "serve the file as written (application/json)",
+                );
+                None
             }
         }
-        // The widget's loader: a module script (its type is enforced) read cross-origin.
-        let mut widget_wasm = None;
-        if let Some(r) = self.fetch("widget loader", "registry-picker.js", &[], SCRIPT_CAP) {
-            if r.status != 200 {
-                self.report.note(
-                    "widget loader",
-                    &format!(
-                        "registry-picker.js answered HTTP {}: no form widget here",
-                        r.status
-                    ),
-                );
-            } else {
-                let m = mime(&r);
-                if m.contains("javascript") || m == "text/ecmascript" {
-                    self.report
-                        .ok("widget loader", &format!("registry-picker.js 200, {m}"));
-                } else {
-                    self.report.fail("widget loader", &format!("registry-picker.js is served as '{m}': browsers refuse a module script of that type"), "serve .js as text/javascript");
-                }
-                self.cors("registry-picker.js", &r);
-                self.cache("registry-picker.js", &r, false);
-                if let Ok(src) = decoded(&r, SCRIPT_CAP) {
-                    widget_wasm = find_hashed(
-                        &String::from_utf8_lossy(&src),
-                        "ui/registry_widget_bg.",
-                        ".wasm",
-                    );
-                }
-            }
+    }
+
+    /// The widget's loader: a module script (its type is enforced) read
+    /// cross-origin. Returns the widget's content-hashed wasm it names, for
+    /// the wasm check; a site without the loader has no form widget (a
+    /// note, not a failure).
+    fn check_widget_loader(&mut self) -> Option<String> {
+        let r = self.fetch("widget loader", "registry-picker.js", &[], SCRIPT_CAP)?;
+        if r.status != 200 {
+            self.report.note(
+                "widget loader",
+                &format!(
+                    "registry-picker.js answered HTTP {}: no form widget here",
+                    r.status
+                ),
+            );
+            return None;
         }
-        // The wasm: its type (instantiateStreaming needs it), CORS and cache.
+        let m = mime(&r);
+        if m.contains("javascript") || m == "text/ecmascript" {
+            self.report
+                .ok("widget loader", &format!("registry-picker.js 200, {m}"));
+        } else {
+            self.report.fail("widget loader", &format!("registry-picker.js is served as '{m}': browsers refuse a module script of that type"), "serve .js as text/javascript");
+        }
+        self.cors("registry-picker.js", &r);
+        self.cache("registry-picker.js", &r, false);
+        let src = decoded(&r, SCRIPT_CAP).ok()?;
+        find_hashed(
+            &String::from_utf8_lossy(&src),
+            "ui/registry_widget_bg.",
+            ".wasm",
+        )
+    }
+
+    /// The wasm files: their type (instantiateStreaming needs it), CORS
+    /// (the widget's, which another origin loads) and cache.
+    fn check_wasm(&mut self, widget_wasm: Option<String>) {
         let mut wasm = vec![("pkg/registry_wasm_bg.wasm".to_string(), false)];
         if let Some(w) = widget_wasm {
             wasm.push((w, true));
@@ -594,19 +694,12 @@ impl Checker<'_> {
             }
             self.cache(&rel, &r, hashed);
         }
-        // A range of a pack: how the browser reads the pieces.
-        let pack = manifest.as_ref().and_then(|m| {
-            let pieces = m.get("pieces")?;
-            let name = pieces.get("packed")?.get("packs")?.get(0)?.as_str()?;
-            Some(format!(
-                "data/{}{name}",
-                pieces
-                    .get("path")
-                    .and_then(|p| p.as_str())
-                    .unwrap_or("packs/")
-            ))
-        });
-        match pack {
+    }
+
+    /// A range of the manifest's first pack: how the browser reads the
+    /// pieces. Data without packs has nothing to read (a note).
+    fn check_range(&mut self, manifest: Option<&serde_json::Value>) {
+        match manifest.and_then(first_pack) {
             None if manifest.is_some() => self
                 .report
                 .note("range", "the data has no packs: no range is read"),
@@ -615,43 +708,58 @@ impl Checker<'_> {
                 let what = format!("range {rel}");
                 let range = format!("Range: bytes=0-{}", RANGE_LEN - 1);
                 if let Some(r) = self.fetch(&what, &rel, &[&range], 64 * 1024) {
-                    let cr = r.header("content-range").unwrap_or("");
-                    if r.status == 206
-                        && cr.starts_with(&format!("bytes 0-{}/", RANGE_LEN - 1))
-                        && r.body.len() == RANGE_LEN
-                        && r.header("content-encoding").is_none()
-                    {
-                        self.report.ok(&what, &format!("206, Content-Range: {cr}"));
-                    } else if r.status == 206 && r.header("content-encoding").is_some() {
-                        self.report.fail(&what, &format!("206 but compressed on the fly (Content-Encoding: {})", r.header("content-encoding").unwrap_or("")), "do not compress .pack files (nginx: keep them out of gzip_types; they are compressed already)");
-                    } else if r.status == 206 {
-                        self.report.fail(
-                            &what,
-                            &format!(
-                                "206 with Content-Range '{cr}' and {} bytes for {RANGE_LEN} asked",
-                                r.body.len()
-                            ),
-                            "answer a single range exactly (bytes=a-b)",
-                        );
-                    } else if r.status == 200 {
-                        self.report.fail(&what, "200 with the whole file to a Range request: the page falls back to the whole registry (a slow first visit)", "a host that answers Range with 206 Partial Content (every CDN, bucket, nginx, Apache does; python3 -m http.server does not)");
-                    } else {
-                        self.report.fail(
-                            &what,
-                            &format!("HTTP {} to a Range request", r.status),
-                            "upload the data folder whole; answer Range with 206",
-                        );
-                    }
+                    self.judge_range(&what, &r);
                     self.cors(&rel, &r);
                     self.cache(&rel, &r, true);
                 }
             }
         }
-        self.report.note(
-            "Access-Control-Expose-Headers",
-            "not needed: the page reads no response header of another origin (a range is checked by its status and its bytes' hash)",
-        );
     }
+
+    /// The answer to `Range: bytes=0-(RANGE_LEN-1)`: 206 with exactly those
+    /// bytes, not compressed on the fly (the page checks the bytes' hash).
+    fn judge_range(&mut self, what: &str, r: &Reply) {
+        let cr = r.header("content-range").unwrap_or("");
+        if r.status == 206
+            && cr.starts_with(&format!("bytes 0-{}/", RANGE_LEN - 1))
+            && r.body.len() == RANGE_LEN
+            && r.header("content-encoding").is_none()
+        {
+            self.report.ok(what, &format!("206, Content-Range: {cr}"));
+        } else if r.status == 206 && r.header("content-encoding").is_some() {
+            self.report.fail(what, &format!("206 but compressed on the fly (Content-Encoding: {})", r.header("content-encoding").unwrap_or("")), "do not compress .pack files (nginx: keep them out of gzip_types; they are compressed already)");
+        } else if r.status == 206 {
+            self.report.fail(
+                what,
+                &format!(
+                    "206 with Content-Range '{cr}' and {} bytes for {RANGE_LEN} asked",
+                    r.body.len()
+                ),
+                "answer a single range exactly (bytes=a-b)",
+            );
+        } else if r.status == 200 {
+            self.report.fail(what, "200 with the whole file to a Range request: the page falls back to the whole registry (a slow first visit)", "a host that answers Range with 206 Partial Content (every CDN, bucket, nginx, Apache does; python3 -m http.server does not)");
+        } else {
+            self.report.fail(
+                what,
+                &format!("HTTP {} to a Range request", r.status),
+                "upload the data folder whole; answer Range with 206",
+            );
+        }
+    }
+}
+
+/// The site-relative path of the manifest's first pack, if it has packs.
+fn first_pack(m: &serde_json::Value) -> Option<String> {
+    let pieces = m.get("pieces")?;
+    let name = pieces.get("packed")?.get("packs")?.get(0)?.as_str()?;
+    Some(format!(
+        "data/{}{name}",
+        pieces
+            .get("path")
+            .and_then(|p| p.as_str())
+            .unwrap_or("packs/")
+    ))
 }
 
 /// The first `<prefix><16 hex><suffix>` in `text`.
@@ -680,7 +788,7 @@ pub struct CheckHostArgs {
     #[arg(long)]
     same_origin: bool,
     /// Each request's time at most, in seconds
-    #[arg(long, value_name = "s", default_value = "10", value_parser = |v: &str| crate::cli::seconds_up_to(v, 600.0))]
+    #[arg(long, value_name = "s", default_value = "10", value_parser = |v: &str| crate::arg_values::seconds_up_to(v, 600.0))]
     timeout: Duration,
 }
 

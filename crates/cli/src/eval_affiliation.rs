@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use registry_core::RecordId;
+use registry_core::affiliation::AffiliationMatch;
 use registry_core::search::{Engine, Filters};
 
 use crate::affiliation_rows::{self, DEFAULT_DATA, DEFAULT_EVAL, GoldLine, Row};
@@ -131,7 +132,6 @@ pub struct EvalAffiliationArgs {
 pub fn cmd_eval_affiliation(a: EvalAffiliationArgs) -> Result<(), String> {
     let data = load::given_or_default(a.data.as_deref(), &[DEFAULT_DATA.into()], "--data <data>")?;
     let eval = load::given_or_default(a.eval.as_deref(), &[DEFAULT_EVAL.into()], "--eval <jsonl>")?;
-    let (n_errors, limit) = (a.errors, a.limit.unwrap_or(usize::MAX));
     let set = a.tree.settings();
     let t = Instant::now();
     let engine = Engine::new(load::load(&data, true)?);
@@ -140,86 +140,15 @@ pub fn cmd_eval_affiliation(a: EvalAffiliationArgs) -> Result<(), String> {
         engine.registry().len(),
         t.elapsed().as_secs_f64()
     );
-    let lines = affiliation_rows::read_gold(&eval.to_string_lossy(), limit)?;
+    let lines =
+        affiliation_rows::read_gold(&eval.to_string_lossy(), a.limit.unwrap_or(usize::MAX))?;
     let filters = Filters {
         all_status: a.all_status,
         ..Filters::default()
     };
-    let reg = engine.registry();
-    let name_of = |id: &str| {
-        RecordId::parse(id)
-            .ok()
-            .and_then(|r| reg.index_of(r))
-            .map_or_else(|| "?".to_string(), |i| reg.display_name(i).to_string())
-    };
-
-    let mut totals: BTreeMap<String, [Counts; 3]> = BTreeMap::new();
-    let mut lat: Vec<f64> = Vec::new();
-    let mut fps: Vec<String> = Vec::new();
-    let mut fns: Vec<String> = Vec::new();
-    let mut slowest: (f64, String) = (0.0, String::new());
-    let mut fn_classes: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tally = Tally::default();
     for (n, line) in lines.iter().enumerate() {
-        let aff = line.text.as_str();
-        let source = line.source.clone();
-        let gold = &line.gold;
-        let t = Instant::now();
-        let matches = engine.match_affiliation(aff, &filters);
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        if ms > slowest.0 {
-            slowest = (ms, aff.chars().take(80).collect());
-        }
-        lat.push(ms);
-        let chosen = matches
-            .iter()
-            .find(|m| m.chosen)
-            .map(|m| reg.id(m.record as usize).url());
-        let half = 1 + n % 2;
-        for key in [source.as_str(), "all"] {
-            let c = totals.entry(key.to_string()).or_default();
-            c[0].add(gold, chosen.as_deref());
-            c[half].add(gold, chosen.as_deref());
-        }
-        // Errors are shown from the tuning half (A) only.
-        if n_errors > 0 && half == 1 {
-            let top: Vec<String> = matches
-                .iter()
-                .take(3)
-                .map(|m| {
-                    format!(
-                        "{:.2} {} [{:?}] «{}» {}",
-                        m.raw_score,
-                        reg.display_name(m.record as usize),
-                        m.matching_type,
-                        m.substring,
-                        reg.places(m.record as usize)
-                            .next()
-                            .map_or("", |p| p.country_code)
-                    )
-                })
-                .collect();
-            let gold_names: Vec<String> = gold.iter().map(|g| name_of(g)).collect();
-            let report = format!(
-                "  [{source}] {aff}\n      gold: {gold_names:?}\n      got:  {}",
-                top.join(" | ")
-            );
-            match &chosen {
-                Some(c) if !gold.iter().any(|g| g == c) => fps.push(report),
-                None if !gold.is_empty() => {
-                    let rank = matches
-                        .iter()
-                        .position(|m| gold.contains(&reg.id(m.record as usize).url()));
-                    let class = match rank {
-                        Some(0) => "gold first, not chosen",
-                        Some(_) => "gold listed lower",
-                        None => "gold not listed",
-                    };
-                    *fn_classes.entry(class).or_insert(0usize) += 1;
-                    fns.push(report)
-                }
-                _ => {}
-            }
-        }
+        tally.add(&engine, &filters, n, line, a.errors > 0);
     }
     println!(
         "affiliation matching: {} × {}",
@@ -234,85 +163,234 @@ pub fn cmd_eval_affiliation(a: EvalAffiliationArgs) -> Result<(), String> {
             "default (active only)"
         }
     );
-    for (label, idx) in [
-        ("whole set", 0),
-        ("half A (even rows)", 1),
-        ("half B (odd rows)", 2),
-    ] {
-        println!("{label}:");
-        for (source, c) in &totals {
-            if source != "all" {
-                println!("  {}", c[idx].line(source));
-            }
+    tally.print_scores();
+    let curves = cross_source_written(&engine, &lines, &filters, &set, a.held_out.as_deref())?;
+    if let Some(path) = &a.svg {
+        write_svg(path, &set, &curves)?;
+    }
+    if a.errors > 0 {
+        tally.print_errors(a.errors);
+    }
+    Ok(())
+}
+
+/// The checked-in model's answers over the gold set, counted per source and
+/// overall for the whole set and each half, with each string's latency and
+/// the errors of half A.
+#[derive(Default)]
+struct Tally {
+    /// Per source and "all": the whole set, half A (even rows), half B.
+    totals: BTreeMap<String, [Counts; 3]>,
+    lat: Vec<f64>,
+    slowest: (f64, String),
+    false_positives: Vec<String>,
+    false_negatives: Vec<String>,
+    /// The false negatives by where the gold record stood in the list.
+    fn_classes: BTreeMap<&'static str, usize>,
+}
+
+impl Tally {
+    /// Matches row `n`, counts its answer in its source and "all" (whole
+    /// set and its half) and, with `errors`, keeps it as a false positive
+    /// or negative. Errors are kept from the tuning half (A) only.
+    fn add(&mut self, engine: &Engine, filters: &Filters, n: usize, line: &GoldLine, errors: bool) {
+        let reg = engine.registry();
+        let aff = line.text.as_str();
+        let t = Instant::now();
+        let matches = engine.match_affiliation(aff, filters);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if ms > self.slowest.0 {
+            self.slowest = (ms, aff.chars().take(80).collect());
         }
-        if let Some(c) = totals.get("all") {
-            println!("  {}", c[idx].line("overall"));
+        self.lat.push(ms);
+        let chosen = matches
+            .iter()
+            .find(|m| m.chosen)
+            .map(|m| reg.id(m.record as usize).url());
+        let half = 1 + n % 2;
+        for key in [line.source.as_str(), "all"] {
+            let c = self.totals.entry(key.to_string()).or_default();
+            c[0].add(&line.gold, chosen.as_deref());
+            c[half].add(&line.gold, chosen.as_deref());
+        }
+        if errors && half == 1 {
+            self.keep_error(engine, line, &matches, chosen.as_deref());
         }
     }
-    let p50 = percentile(&mut lat, 0.5);
-    let p99 = percentile(&mut lat, 0.99);
-    let max = lat.last().copied().unwrap_or(0.0);
-    println!(
-        "latency per string: p50 {p50:.3} ms  p99 {p99:.3} ms  max {max:.3} ms  ({} strings)",
-        lat.len()
-    );
-    println!("slowest: {:.3} ms «{}»", slowest.0, slowest.1);
-    if let Some(c) = totals.get("all") {
+
+    /// Keeps a wrong chosen as a false positive and a missing one on a row
+    /// with gold as a false negative, classed by where the gold stood.
+    fn keep_error(
+        &mut self,
+        engine: &Engine,
+        line: &GoldLine,
+        matches: &[AffiliationMatch],
+        chosen: Option<&str>,
+    ) {
+        let gold = &line.gold;
+        match chosen {
+            Some(c) if !gold.iter().any(|g| g == c) => self
+                .false_positives
+                .push(error_report(engine, line, matches)),
+            None if !gold.is_empty() => {
+                let reg = engine.registry();
+                let rank = matches
+                    .iter()
+                    .position(|m| gold.contains(&reg.id(m.record as usize).url()));
+                let class = match rank {
+                    Some(0) => "gold first, not chosen",
+                    Some(_) => "gold listed lower",
+                    None => "gold not listed",
+                };
+                *self.fn_classes.entry(class).or_insert(0usize) += 1;
+                self.false_negatives
+                    .push(error_report(engine, line, matches))
+            }
+            _ => {}
+        }
+    }
+
+    /// Precision, recall and F1 of the whole set and each half, the latency
+    /// per string and how the empty-gold rows were answered.
+    fn print_scores(&mut self) {
+        let totals = &self.totals;
+        for (label, idx) in [
+            ("whole set", 0),
+            ("half A (even rows)", 1),
+            ("half B (odd rows)", 2),
+        ] {
+            println!("{label}:");
+            for (source, c) in totals {
+                if source != "all" {
+                    println!("  {}", c[idx].line(source));
+                }
+            }
+            if let Some(c) = totals.get("all") {
+                println!("  {}", c[idx].line("overall"));
+            }
+        }
+        let p50 = percentile(&mut self.lat, 0.5);
+        let p99 = percentile(&mut self.lat, 0.99);
+        let max = self.lat.last().copied().unwrap_or(0.0);
         println!(
-            "rows with empty gold: {}, nothing chosen on {} (precision of the answer \"no match\": {:.3})",
-            c[0].empty_gold,
-            c[0].empty_gold - c[0].chosen_on_empty,
-            if c[0].empty_gold == 0 {
-                1.0
-            } else {
-                (c[0].empty_gold - c[0].chosen_on_empty) as f64 / c[0].empty_gold as f64
-            }
+            "latency per string: p50 {p50:.3} ms  p99 {p99:.3} ms  max {max:.3} ms  ({} strings)",
+            self.lat.len()
         );
+        println!("slowest: {:.3} ms «{}»", self.slowest.0, self.slowest.1);
+        if let Some(c) = self.totals.get("all") {
+            println!(
+                "rows with empty gold: {}, nothing chosen on {} (precision of the answer \"no match\": {:.3})",
+                c[0].empty_gold,
+                c[0].empty_gold - c[0].chosen_on_empty,
+                if c[0].empty_gold == 0 {
+                    1.0
+                } else {
+                    (c[0].empty_gold - c[0].chosen_on_empty) as f64 / c[0].empty_gold as f64
+                }
+            );
+        }
     }
-    let mut held_out = match &a.held_out {
+
+    /// `n_errors` false positives and negatives each, spread over the set.
+    fn print_errors(&self, n_errors: usize) {
+        let pick = |v: &[String]| -> Vec<String> {
+            let step = (v.len() / n_errors).max(1);
+            v.iter().step_by(step).take(n_errors).cloned().collect()
+        };
+        println!("\nfalse positives ({} total):", self.false_positives.len());
+        for e in pick(&self.false_positives) {
+            println!("{e}");
+        }
+        println!(
+            "\nfalse negatives ({} total): {:?}",
+            self.false_negatives.len(),
+            self.fn_classes
+        );
+        for e in pick(&self.false_negatives) {
+            println!("{e}");
+        }
+    }
+}
+
+/// A wrong answer as printed: the row, the gold records' names and the
+/// first three candidates (score, name, matching type, the substring and
+/// the country).
+fn error_report(engine: &Engine, line: &GoldLine, matches: &[AffiliationMatch]) -> String {
+    let reg = engine.registry();
+    let name_of = |id: &str| {
+        RecordId::parse(id)
+            .ok()
+            .and_then(|r| reg.index_of(r))
+            .map_or_else(|| "?".to_string(), |i| reg.display_name(i).to_string())
+    };
+    let top: Vec<String> = matches
+        .iter()
+        .take(3)
+        .map(|m| {
+            format!(
+                "{:.2} {} [{:?}] «{}» {}",
+                m.raw_score,
+                reg.display_name(m.record as usize),
+                m.matching_type,
+                m.substring,
+                reg.places(m.record as usize)
+                    .next()
+                    .map_or("", |p| p.country_code)
+            )
+        })
+        .collect();
+    let gold_names: Vec<String> = line.gold.iter().map(|g| name_of(g)).collect();
+    format!(
+        "  [{}] {}\n      gold: {gold_names:?}\n      got:  {}",
+        line.source,
+        line.text,
+        top.join(" | ")
+    )
+}
+
+/// The cross-source check, its held-out answers written to `held_out` when
+/// given (the file is made before the check runs, so a path that cannot be
+/// written fails before the fitting).
+fn cross_source_written(
+    engine: &Engine,
+    lines: &[GoldLine],
+    filters: &Filters,
+    set: &fit_affiliation::Settings,
+    held_out: Option<&str>,
+) -> Result<Vec<Curve>, String> {
+    let mut writer = match held_out {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?,
         )),
         None => None,
     };
     let curves = cross_source(
-        &engine,
-        &lines,
-        &filters,
-        &set,
-        held_out.as_mut().map(|w| w as &mut dyn std::io::Write),
+        engine,
+        lines,
+        filters,
+        set,
+        writer.as_mut().map(|w| w as &mut dyn std::io::Write),
     )?;
-    if let (Some(mut w), Some(path)) = (held_out, &a.held_out) {
+    if let (Some(mut w), Some(path)) = (writer, held_out) {
         std::io::Write::flush(&mut w).map_err(|e| format!("cannot write {path}: {e}"))?;
         println!("held-out answers written to {path}");
     }
-    if let Some(path) = &a.svg {
-        let doc = crate::pr_svg::svg(
-            &format!(
-                "Affiliation chosen: precision-recall on held-out rows (fit in memory, threshold for P {} on the fit rows)",
-                set.precision
-            ),
-            &curves,
-            (0.96, 0.85),
-        );
-        std::fs::write(path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
-        println!("precision-recall curve written to {path}");
-    }
-    if n_errors > 0 {
-        // Spread the samples over the set.
-        let pick = |v: &[String]| -> Vec<String> {
-            let step = (v.len() / n_errors).max(1);
-            v.iter().step_by(step).take(n_errors).cloned().collect()
-        };
-        println!("\nfalse positives ({} total):", fps.len());
-        for e in pick(&fps) {
-            println!("{e}");
-        }
-        println!("\nfalse negatives ({} total): {fn_classes:?}", fns.len());
-        for e in pick(&fns) {
-            println!("{e}");
-        }
-    }
+    Ok(curves)
+}
+
+/// The precision-recall curves of the held-out rows as an SVG, the
+/// operating points marked.
+fn write_svg(path: &str, set: &fit_affiliation::Settings, curves: &[Curve]) -> Result<(), String> {
+    let doc = crate::pr_svg::svg(
+        &format!(
+            "Affiliation chosen: precision-recall on held-out rows (fit in memory, threshold for P {} on the fit rows)",
+            set.precision
+        ),
+        curves,
+        (0.96, 0.85),
+    );
+    std::fs::write(path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
+    println!("precision-recall curve written to {path}");
     Ok(())
 }
 

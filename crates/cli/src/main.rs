@@ -2,6 +2,7 @@
 
 mod affiliation_rows;
 mod alloc;
+mod arg_values;
 mod bench;
 mod bench_advanced;
 mod bench_page;

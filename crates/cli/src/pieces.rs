@@ -114,7 +114,7 @@ pub struct BenchPiecesArgs {
     #[arg(long, value_name = "n", default_value_t = PieceBudget::default().head_records)]
     head: usize,
     /// zstd level
-    #[arg(long, value_name = "1-22", default_value_t = crate::build::DEFAULT_LEVEL, value_parser = crate::cli::zstd_level)]
+    #[arg(long, value_name = "1-22", default_value_t = crate::arg_values::DEFAULT_ZSTD_LEVEL, value_parser = crate::arg_values::zstd_level)]
     level: i32,
     /// Names typed
     #[arg(long, value_name = "n", default_value_t = 1000)]

@@ -10,7 +10,7 @@ use registry_core::shard::{self, BuiltShard};
 use crate::deltas::{self, Previous};
 use crate::pieces::PieceArgs;
 use crate::progress::Step;
-use crate::{build, cli, load};
+use crate::{arg_values, build, load};
 
 /// Write a complete static site: the built app + data.
 ///
@@ -36,7 +36,7 @@ pub struct SiteArgs {
     #[arg(long)]
     skip_invalid: bool,
     /// zstd level
-    #[arg(long, value_name = "1-22", default_value_t = build::DEFAULT_LEVEL, value_parser = cli::zstd_level)]
+    #[arg(long, value_name = "1-22", default_value_t = arg_values::DEFAULT_ZSTD_LEVEL, value_parser = arg_values::zstd_level)]
     level: i32,
     /// Typeahead piece budget, as for build
     #[command(flatten)]
