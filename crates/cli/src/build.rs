@@ -27,27 +27,42 @@ pub struct BuildArgs {
     /// Output directory (created if missing)
     #[arg(short, long, value_name = "dir")]
     out: PathBuf,
+    #[command(flatten)]
+    build: DataArgs,
+}
+
+/// How `build` and `site` build data from a dump.
+#[derive(clap::Args)]
+pub struct DataArgs {
     /// Data release name stored in the shard (default: derived from the
-    /// dump's file name)
+    /// dump's file name; a shard or build given to `site` keeps its own)
     #[arg(long, value_name = "name")]
-    release: Option<String>,
+    pub release: Option<String>,
     /// Import the valid records and list the invalid ones, instead of
     /// failing on the first report
     #[arg(long)]
-    skip_invalid: bool,
+    pub skip_invalid: bool,
     /// zstd level (19: smallest files, a few seconds)
     #[arg(long, value_name = "1-22", default_value_t = arg_values::DEFAULT_ZSTD_LEVEL, value_parser = arg_values::zstd_level)]
-    level: i32,
+    pub level: i32,
     #[command(flatten)]
-    pieces: PieceArgs,
-    /// An earlier release's data folder (or site folder), the last one
-    /// first: its string tables keep their order, and a returning user
-    /// updates their offline copy from it by a delta (repeat for older ones)
+    pub pieces: PieceArgs,
+    /// The last release's data or site folder (it may be the output
+    /// folder: it is read before it is cleared): its string tables keep
+    /// their order, and a returning user updates their offline copy from it
+    /// by a delta. Repeat for older releases, the last one first
     #[arg(long, value_name = "dir")]
-    previous: Vec<PathBuf>,
+    pub previous: Vec<PathBuf>,
     /// No progress output
     #[arg(short, long)]
-    quiet: bool,
+    pub quiet: bool,
+}
+
+impl DataArgs {
+    /// The earlier releases given, read now.
+    pub fn previous(&self) -> Result<Vec<Previous>, String> {
+        self.previous.iter().map(|p| Previous::open(p)).collect()
+    }
 }
 
 /// A release name from a dump file name: `v1.58-2025-01-01-ror-data.zip` → `v1.58-2025-01-01`.
@@ -422,26 +437,26 @@ fn add_deltas_with_progress(
 }
 
 pub fn cmd_build(a: BuildArgs) -> Result<(), String> {
-    let quiet = a.quiet;
-    let release = a.release.unwrap_or_else(|| release_from_path(&a.dump));
+    let b = &a.build;
+    let quiet = b.quiet;
+    let release = b
+        .release
+        .clone()
+        .unwrap_or_else(|| release_from_path(&a.dump));
     let bytes = load::read(&a.dump)?;
     let options = ImportOptions {
-        skip_invalid: a.skip_invalid,
+        skip_invalid: b.skip_invalid,
     };
-    let previous = a
-        .previous
-        .iter()
-        .map(|p| Previous::open(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let previous = b.previous()?;
     let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
     let orders = deltas::table_orders(&previous)?;
-    let built = build_shard_with_progress(&imported.records, &release, a.level, &orders, quiet)?;
+    let built = build_shard_with_progress(&imported.records, &release, b.level, &orders, quiet)?;
     let (files, manifest) = data_files(
         &built,
         imported.records,
-        a.level,
-        &a.pieces.budget(),
+        b.level,
+        &b.pieces.budget(),
         &previous,
         quiet,
         Some(&a.out),

@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 use registry_core::import::ImportOptions;
 use registry_core::shard::{self, BuiltShard};
 
-use crate::deltas::{self, Previous};
-use crate::pieces::PieceArgs;
+use crate::deltas;
 use crate::progress::Step;
-use crate::{arg_values, build, load};
+use crate::{build, load};
 
 /// Write a complete static site: the built app + data.
 ///
@@ -28,27 +27,8 @@ pub struct SiteArgs {
     /// The built app (from scripts/build-web.sh)
     #[arg(long, value_name = "dir", default_value = "target/site")]
     app: PathBuf,
-    /// Data release name (dumps only)
-    #[arg(long, value_name = "name")]
-    release: Option<String>,
-    /// Import the valid records of a dump and list the invalid ones,
-    /// instead of failing on the first report
-    #[arg(long)]
-    skip_invalid: bool,
-    /// zstd level
-    #[arg(long, value_name = "1-22", default_value_t = arg_values::DEFAULT_ZSTD_LEVEL, value_parser = arg_values::zstd_level)]
-    level: i32,
-    /// Typeahead piece budget, as for build
     #[command(flatten)]
-    pieces: PieceArgs,
-    /// The last release's site folder (may be the output folder): its
-    /// string tables keep their order, and a returning user updates their
-    /// offline copy from it by a delta (repeat for older releases)
-    #[arg(long, value_name = "dir")]
-    previous: Vec<PathBuf>,
-    /// No progress output
-    #[arg(short, long)]
-    quiet: bool,
+    build: build::DataArgs,
 }
 
 /// Files the app folder must have (written by scripts/build-web.sh).
@@ -209,7 +189,7 @@ fn data_shard(
     a: &SiteArgs,
     orders: &shard::TableOrders,
 ) -> Result<(BuiltShard, Vec<registry_core::Record>), String> {
-    let (path, release, quiet) = (a.data.as_path(), a.release.as_deref(), a.quiet);
+    let (path, release, quiet) = (a.data.as_path(), a.build.release.as_deref(), a.build.quiet);
     let file = load::data_file(path)?;
     let file = if load::is_manifest(&file) {
         load::manifest_full_file(&file)?
@@ -237,18 +217,18 @@ fn data_shard(
         return Ok((built, records));
     }
     let options = ImportOptions {
-        skip_invalid: a.skip_invalid,
+        skip_invalid: a.build.skip_invalid,
     };
     let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let rel = release.map_or_else(|| build::release_from_path(path), str::to_string);
     Ok((
-        build::build_shard_with_progress(&imported.records, &rel, a.level, orders, quiet)?,
+        build::build_shard_with_progress(&imported.records, &rel, a.build.level, orders, quiet)?,
         imported.records,
     ))
 }
 
 pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
-    let (out, app, quiet) = (&a.out, &a.app, a.quiet);
+    let (out, app, quiet) = (&a.out, &a.app, a.build.quiet);
     let missing: Vec<&str> = APP_FILES
         .iter()
         .copied()
@@ -265,11 +245,7 @@ pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
         return Err("the output directory must differ from the app directory".into());
     }
     // Read before the output folder's data is cleared: it may be the last release's.
-    let previous = a
-        .previous
-        .iter()
-        .map(|p| Previous::open(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let previous = a.build.previous()?;
     let (built, records) = data_shard(&a, &deltas::table_orders(&previous)?)?;
     if out.join("data").exists() {
         std::fs::remove_dir_all(out.join("data"))
@@ -279,8 +255,8 @@ pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
     let (files, manifest) = build::data_files(
         &built,
         records,
-        a.level,
-        &a.pieces.budget(),
+        a.build.level,
+        &a.build.pieces.budget(),
         &previous,
         quiet,
         Some(&out.join("data")),
