@@ -83,28 +83,51 @@ export declare class RegistryPicker extends HTMLElement {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
-/** Form context for suggestions (boosts and offers, never filters). */
+/**
+ * Options of `suggest`: filters, how many, and the form's context (boosts and offers, never filters).
+ * This and the three shapes below are `registry-contract`'s (Rust): its `tests/dts.rs` checks them.
+ */
 export interface SuggestOptions {
+  /** API filters (`types:education`), which all must hold. */
   filters?: string[];
+  /** How many hits at most (default 10, at most 100). */
   limit?: number;
+  /** Country codes to prefer (a boost, not a filter). */
   preferCountries?: string[];
+  /** Organization types to prefer (a boost, not a filter). */
   preferTypes?: string[];
+  /** An e-mail address or its domain: its records are offered before anything is typed. */
   emailDomain?: string;
+  /** Ids picked before in this browser, most recent first (ids that do not parse are skipped). */
   remembered?: string[];
+  /** Language of the labels to show (`localized`). */
   lang?: string;
+}
+
+/** What a suggestion shows about its record. */
+export interface Summary {
+  id: string; name: string; acronyms: string[]; city: string | null;
+  country_code: string | null; country_name: string | null; types: string[];
+  status: string; successors: string[];
+}
+
+/** The name that matched. */
+export interface Matched {
+  value: string; types: string[]; lang: string | null;
 }
 
 /** One suggestion. */
 export interface Suggestion {
-  summary: {
-    id: string; name: string; acronyms: string[]; city: string | null;
-    country_code: string | null; country_name: string | null; types: string[];
-    status: string; successors: string[];
-  };
-  matched: { value: string; types: string[]; lang: string | null };
+  /** Record index in the data that answered (not stable across releases: use `summary.id`). */
+  index: number;
+  summary: Summary;
+  matched: Matched;
+  /** Highlight ranges in UTF-8 bytes of `matched.value`. */
+  ranges: [number, number][];
+  /** Why it matched (`exact`, `acronym`, …, `email_domain` or `remembered` for offers). */
+  reason: string;
   /** Highlight ranges in UTF-16 code units of `matched.value`. */
   ranges16: [number, number][];
-  reason: string;
   localized: string | null;
   remembered: boolean;
 }

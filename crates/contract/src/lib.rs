@@ -3,7 +3,12 @@
 //! is the data folder's `manifest.json` ([`Manifest`]), written by the CLI
 //! and read by the CLI (`registry query <dir>`, `registry site <dir>`), by
 //! the browser runtime (`registry-pieces.js` `fetchManifest`, which checks
-//! [`PIECES_VERSION`] the same way) and by the compat fixture test.
+//! [`PIECES_VERSION`] the same way) and by the compat fixture test; and
+//! the typeahead's options and hits ([`typeahead`]: [`SuggestOptions`],
+//! [`SuggestContext`], [`Hit`], [`Summary`], [`Matched`], and a results
+//! page's [`Row`]), which the core
+//! ranks into, the wasm serialises, the UI wasm reads and the npm
+//! package's `index.d.ts` declares.
 //!
 //! Versioning: `format_version` is the shard container's
 //! (`registry_core::shard::FORMAT_VERSION`); [`Pieces::version`] says what
@@ -15,6 +20,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+pub mod typeahead;
+pub use typeahead::{Hit, Matched, Row, SuggestContext, SuggestOptions, Summary, utf16_ranges};
 
 /// `format` of every manifest.
 pub const MANIFEST_FORMAT: &str = "registry-shard";

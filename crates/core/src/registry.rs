@@ -3,8 +3,6 @@
 //!
 //! Records are addressed by *index*: their position in identifier order.
 
-use serde::Serialize;
-
 use crate::id::RecordId;
 use crate::model::{ExternalId, Record, STATUSES};
 use crate::shard::sections::{self, Names, RecordsSection, Summary, flags};
@@ -68,28 +66,10 @@ pub struct PlaceRef<'a> {
     pub continent_name: Option<&'a str>,
 }
 
-/// What a typeahead row shows, without the full record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RecordSummary {
-    /// Identifier URL.
-    pub id: String,
-    /// Display name.
-    pub name: String,
-    /// Acronyms.
-    pub acronyms: Vec<String>,
-    /// City of the first location.
-    pub city: Option<String>,
-    /// Country code of the first location.
-    pub country_code: Option<String>,
-    /// Country name of the first location.
-    pub country_name: Option<String>,
-    /// Types.
-    pub types: Vec<String>,
-    /// Status.
-    pub status: String,
-    /// Identifier URLs of successor records.
-    pub successors: Vec<String>,
-}
+/// What a typeahead row or a results row shows, without the full record:
+/// the contract's [`registry_contract::Summary`], which the wasm hands to
+/// JS as it is.
+pub use registry_contract::Summary as RecordSummary;
 
 fn flatten(v: &Option<Option<String>>) -> Option<&str> {
     v.as_ref().and_then(|x| x.as_deref())

@@ -490,7 +490,11 @@ fn local_contexts(e: &Engine, step: usize, lang: &str) -> Vec<SuggestContext> {
         .filter_map(RecordId::from_number)
         .find(|&id| reg.index_of(id).is_none())
         .unwrap();
-    let remembered = vec![reg.id(10 * step), absent, reg.id(0), reg.id(3 * step)];
+    let remembered: Vec<String> = [reg.id(10 * step), absent, reg.id(0), reg.id(3 * step)]
+        .iter()
+        .map(|id| id.url())
+        .chain(["not an id".to_string()])
+        .collect();
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let none = SuggestContext::default();
     vec![

@@ -290,7 +290,12 @@ fn exact_display_names_before_exact_labels_and_aliases() {
     let exact: Vec<bool> = s
         .iter()
         .filter(|h| h.reason == "exact")
-        .map(|h| h.matched.types.contains(&registry_core::model::DISPLAY))
+        .map(|h| {
+            h.matched
+                .types
+                .iter()
+                .any(|t| t == registry_core::model::DISPLAY)
+        })
         .collect();
     assert!(exact.len() >= 2, "{exact:?}");
     assert!(exact[0], "{:?}", s[0]);
@@ -302,7 +307,12 @@ fn exact_display_names_before_exact_labels_and_aliases() {
             let kinds: Vec<bool> = s
                 .iter()
                 .filter(|h| h.reason == "exact")
-                .map(|h| h.matched.types.contains(&registry_core::model::DISPLAY))
+                .map(|h| {
+                    h.matched
+                        .types
+                        .iter()
+                        .any(|t| t == registry_core::model::DISPLAY)
+                })
                 .collect();
             assert!(
                 kinds.windows(2).all(|w| w[0] || !w[1]),
@@ -508,9 +518,8 @@ fn preferred_country_and_types_boost_without_filtering() {
 #[test]
 fn remembered_records_come_first_for_matching_text() {
     let e = &demo().engine;
-    let state = registry_core::RecordId::parse("0xsa2r256").unwrap();
     let ctx = SuggestContext {
-        remembered: vec![state],
+        remembered: vec!["not an id".into(), "0xsa2r256".into()],
         ..SuggestContext::default()
     };
     let hits = e.suggest_in("northfield", &Filters::default(), 5, &ctx);

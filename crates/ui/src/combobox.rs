@@ -419,7 +419,7 @@ impl Cb {
         self.seq.set_value(n);
         self.error.set(None);
         let ctx = self.context.map(|c| c.run(())).unwrap_or_default();
-        if q.trim().is_empty() && !ctx.offers_on_focus() {
+        if q.trim().is_empty() && !registry_client::offers_on_focus(&ctx) {
             return self.close();
         }
         let f = self.filters.get_untracked();

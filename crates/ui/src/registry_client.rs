@@ -1,6 +1,9 @@
 //! The registry, as seen from the UI: wasm-bindgen bindings to the promise
-//! API of `registry.js` (which runs the registry in a Web Worker), plus the
-//! typed shapes the UI reads. The UI wasm never contains the registry core.
+//! API of `registry.js` (which runs the registry in a Web Worker). The
+//! typeahead's options and hits are the contract's shapes
+//! ([`registry_contract`]: [`SuggestContext`], [`Hit`], [`Summary`]), the
+//! ones the registry's wasm writes; the UI wasm never contains the
+//! registry core.
 //!
 //! Typeahead is the exception to "everything in the Worker": `registry.js`
 //! answers it on the main thread from the data's typeahead pieces (data
@@ -13,6 +16,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 
+pub use registry_contract::{Hit, SuggestContext, SuggestOptions, Summary};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -211,59 +215,27 @@ fn from_js<T: for<'de> Deserialize<'de>>(v: &JsValue) -> Result<T, CallError> {
     serde_wasm_bindgen::from_value(v.clone()).map_err(|e| CallError::Failed(e.to_string()))
 }
 
-/// What the form knows about the person typing (the widget's context
-/// attributes): boosts, offers before anything is typed, and the language of
-/// the labels to show. The default changes nothing.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(default, rename_all = "camelCase")]
-pub struct SuggestContext {
-    /// Country codes to prefer (a boost, not a filter).
-    pub prefer_countries: Vec<String>,
-    /// Types to prefer (a boost, not a filter).
-    pub prefer_types: Vec<String>,
-    /// An e-mail address or its domain.
-    pub email_domain: Option<String>,
-    /// Ids picked before in this browser, most recent first.
-    pub remembered: Vec<String>,
-    /// Language of the labels to show as the main line.
-    pub lang: Option<String>,
+/// Whether empty text has something to offer for `ctx` (the e-mail
+/// domain's or the remembered records), so that focusing the input is
+/// worth a query.
+pub fn offers_on_focus(ctx: &SuggestContext) -> bool {
+    ctx.email_domain.as_deref().is_some_and(|d| d.contains('.')) || !ctx.remembered.is_empty()
 }
 
-impl SuggestContext {
-    /// Whether empty text has something to offer (the e-mail domain's or the
-    /// remembered records), so that focusing the input is worth a query.
-    pub fn offers_on_focus(&self) -> bool {
-        self.email_domain
-            .as_deref()
-            .is_some_and(|d| d.contains('.'))
-            || !self.remembered.is_empty()
-    }
-}
-
+/// `suggest`'s options object: the contract's [`SuggestOptions`], as JSON
+/// parsed by the browser (empty fields left out, as registry.js expects).
 fn suggest_options(filters: &[String], limit: usize, ctx: &SuggestContext) -> JsValue {
-    let options = js_sys::Object::new();
-    let set = |k: &str, v: &JsValue| {
-        let _ = js_sys::Reflect::set(&options, &k.into(), v);
+    let options = SuggestOptions {
+        filters: filters.to_vec(),
+        limit: Some(limit),
+        context: ctx.clone(),
     };
-    let list = |v: &[String]| -> js_sys::Array { v.iter().map(|f| JsValue::from_str(f)).collect() };
-    set("filters", &list(filters).into());
-    set("limit", &(limit as f64).into());
-    if !ctx.prefer_countries.is_empty() {
-        set("preferCountries", &list(&ctx.prefer_countries).into());
-    }
-    if !ctx.prefer_types.is_empty() {
-        set("preferTypes", &list(&ctx.prefer_types).into());
-    }
-    if let Some(d) = &ctx.email_domain {
-        set("emailDomain", &d.into());
-    }
-    if !ctx.remembered.is_empty() {
-        set("remembered", &list(&ctx.remembered).into());
-    }
-    if let Some(l) = &ctx.lang {
-        set("lang", &l.into());
-    }
-    options.into()
+    // Plain strings, numbers and lists: serialising cannot fail, and an
+    // empty object would still ask with the defaults.
+    serde_json::to_string(&options)
+        .ok()
+        .and_then(|json| js_sys::JSON::parse(&json).ok())
+        .unwrap_or_else(|| js_sys::Object::new().into())
 }
 
 /// Typeahead hits; a newer call makes this one fail with [`CallError::Stale`].
@@ -401,60 +373,6 @@ pub struct Info {
     pub release: String,
     /// Number of records.
     pub record_count: u64,
-}
-
-/// What a suggestion shows about its record.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct Summary {
-    /// Identifier URL.
-    pub id: String,
-    /// Display name.
-    pub name: String,
-    /// Acronyms.
-    pub acronyms: Vec<String>,
-    /// City of the first location.
-    pub city: Option<String>,
-    /// Country code.
-    pub country_code: Option<String>,
-    /// Country name.
-    pub country_name: Option<String>,
-    /// Types.
-    pub types: Vec<String>,
-    /// `active`, `inactive` or `withdrawn`.
-    pub status: String,
-    /// Successor identifier URLs.
-    pub successors: Vec<String>,
-}
-
-/// The name that matched.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct Matched {
-    /// The name.
-    pub value: String,
-    /// Its name types.
-    pub types: Vec<String>,
-    /// Its language.
-    pub lang: Option<String>,
-}
-
-/// One typeahead hit.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct Hit {
-    /// The record.
-    pub summary: Summary,
-    /// The matched name.
-    pub matched: Matched,
-    /// UTF-8 byte ranges of `matched.value` to highlight.
-    pub ranges: Vec<(usize, usize)>,
-    /// Why it matched (`email_domain` or `remembered`: offered for empty text).
-    pub reason: String,
-    /// The record's label in the context's language, when it has one.
-    pub localized: Option<String>,
-    /// Picked before in this browser.
-    pub remembered: bool,
 }
 
 /// The bare id (`0abcdef12`) of an id URL.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::params::ListParams;
-use crate::{SuggestOptions, hits_to_js, js_err, to_js};
+use crate::{hits_to_js, js_err, options_from_js, to_js};
 
 /// A loaded, indexed registry.
 #[wasm_bindgen]
@@ -195,11 +195,7 @@ impl Registry {
     /// records), each with the record summary, the matched name,
     /// `ranges` (UTF-8 byte offsets) and `ranges16` (UTF-16 offsets for JS).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
-        let o: SuggestOptions = if options.is_undefined() {
-            SuggestOptions::default()
-        } else {
-            SuggestOptions::from_js(&options)?
-        };
+        let o = options_from_js(&options)?;
         let filters = self
             .engine
             .parse_filters(&o.filters.join(","), Version::V2)
@@ -207,7 +203,7 @@ impl Registry {
         let hits =
             self.engine
                 .suggest_in(text, &filters, o.limit.unwrap_or(10).min(100), &o.context);
-        hits_to_js(&hits)
+        hits_to_js(hits)
     }
 
     /// Builds the external-id tables now (full mode: call it shortly after

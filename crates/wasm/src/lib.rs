@@ -29,7 +29,7 @@ mod typeahead;
 pub use typeahead::Pieces;
 #[cfg(feature = "typeahead")]
 #[cfg(feature = "full")]
-pub(crate) use typeahead::{SuggestOptions, hits_to_js};
+pub(crate) use typeahead::{hits_to_js, options_from_js};
 #[cfg(all(test, feature = "full"))]
 mod tests;
 

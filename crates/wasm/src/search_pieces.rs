@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
+use registry_contract::Row;
 use registry_core::pieces::search::{ListQuery, Need, PageAnswer, SearchAnswer, SearchClient};
 use registry_core::pieces::{Directory, ID_KEY_CHARS};
-use registry_core::registry::RecordSummary;
 #[cfg(feature = "full")]
 use registry_core::router;
 use registry_core::search::facets::Meta;
@@ -18,13 +18,6 @@ use wasm_bindgen::prelude::*;
 use crate::params::ListParams;
 use crate::{js_err, params, to_js};
 
-/// One row of a page.
-#[derive(Serialize)]
-struct Hit<'a> {
-    summary: &'a RecordSummary,
-    score: f32,
-}
-
 /// What `answer` returns (one member set).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,7 +25,7 @@ struct Answer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     need: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    hits: Option<Vec<Hit<'a>>>,
+    hits: Option<&'a [Row]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     number_of_results: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,15 +51,7 @@ pub struct PiecesSearch {
 impl PiecesSearch {
     fn page(&mut self, page: PageAnswer) -> Result<JsValue, JsError> {
         let out = to_js(&Answer {
-            hits: Some(
-                page.hits
-                    .iter()
-                    .map(|h| Hit {
-                        summary: &h.summary,
-                        score: h.score,
-                    })
-                    .collect(),
-            ),
+            hits: Some(&page.hits),
             number_of_results: Some(page.number_of_results),
             meta: Some(&page.meta),
             need: None,

@@ -326,3 +326,21 @@ fn suggest_takes_the_forms_context() {
     let bad = js_sys::JSON::parse(r#"{"preferCountries": 3}"#).unwrap();
     assert!(r.suggest("i", bad).is_err());
 }
+
+/// The JSON of a suggestion, as the widget, the app and the npm package's
+/// `Suggestion` read it (`registry_contract::Hit`): the field names, their
+/// order and `null` for an absent city, language or label stay as they are.
+#[wasm_bindgen_test]
+fn suggestion_json_is_the_contracts() {
+    let r = Registry::new(SHARD).unwrap();
+    let opts = js_sys::JSON::parse(
+        r#"{"limit": 2, "lang": "ja", "remembered": ["https://ror.org/03ncywt35"]}"#,
+    )
+    .unwrap();
+    let hits = r.suggest("東雲", opts).unwrap();
+    let json = String::from(js_sys::JSON::stringify(&hits).unwrap());
+    assert_eq!(
+        json,
+        r#"[{"index":2,"summary":{"id":"https://ror.org/03ncywt35","name":"Shinonome Institute of Technology","acronyms":["SIT"],"city":"Tokyo","country_code":"JP","country_name":"Japan","types":["education"],"status":"active","successors":[]},"matched":{"value":"東雲工大","types":["alias"],"lang":"ja"},"ranges":[[0,6]],"reason":"name_prefix","ranges16":[[0,2]],"localized":"東雲工科大学","remembered":true}]"#
+    );
+}

@@ -1,94 +1,51 @@
 //! The partitioned typeahead (feature `typeahead`): `Pieces`, and the
 //! suggestion options and hits the full registry's `suggest` shares.
 
-use serde::Serialize;
+use registry_contract::{Hit, SuggestOptions};
 use wasm_bindgen::prelude::*;
 
 use crate::{js_err, params, to_js};
 
-/// Options of `suggest`.
-#[derive(Default)]
-pub(crate) struct SuggestOptions {
-    pub(crate) filters: Vec<String>,
-    pub(crate) limit: Option<usize>,
-    pub(crate) context: registry_core::search::SuggestContext,
-}
-
-impl SuggestOptions {
-    pub(crate) fn from_js(v: &JsValue) -> Result<SuggestOptions, JsError> {
-        let o = params::object(v, "struct SuggestOptions")?;
-        let mut s = SuggestOptions::default();
-        if let Some(x) = o.field("filters") {
-            s.filters = params::strings(&x)?;
-        }
-        if let Some(x) = o.field("limit") {
-            s.limit = params::opt_uint(&x, usize::MAX as u64, "usize")?.map(|n| n as usize);
-        }
-        let c = &mut s.context;
-        if let Some(x) = o.field("preferCountries") {
-            c.prefer_countries = params::strings(&x)?;
-        }
-        if let Some(x) = o.field("preferTypes") {
-            c.prefer_types = params::strings(&x)?;
-        }
-        if let Some(x) = o.field("emailDomain") {
-            c.email_domain = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("lang") {
-            c.lang = params::opt_string(&x)?;
-        }
-        if let Some(x) = o.field("remembered") {
-            // Ids that do not parse (a stale or edited list) are skipped:
-            // remembering is a convenience, never an error for the form.
-            c.remembered = params::strings(&x)?
-                .iter()
-                .filter_map(|id| registry_core::RecordId::parse(id).ok())
-                .collect();
-        }
-        Ok(s)
+/// `suggest`'s options (the contract's [`SuggestOptions`]) read from a JS
+/// object; `undefined` is the defaults. Read field by field rather than by
+/// a serde deserialiser: the widget's wasm then carries no generic
+/// deserialiser, and a wrong type names the field the way every other
+/// method's options do.
+pub(crate) fn options_from_js(v: &JsValue) -> Result<SuggestOptions, JsError> {
+    let mut s = SuggestOptions::default();
+    if v.is_undefined() {
+        return Ok(s);
     }
+    let o = params::object(v, "struct SuggestOptions")?;
+    if let Some(x) = o.field("filters") {
+        s.filters = params::strings(&x)?;
+    }
+    if let Some(x) = o.field("limit") {
+        s.limit = params::opt_uint(&x, usize::MAX as u64, "usize")?.map(|n| n as usize);
+    }
+    let c = &mut s.context;
+    if let Some(x) = o.field("preferCountries") {
+        c.prefer_countries = params::strings(&x)?;
+    }
+    if let Some(x) = o.field("preferTypes") {
+        c.prefer_types = params::strings(&x)?;
+    }
+    if let Some(x) = o.field("emailDomain") {
+        c.email_domain = params::opt_string(&x)?;
+    }
+    if let Some(x) = o.field("lang") {
+        c.lang = params::opt_string(&x)?;
+    }
+    if let Some(x) = o.field("remembered") {
+        // Ids that do not parse are the core's to skip.
+        c.remembered = params::strings(&x)?;
+    }
+    Ok(s)
 }
 
-/// A suggestion for JS: the core's fields (listed, not `#[serde(flatten)]`,
-/// whose generic map code costs kilobytes of wasm) plus the ranges in UTF-16
-/// code units (what JS strings index).
-#[derive(Serialize)]
-struct JsSuggestion<'a> {
-    index: usize,
-    summary: &'a registry_core::registry::RecordSummary,
-    matched: &'a registry_core::search::suggest::MatchedName,
-    ranges: &'a [(usize, usize)],
-    reason: &'static str,
-    ranges16: Vec<(usize, usize)>,
-    localized: Option<&'a str>,
-    remembered: bool,
-}
-
-/// Suggestions as JS values (the fields of `JsSuggestion`).
-pub(crate) fn hits_to_js(hits: &[registry_core::search::Suggestion]) -> Result<JsValue, JsError> {
-    let out: Vec<JsSuggestion<'_>> = hits
-        .iter()
-        .map(|h| JsSuggestion {
-            index: h.index,
-            summary: &h.summary,
-            matched: &h.matched,
-            ranges: &h.ranges,
-            reason: h.reason,
-            ranges16: h
-                .ranges
-                .iter()
-                .map(|&(a, b)| {
-                    (
-                        utf16_offset(&h.matched.value, a),
-                        utf16_offset(&h.matched.value, b),
-                    )
-                })
-                .collect(),
-            localized: h.localized.as_deref(),
-            remembered: h.remembered,
-        })
-        .collect();
-    to_js(&out)
+/// Suggestions as JS values: the contract's [`Hit`]s.
+pub(crate) fn hits_to_js(hits: Vec<registry_core::search::Suggestion>) -> Result<JsValue, JsError> {
+    to_js(&hits.into_iter().map(Hit::from).collect::<Vec<_>>())
 }
 
 /// The partitioned typeahead index ([`registry_core::pieces`]): the
@@ -159,11 +116,7 @@ impl Pieces {
     /// `{whole: true}` (only the whole typeahead data answers).
     pub fn suggest(&self, text: &str, options: JsValue) -> Result<JsValue, JsError> {
         use registry_core::pieces::Answer;
-        let o: SuggestOptions = if options.is_undefined() {
-            SuggestOptions::default()
-        } else {
-            SuggestOptions::from_js(&options)?
-        };
+        let o = options_from_js(&options)?;
         let answer = self
             .client
             .answer(
@@ -176,13 +129,13 @@ impl Pieces {
         let out = js_sys::Object::new();
         let set = |k: &str, v: JsValue| js_sys::Reflect::set(&out, &k.into(), &v).map(|_| ());
         let done = match answer {
-            Answer::Hits(h) => set("hits", hits_to_js(&h)?),
+            Answer::Hits(h) => set("hits", hits_to_js(h)?),
             Answer::Whole => set("whole", JsValue::TRUE),
             Answer::NeedDirectory(first) => set("needDirectory", first.into()),
             Answer::Need(key, kind) => {
                 set("need", key.into()).and_then(|_| set("kind", kind.code().into()))
             }
-            Answer::Partial(h, key, kind) => set("hits", hits_to_js(&h)?)
+            Answer::Partial(h, key, kind) => set("hits", hits_to_js(h)?)
                 .and_then(|_| set("partial", JsValue::TRUE))
                 .and_then(|_| set("need", key.into()))
                 .and_then(|_| set("kind", kind.code().into())),
@@ -190,8 +143,4 @@ impl Pieces {
         done.map_err(|_| JsError::new("cannot build the answer object"))?;
         Ok(out.into())
     }
-}
-
-fn utf16_offset(s: &str, byte: usize) -> usize {
-    s.get(..byte).map_or(0, |p| p.encode_utf16().count())
 }

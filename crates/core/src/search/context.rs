@@ -1,5 +1,6 @@
 //! Context from the form around a typeahead: what the page knows about the
-//! person typing, turned into ranking boosts ([`SuggestContext`]).
+//! person typing ([`SuggestContext`], the contract's shape, as the form
+//! hands it over), turned into ranking boosts ([`Resolved`]).
 //!
 //! * `prefer_countries` / `prefer_types`: a boost, not a filter (filters
 //!   stay in [`super::Filters`]): records in one of the countries, or of one
@@ -11,7 +12,8 @@
 //!   ([`super::Engine::suggest_in`] with empty text) and score
 //!   [`DOMAIN_BONUS`] more while typing.
 //! * `remembered`: records this browser picked before (the host keeps the
-//!   list; nothing leaves the browser). When they match the text they come
+//!   list; nothing leaves the browser), by id; an id that does not parse or
+//!   is not in the data is skipped. When they match the text they come
 //!   first, before even exact matches of other records; with empty text
 //!   they are offered after the e-mail domain's records.
 //! * `lang`: each suggestion carries the record's label in that language
@@ -33,20 +35,9 @@ pub const PREFER_BONUS: u16 = 16;
 /// it above any prior while it matches the text.
 pub const DOMAIN_BONUS: u16 = 64;
 
-/// What the page knows about the person typing.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SuggestContext {
-    /// ISO 3166 country codes to prefer (any case).
-    pub prefer_countries: Vec<String>,
-    /// Organization types to prefer (`education`, `funder`, …).
-    pub prefer_types: Vec<String>,
-    /// An e-mail address or its domain.
-    pub email_domain: Option<String>,
-    /// Records picked before in this browser, most recent first.
-    pub remembered: Vec<RecordId>,
-    /// Language code whose labels to show (`de`, `fr`, …).
-    pub lang: Option<String>,
-}
+/// What the page knows about the person typing: the contract's
+/// [`registry_contract::SuggestContext`].
+pub use registry_contract::SuggestContext;
 
 /// The domain of an e-mail address or a domain, lower case, without
 /// surrounding dots or spaces; `None` when there is none (no dot).
@@ -165,8 +156,14 @@ impl Resolved {
             }
         }
         let mut remembered = Vec::new();
-        for id in &ctx.remembered {
-            if let Some(r) = engine.registry().index_of(*id)
+        // Ids that do not parse (a stale or edited list) are skipped:
+        // remembering is a convenience, never an error for the form.
+        let ids = ctx
+            .remembered
+            .iter()
+            .filter_map(|id| RecordId::parse(id).ok());
+        for id in ids {
+            if let Some(r) = engine.registry().index_of(id)
                 && !remembered.contains(&(r as u32))
             {
                 remembered.push(r as u32);

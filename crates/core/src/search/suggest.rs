@@ -109,16 +109,8 @@ fn key(tier: u8, prior: u8, boost: (bool, u16), rest: (u8, u16, u32, u32)) -> Ke
     (band, rest.0, u16::MAX - score, rest.1, rest.2, rest.3)
 }
 
-/// Which name matched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MatchedName {
-    /// The name as stored.
-    pub value: String,
-    /// Its types (`registry_display`, `label`, `alias`, `acronym`).
-    pub types: Vec<&'static str>,
-    /// Its language.
-    pub lang: Option<String>,
-}
+/// Which name matched: the contract's [`registry_contract::Matched`].
+pub use registry_contract::Matched as MatchedName;
 
 /// One typeahead hit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -141,6 +133,23 @@ pub struct Suggestion {
     /// Whether the record was picked before in this browser
     /// ([`SuggestContext::remembered`]).
     pub remembered: bool,
+}
+
+/// The hit as the contract carries it to JS and the UI: the same fields,
+/// plus the ranges in UTF-16 code units (what JS strings index).
+impl From<Suggestion> for registry_contract::Hit {
+    fn from(s: Suggestion) -> registry_contract::Hit {
+        registry_contract::Hit {
+            ranges16: registry_contract::utf16_ranges(&s.matched.value, &s.ranges),
+            index: s.index,
+            summary: s.summary,
+            matched: s.matched,
+            ranges: s.ranges,
+            reason: s.reason.to_string(),
+            localized: s.localized,
+            remembered: s.remembered,
+        }
+    }
 }
 
 /// Reason of each tier (the two exact-name tiers share one).
@@ -648,7 +657,7 @@ impl Engine {
                 (n.is_acronym(), crate::model::ACRONYM),
             ] {
                 if on {
-                    types.push(t);
+                    types.push(t.to_string());
                 }
             }
         }

@@ -156,7 +156,6 @@ use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
 use crate::index::Index;
-use crate::registry::RecordSummary;
 use crate::search::facets::Meta;
 use crate::search::{Engine, Version};
 use crate::shard::search::{SearchStats, TermGroups, TermMembers};
@@ -180,14 +179,9 @@ pub struct ListQuery {
     pub typed: bool,
 }
 
-/// One record of a page.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PageHit {
-    /// The record's summary (what a results row shows).
-    pub summary: RecordSummary,
-    /// Its E2 score.
-    pub score: f32,
-}
+/// One record of a page: its summary (what a results row shows) and its
+/// E2 score, the contract's [`registry_contract::Row`].
+pub use registry_contract::Row as PageHit;
 
 /// A page of E2 results, as the whole registry would give it.
 #[derive(Clone, Debug, PartialEq)]
