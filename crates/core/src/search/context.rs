@@ -1,6 +1,6 @@
 //! Context from the form around a typeahead: what the page knows about the
 //! person typing ([`SuggestContext`], the contract's shape, as the form
-//! hands it over), turned into ranking boosts ([`Resolved`]).
+//! hands it over), turned into ranking boosts (`Resolved`).
 //!
 //! * `prefer_countries` / `prefer_types`: a boost, not a filter (filters
 //!   stay in [`super::Filters`]): records in one of the countries, or of one
