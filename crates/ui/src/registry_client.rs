@@ -222,20 +222,62 @@ pub fn offers_on_focus(ctx: &SuggestContext) -> bool {
     ctx.email_domain.as_deref().is_some_and(|d| d.contains('.')) || !ctx.remembered.is_empty()
 }
 
-/// `suggest`'s options object: the contract's [`SuggestOptions`], as JSON
-/// parsed by the browser (empty fields left out, as registry.js expects).
+/// A value of `suggest`'s options object.
+#[derive(Debug, PartialEq)]
+enum OptionValue<'a> {
+    List(&'a [String]),
+    Text(&'a str),
+    Number(usize),
+}
+
+/// The fields of `o` as its JSON has them (the contract's serde names,
+/// empty ones left out), written out by hand: a serialiser would add
+/// kilobytes to the widget's wasm for seven fields. The test below holds
+/// them to the contract's serialisation.
+fn option_fields(o: &SuggestOptions) -> Vec<(&'static str, OptionValue<'_>)> {
+    let c = &o.context;
+    let lists = [
+        ("filters", &o.filters),
+        ("preferCountries", &c.prefer_countries),
+        ("preferTypes", &c.prefer_types),
+        ("remembered", &c.remembered),
+    ];
+    let texts = [("emailDomain", &c.email_domain), ("lang", &c.lang)];
+    let mut out: Vec<_> = lists
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k, OptionValue::List(v)))
+        .collect();
+    out.extend(
+        texts
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, OptionValue::Text(v.as_deref()?)))),
+    );
+    out.extend(o.limit.map(|n| ("limit", OptionValue::Number(n))));
+    out
+}
+
+/// `suggest`'s options object: the contract's [`SuggestOptions`].
 fn suggest_options(filters: &[String], limit: usize, ctx: &SuggestContext) -> JsValue {
     let options = SuggestOptions {
         filters: filters.to_vec(),
         limit: Some(limit),
         context: ctx.clone(),
     };
-    // Plain strings, numbers and lists: serialising cannot fail, and an
-    // empty object would still ask with the defaults.
-    serde_json::to_string(&options)
-        .ok()
-        .and_then(|json| js_sys::JSON::parse(&json).ok())
-        .unwrap_or_else(|| js_sys::Object::new().into())
+    let object = js_sys::Object::new();
+    for (key, value) in option_fields(&options) {
+        let value: JsValue = match value {
+            OptionValue::List(v) => v
+                .iter()
+                .map(|s| JsValue::from_str(s))
+                .collect::<js_sys::Array>()
+                .into(),
+            OptionValue::Text(t) => t.into(),
+            OptionValue::Number(n) => (n as f64).into(),
+        };
+        let _ = js_sys::Reflect::set(&object, &key.into(), &value);
+    }
+    object.into()
 }
 
 /// Typeahead hits; a newer call makes this one fail with [`CallError::Stale`].
@@ -378,4 +420,44 @@ pub struct Info {
 /// The bare id (`0abcdef12`) of an id URL.
 pub fn bare_id(id: &str) -> &str {
     id.rsplit('/').next().unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn as_json(o: &SuggestOptions) -> Value {
+        option_fields(o)
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    OptionValue::List(l) => json!(l),
+                    OptionValue::Text(t) => json!(t),
+                    OptionValue::Number(n) => json!(n),
+                };
+                (k.to_string(), v)
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    }
+
+    /// The hand-written options are the contract's JSON, full and empty.
+    #[test]
+    fn options_are_written_as_the_contract_serialises_them() {
+        let full = SuggestOptions {
+            filters: vec!["types:education".into()],
+            limit: Some(8),
+            context: SuggestContext {
+                prefer_countries: vec!["DE".into()],
+                prefer_types: vec!["funder".into()],
+                email_domain: Some("x.de".into()),
+                remembered: vec!["03ncywt35".into()],
+                lang: Some("de".into()),
+            },
+        };
+        for o in [full, SuggestOptions::default()] {
+            assert_eq!(as_json(&o), serde_json::to_value(&o).unwrap());
+        }
+    }
 }
