@@ -48,6 +48,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use super::bytes::Writer;
 use super::{Codec, Compressor, ShardError, read_file};
 use crate::crc32::crc32;
 
@@ -148,17 +149,15 @@ pub fn stored_image(file: &[u8]) -> Result<Vec<u8>, ShardError> {
 pub fn write(source: &[u8], target: &[u8], compressor: &dyn Compressor) -> Vec<u8> {
     let ops = diff(source, target);
     let stored = compressor.compress(&ops);
-    let mut h = Vec::new();
-    put_varint(&mut h, source.len() as u64);
-    h.extend_from_slice(&crc32(source).to_le_bytes());
-    put_varint(&mut h, target.len() as u64);
-    h.extend_from_slice(&crc32(target).to_le_bytes());
-    h.push(match compressor.codec() {
-        Codec::Stored => 0,
-        Codec::Zstd => 1,
-    });
-    put_varint(&mut h, ops.len() as u64);
-    put_varint(&mut h, stored.len() as u64);
+    let mut w = Writer::default();
+    w.varint(source.len() as u64);
+    w.u32_le(crc32(source));
+    w.varint(target.len() as u64);
+    w.u32_le(crc32(target));
+    w.u8(compressor.codec().code());
+    w.varint(ops.len() as u64);
+    w.varint(stored.len() as u64);
+    let h = w.buf;
     let mut out = Vec::with_capacity(18 + h.len() + stored.len());
     out.extend_from_slice(&DELTA_MAGIC);
     out.extend_from_slice(&DELTA_VERSION.to_le_bytes());
@@ -211,11 +210,7 @@ pub fn read_header(delta: &[u8]) -> Result<DeltaHeader, DeltaError> {
     let source_crc = r.u32_le()?;
     let target_len = r.varint()?;
     let target_crc = r.u32_le()?;
-    let codec = match r.byte()? {
-        0 => Codec::Stored,
-        1 => Codec::Zstd,
-        _ => return Err(damaged("unknown ops codec")),
-    };
+    let codec = Codec::from_code(r.byte()?).ok_or_else(|| damaged("unknown ops codec"))?;
     let ops_len = r.varint()?;
     let stored_len = r.varint()?;
     let ops_at = end + 4;
@@ -341,7 +336,7 @@ fn replay(source: &[u8], ops: &[u8], target_len: usize) -> Result<Vec<u8>, Delta
 /// were replaced).
 pub fn diff(source: &[u8], target: &[u8]) -> Vec<u8> {
     let blocks = fingerprint_blocks(source);
-    let mut ops = Vec::with_capacity(target.len() / 32);
+    let mut ops = Writer::default();
     let (mut at, mut literal_from, mut copied_to) = (0usize, 0usize, 0usize);
     let mut rolling = Rolling::at(target, 0);
     while at + BLOCK <= target.len() {
@@ -370,16 +365,15 @@ pub fn diff(source: &[u8], target: &[u8]) -> Vec<u8> {
     if literal_from < target.len() {
         push_step(&mut ops, &target[literal_from..], 0, 0, copied_to);
     }
-    ops
+    ops.buf
 }
 
-fn push_step(ops: &mut Vec<u8>, literal: &[u8], copy: usize, from: usize, copied_to: usize) {
-    put_varint(ops, literal.len() as u64);
-    ops.extend_from_slice(literal);
-    put_varint(ops, copy as u64);
+fn push_step(ops: &mut Writer, literal: &[u8], copy: usize, from: usize, copied_to: usize) {
+    ops.varint(literal.len() as u64);
+    ops.buf.extend_from_slice(literal);
+    ops.varint(copy as u64);
     if copy > 0 {
-        let distance = from as i64 - copied_to as i64;
-        put_varint(ops, ((distance << 1) ^ (distance >> 63)) as u64);
+        ops.zigzag(from as i64 - copied_to as i64);
     }
 }
 
@@ -441,14 +435,6 @@ impl Rolling {
             .wrapping_mul(BASE)
             .wrapping_add(next as u64 + 1);
     }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// A cursor over a delta's header or ops.

@@ -189,6 +189,12 @@ impl Codec {
             Codec::Zstd => 1,
         }
     }
+
+    fn from_code(c: u8) -> Option<Codec> {
+        [Codec::Stored, Codec::Zstd]
+            .into_iter()
+            .find(|k| k.code() == c)
+    }
 }
 
 /// Compresses section bytes when a shard is built. The core decodes every
@@ -687,15 +693,10 @@ pub fn read_header(bytes: &[u8]) -> Result<(ShardInfo, Vec<SectionEntry>, usize)
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
         let kind_code = r.u8().map_err(bad)?;
-        let codec = match r.u8().map_err(bad)? {
-            0 => Codec::Stored,
-            1 => Codec::Zstd,
-            c => {
-                return Err(ShardError::BadHeader {
-                    what: format!("unknown codec {c}"),
-                });
-            }
-        };
+        let code = r.u8().map_err(bad)?;
+        let codec = Codec::from_code(code).ok_or_else(|| ShardError::BadHeader {
+            what: format!("unknown codec {code}"),
+        })?;
         let raw_len = r.varint().map_err(bad)?;
         let stored_len = r.varint().map_err(bad)?;
         let stored_crc = r.u32_le().map_err(bad)?;
