@@ -46,10 +46,8 @@ impl Previous {
     pub fn open(path: &Path) -> Result<Previous, String> {
         let manifest_path =
             crate::load::manifest_in(path).map_err(|e| format!("--previous: {e}"))?;
-        let text = std::fs::read_to_string(&manifest_path)
-            .map_err(|e| format!("cannot read {}: {e}", manifest_path.display()))?;
-        let manifest: Manifest = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a manifest: {e}", manifest_path.display()))?;
+        let manifest =
+            crate::load::read_manifest(&manifest_path).map_err(|e| format!("--previous: {e}"))?;
         let dir = manifest_path.parent().unwrap_or(Path::new("."));
         let files = manifest
             .files

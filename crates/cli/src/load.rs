@@ -70,14 +70,20 @@ pub fn data_file(path: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// The full shard file a manifest lists.
-pub fn manifest_full_file(manifest: &Path) -> Result<PathBuf, String> {
+/// A manifest.json, read and checked ([`registry_contract::Manifest::checked`]).
+pub fn read_manifest(manifest: &Path) -> Result<registry_contract::Manifest, String> {
     let text = read(manifest)?;
     let m: registry_contract::Manifest = serde_json::from_slice(&text)
         .map_err(|e| format!("{} is not a registry manifest: {e}", manifest.display()))?;
     let (m, _) = m
         .checked()
         .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    Ok(m)
+}
+
+/// The full shard file a manifest lists.
+pub fn manifest_full_file(manifest: &Path) -> Result<PathBuf, String> {
+    let m = read_manifest(manifest)?;
     let dir = manifest.parent().unwrap_or(Path::new("."));
     let full = m
         .files
