@@ -98,6 +98,21 @@ const checkUpdate = (page) =>
     navigator.serviceWorker.controller.postMessage({ type: "check-update", id });
   }));
 
+/**
+ * Installs the release in folder `a` (named `release`) on `page`, deploys
+ * folder `b`, and has the service worker find and download it; returns what
+ * it asked the server meanwhile, a request a line.
+ */
+async function updateFound(page, a, release, b) {
+  deploy(a);
+  await installed(page, release);
+  const from = server.requests.length;
+  deploy(b);
+  const answer = await checkUpdate(page);
+  assert.equal(answer.updateAvailable, true, JSON.stringify(answer));
+  return server.requests.slice(from).join("\n");
+}
+
 /** Accepts the release offered, as its user would: the page reloads on it. */
 async function acceptUpdate(page, release) {
   await page.reload();
@@ -249,15 +264,9 @@ test("an installed PWA updates its offline copy by the deltas and answers from t
   const b = site("delta-b", DEMO.map((r, i) => (i === 5 ? changed : r)), "delta-b", { previous: a });
   const files = manifestOf(b).files.filter((f) => OFFLINE_COPY.includes(f.sections.join()));
   assert.ok(files.every((f) => f.deltas?.length === 1 && f.stored), "B lists a delta from A for each file of the offline copy");
-  deploy(a);
   const { context, page, errors } = await freshPage();
   try {
-    await installed(page, "delta-a");
-    const from = server.requests.length;
-    deploy(b);
-    const answer = await checkUpdate(page);
-    assert.equal(answer.updateAvailable, true, JSON.stringify(answer));
-    const asked = server.requests.slice(from).join("\n");
+    const asked = await updateFound(page, a, "delta-a", b);
     for (const f of files) {
       assert.ok(asked.includes(f.deltas[0].name), `${f.deltas[0].name} was read`);
       assert.ok(!asked.includes(f.name), `${f.name} was not downloaded`);
@@ -297,15 +306,9 @@ test("a delta with wrong bytes is refused and its file downloaded whole", async 
   bytes[bytes.length - 1] ^= 0xff;
   fs.writeFileSync(damaged, bytes);
   fs.writeFileSync(path.join(b, "data/manifest.json"), JSON.stringify(m));
-  deploy(a);
   const { context, page, errors } = await freshPage();
   try {
-    await installed(page, "wrong-a");
-    const from = server.requests.length;
-    deploy(b);
-    const answer = await checkUpdate(page);
-    assert.equal(answer.updateAvailable, true, JSON.stringify(answer));
-    const asked = server.requests.slice(from).join("\n");
+    const asked = await updateFound(page, a, "wrong-a", b);
     assert.ok(asked.includes(records.name) && asked.includes(summary.name), "the files whose deltas failed were downloaded");
     assert.ok(asked.includes(names.deltas[0].name) && !asked.includes(names.name), "the names came by their delta");
     await acceptUpdate(page, "wrong-b");
