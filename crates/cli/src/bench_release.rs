@@ -129,11 +129,7 @@ fn offline_update(old: &Path, om: &Manifest, new: &Path, nm: &Manifest) -> Resul
         let source = delta::stored_image(&read(old, &held.name)?).map_err(|e| e.to_string())?;
         let made = delta::apply(&source, &read(new, &d.name)?, stored.bytes)
             .map_err(|e| format!("{}: {e}", d.name))?;
-        let hash: String = Sha256::digest(&made)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        if hash != stored.sha256 {
+        if crate::encoders::sha256_hex(&made) != stored.sha256 {
             return Err(format!(
                 "{}: its result is not {}'s image",
                 d.name, entry.name
