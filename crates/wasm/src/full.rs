@@ -313,16 +313,3 @@ impl RegistryBuilder {
         }
     }
 }
-
-/// The next release's file from the one held and a delta
-/// (`registry_core::shard::delta`): `held` is the earlier release's file or
-/// its stored image, the result is the new file's stored image (its sections
-/// uncompressed; it loads as the file does), at most `expected_bytes` long.
-/// The caller checks it by the manifest's SHA-256. Throws, saying why, when
-/// the delta does not fit what is held: the caller then downloads the file.
-#[wasm_bindgen(js_name = applyDelta)]
-pub fn apply_delta(held: &[u8], delta: &[u8], expected_bytes: f64) -> Result<Vec<u8>, JsError> {
-    use registry_core::shard::delta;
-    let image = delta::stored_image(held).map_err(js_err)?;
-    delta::apply(&image, delta, expected_bytes as u64).map_err(js_err)
-}

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 #[cfg(feature = "full")]
 mod full;
 #[cfg(feature = "full")]
-pub use full::{Registry, RegistryBuilder, apply_delta};
+pub use full::{Registry, RegistryBuilder};
 #[cfg(feature = "search")]
 mod search_pieces;
 #[cfg(feature = "search")]
@@ -46,4 +46,24 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError
 
 pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
+}
+
+/// The next release's file from the one held and a delta
+/// (`registry_core::shard::delta`): `held` is the earlier release's file or
+/// its stored image, the result is the new file's stored image (its sections
+/// uncompressed; it loads as the file does), at most `expected_bytes` long.
+/// The caller checks it by the SHA-256 it trusts (the manifest's for the
+/// offline copy, the slot's hash of the delta and of the base for a piece).
+/// Throws, saying why, when the delta does not fit what is held: the caller
+/// then downloads the file whole, or asks the whole registry.
+///
+/// In every build, not only the full one: a pieces folder built with
+/// `--previous` keeps the last release's pieces and lists deltas beside
+/// them (pieces version 10), and the widget's typeahead-only wasm reads
+/// those pieces too.
+#[wasm_bindgen(js_name = applyDelta)]
+pub fn apply_delta(held: &[u8], delta: &[u8], expected_bytes: f64) -> Result<Vec<u8>, JsError> {
+    use registry_core::shard::delta;
+    let image = delta::stored_image(held).map_err(js_err)?;
+    delta::apply(&image, delta, expected_bytes as u64).map_err(js_err)
 }
