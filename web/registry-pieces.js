@@ -100,7 +100,7 @@ async function fetchFile(url, name, cap, attempt) {
  * the folder now holds another release (then nothing is damaged: the
  * file is of a release that was replaced), or of null.
  */
-async function checkedRead(refused, what, read, check, missing, moved) {
+async function checkedRead(refused, what, read, check, missing, moved, mismatch = () => "its bytes do not match their hash") {
   if (refused.has(what)) throw new Error(refused.get(what));
   for (let attempt = 0; ; attempt++) {
     const bytes = await read(attempt);
@@ -108,7 +108,7 @@ async function checkedRead(refused, what, read, check, missing, moved) {
     if (good) return good;
     const gone = attempt === 0 && (await moved?.());
     if (gone) throw gone;
-    const why = `${what}: ${bytes ? "its bytes do not match their hash" : missing} (damaged or altered)`;
+    const why = `${what}: ${bytes ? mismatch() : missing} (damaged or altered)`;
     if (attempt) throw new Error(refused.set(what, `${why}, again: not used`).get(what));
     console.error(`registry: ${why}; fetching it once more`);
   }
@@ -118,16 +118,29 @@ async function checkedRead(refused, what, read, check, missing, moved) {
  * `checkedFiles` of the pieces folder of manifest `m` (of the data folder
  * at `base`), checked with the hash tree when the build wrote one (since
  * 2026-11-27: ~7× fewer bytes a request at ×4 records), else with the
- * two-level tables (registry_contract::Pieces::tree, ::hashes).
+ * two-level tables (registry_contract::Pieces::tree, ::hashes). `patch(base,
+ * delta, cap)` → the file a delta makes of its base (the caller's wasm's
+ * `applyDelta`): see `packedFiles`.
  */
-export const checkedPieces = (m, base) =>
+export const checkedPieces = (m, base, patch = null) =>
   noticingRelease(
     m.pieces.packed
-      ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed, () => newerRelease(m, base))
+      ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed, () => newerRelease(m, base), patch)
       : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes, () => newerRelease(m, base)),
     m,
     base,
   );
+
+/**
+ * The `patch` of `checkedPieces` with the registry-wasm module `wasm` (a
+ * promise of it, or a function returning one; any build: each has
+ * `applyDelta`), asked for only when a file has a delta.
+ */
+export const patchWith = (wasm) => async (base, delta, cap) => {
+  const mod = await (typeof wasm === "function" ? wasm() : wasm);
+  if (typeof mod?.applyDelta !== "function") throw noPieces("this wasm cannot apply a delta (built before pieces version 10)");
+  return mod.applyDelta(base, delta, cap);
+};
 
 /** What tells two builds of a data folder apart: its build id and its files' hashes. */
 export const buildOf = (m) => `${m?.build_id ?? m?.build_time}:${(m?.files ?? []).map((f) => f.sha256).join(",")}`;
@@ -255,7 +268,11 @@ const ENTRY_BYTES = 30;
 /**
  * Slot `i` of a packed folder (registry_core::shard::packed): its files as
  * a Map from name key to `{hash, pack, offset, length}` when its bytes
- * have the layout and its proof leads to `packed.root`, else null.
+ * have the layout and its proof leads to `packed.root`, else null. A key
+ * listed twice, one entry after the other (pieces version 10), is a file
+ * kept from an earlier release and its delta: the first entry, with the
+ * second as its `.delta`. Keys out of order, or one listed three times,
+ * make the slot damaged (null), as the core's `decode_slot` says.
  */
 export async function provenSlot(bytes, i, packed) {
   const levels = Math.log2(packed.buckets);
@@ -275,13 +292,21 @@ export async function provenSlot(bytes, i, packed) {
   }
   if (hexOf(node) !== packed.root) return null;
   const files = new Map();
-  for (let at = 2; at < 2 + count * ENTRY_BYTES; at += ENTRY_BYTES)
-    files.set(view.getBigUint64(at, true), {
+  let last = -1n;
+  for (let at = 2; at < 2 + count * ENTRY_BYTES; at += ENTRY_BYTES) {
+    const key = view.getBigUint64(at, true);
+    const entry = {
       hash: hexOf(bytes.subarray(at + 8, at + 20)),
       pack: view.getUint16(at + 20, true),
       offset: view.getUint32(at + 22, true),
       length: view.getUint32(at + 26, true),
-    });
+    };
+    if (key < last) return null;
+    if (key > last) files.set(key, entry);
+    else if (files.get(key).delta) return null; // a third entry: no file has two deltas
+    else files.get(key).delta = entry;
+    last = key;
+  }
   return files;
 }
 
@@ -338,8 +363,19 @@ export async function fetchRange(url, start, length, attempt = 0) {
  * throws. `get(name, cap, sha256)`: a file stored on its own (the
  * first-keystroke pack), checked by the hash given. `moved`: see
  * `checkedRead` (`checkedPieces` gives it).
+ *
+ * A file listed with a delta (pieces version 10, a folder built with
+ * `registry site --previous`) is its base, kept from the earlier release
+ * at the URL that release read it by (so a returning visitor's HTTP cache
+ * and the CDN's still hold it), and its delta, read beside it by their own
+ * URL (`&delta`); both are checked by their hashes, then `patch(base,
+ * delta, cap)` (the wasm's `applyDelta`) gives the file's stored image. A
+ * delta that does not apply is a damaged file: reported, both read once
+ * more past the HTTP cache, then refused. Without `patch` such a file is a
+ * NoPiecesError: the whole registry answers. A folder without deltas never
+ * calls `patch`, so no read waits for the wasm.
  */
-export function packedFiles(folder, packed, moved = null) {
+export function packedFiles(folder, packed, moved = null, patch = null) {
   const refused = new Map(); // what was wrong twice: not asked again
   const slots = new Map(); // slot index → Promise<Map>
   const checked = (what, read, check) => checkedRead(refused, what, read, check, "missing, or not the bytes asked for", moved);
@@ -365,13 +401,45 @@ export function packedFiles(folder, packed, moved = null) {
     }
     const at = await entry(name);
     if (!at) return null; // not part of this build
-    if (at.length > cap || at.pack >= packed.packs.length) throw new Error(`${name}: its slot says ${at.length} bytes in pack ${at.pack}, more than such a file holds (damaged?)`);
-    // The name rides along as a query: the network log, caches and tests see which file a range is,
-    // and two files of one pack are two URLs, which the HTTP cache does not make wait for each other.
-    const url = new URL(`${packed.packs[at.pack]}?f=${encodeURIComponent(name)}`, folder);
-    const stored = await checked(name, (attempt) => fetchRange(url, at.offset, at.length, attempt), hashIs(at.hash));
+    for (const e of [at, at.delta ?? at])
+      if (e.length > cap || e.pack >= packed.packs.length) throw new Error(`${name}: its slot says ${e.length} bytes in pack ${e.pack}, more than such a file holds (damaged?)`);
+    if (at.delta) return patched(name, at, cap);
+    const stored = await checked(name, (attempt) => fetchRange(rangeUrl(name, at), at.offset, at.length, attempt), hashIs(at.hash));
     // JSON is stored compressed (a range is served as stored); checked before it is opened.
     return packed.json_gzip && name.endsWith(".json") ? gunzip(stored, cap, name) : stored;
+  }
+  // The name rides along as a query: the network log, caches and tests see which file a range is,
+  // and two files of one pack are two URLs, which the HTTP cache does not make wait for each other.
+  // A base keeps the URL of the release that wrote it (version 9's): what caches hold it by.
+  const rangeUrl = (name, e, delta = false) => new URL(`${packed.packs[e.pack]}?f=${encodeURIComponent(name)}${delta ? "&delta" : ""}`, folder);
+  /**
+   * File `name` from its base and its delta (`at`, `at.delta`): both read
+   * at once, each checked by its hash (its own retry rule on the first
+   * round), then applied. A delta the wasm refuses makes the file damaged:
+   * one more round, both past the HTTP cache, then it is refused.
+   */
+  async function patched(name, at, cap) {
+    if (!patch) throw noPieces(`${name}: the build lists it as a delta on an earlier release's file, and this reader was given no wasm to apply it`);
+    const part = (what, e, delta, attempt) => {
+      const read = (a) => fetchRange(rangeUrl(name, e, delta), e.offset, e.length, a);
+      // After a refused delta both hashes held: the second round reads past the cache, unchecked twice.
+      return attempt ? read(attempt).then(hashIs(e.hash)) : checked(what, read, hashIs(e.hash));
+    };
+    const both = async (attempt) => {
+      const [base, delta] = await Promise.all([part(name, at, false, attempt), part(`${name} (its delta)`, at.delta, true, attempt)]);
+      return base && delta && { base, delta };
+    };
+    let refusal = "";
+    const apply = async ({ base, delta }) => {
+      try {
+        return await patch(base, delta, cap);
+      } catch (e) {
+        if (e?.name === "NoPiecesError") throw e;
+        refusal = e?.message ?? String(e);
+        return null;
+      }
+    };
+    return checkedRead(refused, name, both, apply, "missing, or not the bytes asked for", moved, () => `its delta does not apply to its base (${refusal})`);
   }
   /** Whether the build has a file `name`, from its slot alone (no read of the file). */
   get.listed = async (name) => Boolean(await entry(name));
@@ -597,7 +665,7 @@ export class RecordPieces {
     this.#base = base;
     this.#manifest = Promise.resolve(manifest);
     this.#wasm = wasm;
-    this.#get = this.#manifest.then((m) => checkedPieces(m, base));
+    this.#get = this.#manifest.then((m) => checkedPieces(m, base, patchWith(wasm)));
     this.#get.catch(() => {});
   }
 
@@ -629,7 +697,7 @@ export class RecordPieces {
 }
 
 /** The pieces version this reader understands (the Rust side's `registry_contract::PIECES_VERSION`). */
-export const PIECES_VERSION = 9;
+export const PIECES_VERSION = 10;
 
 /** Why the manifest's pieces cannot be used by this reader (absent, or of a newer version), or null. */
 function piecesUnusable(m) {
@@ -779,7 +847,7 @@ class FolderPieces {
     this.ready = this.#open();
     // Downloads need only the manifest, so they start before the wasm is in;
     // one per file at a time; a failed one may be retried later.
-    this.#getP = this.#manifestP.then((m) => checkedPieces(m, base));
+    this.#getP = this.#manifestP.then((m) => checkedPieces(m, base, patchWith(this.#wasmP)));
     this.#getP.catch(() => {});
     this.#records = this.#recordPieces();
   }

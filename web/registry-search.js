@@ -12,7 +12,7 @@
 // (registry-pieces.js checkedFiles; a file the build does not list means
 // "no record under that prefix"); the pieces folder is immutable.
 
-import { BYTE_CAPS, checkedPieces, fetchPiecesManifest, hex, roughFold } from "./registry-pieces.js";
+import { BYTE_CAPS, checkedPieces, fetchPiecesManifest, hex, patchWith, roughFold } from "./registry-pieces.js";
 
 /**
  * E2 over the pieces of the data at `dataUrl`: `manifest` (object or
@@ -34,7 +34,7 @@ export function startPiecesSearch({ dataUrl = "./data/", manifest = null, wasm =
   // the first files a query needs can be on their way while it compiles.
   const folderP = manifestP.then((m) => {
     if (!m.pieces?.search?.stats) throw new Error("this data has no E2 pieces: rebuild it with `registry build`");
-    return checkedPieces(m, base);
+    return checkedPieces(m, base, patchWith(wasmP));
   });
   folderP.catch(() => {});
   const ready = Promise.all([manifestP, wasmP, folderP]).then(([m, mod]) => ({ search: new mod.PiecesSearch(m.pieces.split_first, m.pieces.id_chars) }));

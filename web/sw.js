@@ -252,7 +252,7 @@ let piecesPromise = null;
 function serverPieces() {
   piecesPromise ??= (async () => {
     const manifest = await fetchManifest(DATA);
-    const module = wasmReady().then(() => ({ PiecesSearch, Registry }));
+    const module = wasmReady().then(() => ({ PiecesSearch, Registry, applyDelta }));
     module.catch(() => {});
     const search = manifest.pieces?.search?.stats ? startPiecesSearch({ dataUrl: DATA, manifest, wasm: module }) : null;
     return { manifest, search, records: new RecordPieces(DATA, manifest, () => module) };
