@@ -269,20 +269,32 @@ fn ops_bytes(stored: &[u8], h: &DeltaHeader) -> Result<Vec<u8>, DeltaError> {
     match h.codec {
         Codec::Stored => Ok(stored.to_vec()),
         Codec::Zstd => {
-            use std::io::Read;
             // ruzstd's errors are not formatted: their message tables
             // would cost the wasm ~10 KB, and the remedy is the same.
             let damaged = || DeltaError::Damaged {
                 what: "the ops are not a valid zstd stream".into(),
             };
+            // The frame decoder the shard's sections use, block by block,
+            // not ruzstd's StreamingDecoder: its `io::Read` machinery cost
+            // every wasm build 11.5 KB brotli (the widget's typeahead-only
+            // one applies deltas to pieces since pieces version 10). The
+            // window is bounded as a section's is, and decoding stops once
+            // more than the header's length has come out.
+            let mut decoder = ruzstd::decoding::FrameDecoder::new();
+            decoder.set_max_window_size(h.ops_len.next_power_of_two().max(super::MIN_WINDOW_LIMIT));
             let mut input = stored;
-            let mut decoder =
-                ruzstd::decoding::StreamingDecoder::new(&mut input).map_err(|_| damaged())?;
+            decoder.init(&mut input).map_err(|_| damaged())?;
             let mut out = Vec::with_capacity(h.ops_len as usize);
-            (&mut decoder)
-                .take(h.ops_len + 1)
-                .read_to_end(&mut out)
-                .map_err(|_| damaged())?;
+            loop {
+                let step = ruzstd::decoding::BlockDecodingStrategy::UptoBytes(1 << 20);
+                let done = decoder
+                    .decode_blocks(&mut input, step)
+                    .map_err(|_| damaged())?;
+                decoder.collect_to_writer(&mut out).map_err(|_| damaged())?;
+                if done || out.len() as u64 > h.ops_len {
+                    break;
+                }
+            }
             if out.len() as u64 != h.ops_len {
                 return Err(DeltaError::Damaged {
                     what: "the ops' length differs from the header's".into(),

@@ -67,7 +67,7 @@ pub const SMALL_SECTION_BYTES: u64 = 64 << 10;
 /// Largest zstd window accepted whatever the section's size. Our writer
 /// (one-shot compression of a known size) never uses a window larger than
 /// the section; the floor covers streaming encoders at any level up to 19.
-const MIN_WINDOW_LIMIT: u64 = 8 << 20;
+pub(crate) const MIN_WINDOW_LIMIT: u64 = 8 << 20;
 
 /// The most decompressed bytes a section of `stored_len` stored bytes may
 /// claim: its own size when stored, `MAX_ZSTD_RATIO` times it (at least
