@@ -37,7 +37,7 @@ bindgen "$TD/wasm32-unknown-unknown/wasm/registry-ui.wasm" registry_widget --str
 # The app's first paint (registry-first.js, registry-front.js): E2 and the
 # typeahead over pieces without the router (registry-wasm, features `search`
 # and `typeahead`: the front door's suggestions and Enter's results from one
-# wasm, 157 KB brotli where the two apart were 235 KB), and the widget's
+# wasm, 160 KB brotli where the two apart were 235 KB), and the widget's
 # registry: typeahead pieces only (feature `typeahead`). Their own cargo
 # target dir, so that the full build's artifact (build-web.sh) is not
 # overwritten; each is bound right after its build (same output path).

@@ -10,7 +10,7 @@
 // combobox's look under the box; and Enter shows the results as a shared
 // results link's first paint does (registry-first.js), the URL becoming
 // `?q=…` as in the app. Both come from the first-paint wasm (registry-wasm
-// with features `search` and `typeahead`, ~157 KB brotli: the widget's
+// with features `search` and `typeahead`, ~160 KB brotli: the widget's
 // suggest-only wasm and a search-only one were 235 KB together, and the
 // second one decided when Enter's results came). The app's own code is
 // fetched once this has nothing on the wire (`quiet`), so that it never
