@@ -7,7 +7,7 @@
 import { test, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { provenSlot, packedFiles, nameKey } from "../web/registry-pieces.js";
+import { provenSlot, packedFiles, checkedPieces, nameKey, PIECES_VERSION } from "../web/registry-pieces.js";
 
 const FOLDER = new URL("https://registry.test/data/pieces/");
 const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
@@ -125,4 +125,14 @@ test("without patch, a file with a delta sends the reader quietly to the whole r
   const get = files(withDelta, null);
   await assert.rejects(get("61.shard", 1000), (e) => e.name === "NoPiecesError" && /no wasm to apply it/.test(e.message));
   assert.ok(!asked.some((a) => a.url.startsWith("p-")), "neither part is downloaded");
+});
+
+test("pieces of a newer version than this reader are refused by checkedPieces, whoever asks, and nothing is fetched", async () => {
+  const { packed } = folderOf(withDelta);
+  const manifest = (version) => ({ release: "r", pieces: { version, path: "pieces/", split_first: [], id_chars: 3, packed } });
+  const newer = checkedPieces(manifest(PIECES_VERSION + 1), new URL("https://registry.test/data/"));
+  for (const read of [newer("61.shard", 1000), newer.listed("61.shard")]) await assert.rejects(read, (e) => e.name === "NoPiecesError" && /newer than this reader/.test(e.message));
+  assert.deepEqual(asked, []);
+  served = folderOf(withDelta);
+  assert.equal(await checkedPieces(manifest(PIECES_VERSION), new URL("https://registry.test/data/")).listed("61.shard"), true, "this version's are read");
 });

@@ -120,16 +120,26 @@ async function checkedRead(refused, what, read, check, missing, moved, mismatch 
  * 2026-11-27: ~7× fewer bytes a request at ×4 records), else with the
  * two-level tables (registry_contract::Pieces::tree, ::hashes). `patch(base,
  * delta, cap)` → the file a delta makes of its base (the caller's wasm's
- * `applyDelta`): see `packedFiles`.
+ * `applyDelta`): see `packedFiles`. Pieces this reader cannot read (see
+ * `piecesUnusable`: a newer version's slots could list what it would
+ * misread) give a NoPiecesError for every file, whoever asks.
  */
-export const checkedPieces = (m, base, patch = null) =>
-  noticingRelease(
+export function checkedPieces(m, base, patch = null) {
+  const why = piecesUnusable(m);
+  if (why) {
+    const refuse = async () => {
+      throw noPieces(why);
+    };
+    return Object.assign(refuse, { listed: refuse });
+  }
+  return noticingRelease(
     m.pieces.packed
       ? packedFiles(new URL(m.pieces.path, base), m.pieces.packed, () => newerRelease(m, base), patch)
       : checkedFiles(new URL(m.pieces.path, base), m.pieces.tree ?? m.pieces.hashes, () => newerRelease(m, base)),
     m,
     base,
   );
+}
 
 /**
  * The `patch` of `checkedPieces` with the registry-wasm module `wasm` (a
