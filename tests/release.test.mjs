@@ -13,55 +13,31 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
 import { serve, CHROMIUM_ARGS } from "./server.mjs";
 import { offlineReady } from "./ui-helpers.mjs";
+import { releaseFolder, manifestOf } from "./release-sites.mjs";
 
 const PREFIX = process.env.SITE_PREFIX ?? "/";
-const APP = path.resolve("target/site");
-const REGISTRY = path.resolve("target/release/registry");
 const DEMO = JSON.parse(fs.readFileSync("data/demo/registry-demo.json", "utf8"));
 const display = (r) => r.names.find((n) => n.types.includes("ror_display") || n.types.includes("registry_display")).value;
 
-let tmp, live, server, browser;
-
-/**
- * Writes `records` as a dump and builds a site from it; returns its folder.
- * `split`: pieces split like a large registry's (see ui-helpers' splitSite),
- * so that a page reads many of them as it goes.
- */
-function site(name, records, release, { split = false, previous = null } = {}) {
-  const dump = path.join(tmp, `${name}.json`);
-  fs.writeFileSync(dump, JSON.stringify(records));
-  const out = path.join(tmp, name);
-  const pieces = split ? ["--piece-bytes", "600", "--head", "12"] : [];
-  const earlier = previous ? ["--previous", previous] : [];
-  execFileSync(REGISTRY, ["site", dump, "-o", out, "--app", APP, "--release", release, "--level", "3", ...pieces, ...earlier], { stdio: "pipe" });
-  return out;
-}
-
-/** Points the served folder at `dir` (the "deploy"). */
-function deploy(dir) {
-  fs.rmSync(live, { force: true });
-  fs.symlinkSync(dir, live);
-}
+let folder, server, browser;
+const site = (...args) => folder.site(...args);
+const deploy = (dir) => folder.deploy(dir);
 
 before(async () => {
-  for (const f of [APP, REGISTRY]) assert.ok(fs.existsSync(f), `${f} is missing: run scripts/build-web.sh first`);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "registry-release-"));
-  live = path.join(tmp, "live");
-  server = await serve(live, PREFIX);
+  folder = releaseFolder("registry-release-");
+  server = await serve(folder.live, PREFIX);
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  folder?.remove();
 });
 
 /** A fresh profile (its own service worker), with page errors collected. */
@@ -136,7 +112,6 @@ const cachedHashes = (page, names) =>
   }, names);
 
 const OFFLINE_COPY = ["summary", "names", "records"];
-const manifestOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, "data/manifest.json"), "utf8"));
 
 /** A spec URL fetched from the page: answered by the service worker. */
 const fetchApi = (page, rel) =>
