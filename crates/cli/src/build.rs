@@ -50,9 +50,16 @@ pub struct DataArgs {
     /// The last release's data or site folder (it may be the output
     /// folder: it is read before it is cleared): its string tables keep
     /// their order, and a returning user updates their offline copy from it
-    /// by a delta. Repeat for older releases, the last one first
+    /// by a delta; its packs are kept as they are (the first's base, if it
+    /// has one), and a changed file is written as a delta from them
+    /// (unchanged URLs: caches keep them, a deployer uploads the rest).
+    /// Repeat for older releases, the last one first
     #[arg(long, value_name = "dir")]
     pub previous: Vec<PathBuf>,
+    /// With --previous: keep none of its packs (a new base; the build does
+    /// so by itself once the deltas since the base pass half of it)
+    #[arg(long, requires = "previous")]
+    pub new_base: bool,
     /// No progress output
     #[arg(short, long)]
     pub quiet: bool,
@@ -62,6 +69,14 @@ impl DataArgs {
     /// The earlier releases given, read now.
     pub fn previous(&self) -> Result<Vec<Previous>, String> {
         self.previous.iter().map(|p| Previous::open(p)).collect()
+    }
+
+    /// The packs to keep from the last release ([`crate::base`]).
+    pub fn base(&self, previous: &[Previous]) -> Result<Option<crate::base::Base>, String> {
+        match previous.first() {
+            Some(p) if !self.new_base => p.base(self.quiet),
+            _ => Ok(None),
+        }
     }
 }
 
@@ -376,10 +391,14 @@ pub fn data_files(
     records: Vec<Record>,
     level: i32,
     budget: &registry_core::pieces::PieceBudget,
-    previous: &[Previous],
+    earlier: Earlier,
     quiet: bool,
     out: Option<&Path>,
 ) -> Result<(Vec<OutFile>, Manifest), String> {
+    let Earlier {
+        releases: previous,
+        base,
+    } = earlier;
     let mut files = shard_files(built);
     let mut manifest = manifest(built, &records, &files);
     add_deltas_with_progress(&mut files, &mut manifest, previous, quiet)?;
@@ -387,7 +406,8 @@ pub fn data_files(
     // as values (~0.5 GB at ×4) would set the build's peak.
     drop(records);
     let folder = format!("pieces/{:016x}/", built.info.build_id);
-    let mut packs = crate::packs::PackWriter::new(&folder, "first.pack", out);
+    let base_release = base.as_ref().map(|b| b.release.clone());
+    let mut packs = crate::packs::PackWriter::new(&folder, "first.pack", out, base);
     let mut count = 0;
     let mut step = Step::start(quiet, "pieces (typeahead, E2, record pages)");
     let about = crate::pieces::build_pieces(
@@ -404,11 +424,15 @@ pub fn data_files(
         "{count} files, {} typeahead pieces",
         about.manifest.pieces
     ));
+    if let Some(release) = base_release {
+        report_base(&release, &packs.tally, quiet);
+    }
     let step = Step::start(quiet, "packs");
     let packed = packs.finish()?;
     step.done(format!(
-        "{count} files in {} packs and {} slot tables",
+        "{count} files in {} packs ({} kept) and {} slot tables",
         packed.packed.packs.len(),
+        packed.packed.base,
         packed.packed.tables.len()
     ));
     let mut about = about.manifest;
@@ -418,6 +442,25 @@ pub fn data_files(
     manifest.pieces = Some(about);
     files.extend(packed.files);
     Ok((files, manifest))
+}
+
+/// What a build is given of earlier releases (`--previous`).
+pub struct Earlier<'a> {
+    /// The releases, the last one first: deltas from each for the offline copy.
+    pub releases: &'a [Previous],
+    /// The packs kept from the last one ([`crate::base`]).
+    pub base: Option<crate::base::Base>,
+}
+
+/// What the packs kept from release `release` did, on stderr.
+fn report_base(release: &str, t: &crate::packs::Tally, quiet: bool) {
+    if quiet {
+        return;
+    }
+    eprintln!(
+        "packs of '{release}' kept: {} files as they were ({} bytes), {} as deltas ({} bytes for {}), {} written whole ({} bytes)",
+        t.same[0], t.same[1], t.delta[0], t.delta[1], t.delta[2], t.whole[0], t.whole[1]
+    );
 }
 
 /// [`deltas::add_deltas`], told on stderr when there are earlier releases.
@@ -448,6 +491,7 @@ pub fn cmd_build(a: BuildArgs) -> Result<(), String> {
         skip_invalid: b.skip_invalid,
     };
     let previous = b.previous()?;
+    let base = b.base(&previous)?;
     let imported = crate::import::import_with_progress(&bytes, options, quiet)?;
     let started = Instant::now();
     let orders = deltas::table_orders(&previous)?;
@@ -457,7 +501,10 @@ pub fn cmd_build(a: BuildArgs) -> Result<(), String> {
         imported.records,
         b.level,
         &b.pieces.budget(),
-        &previous,
+        Earlier {
+            releases: &previous,
+            base,
+        },
         quiet,
         Some(&a.out),
     )?;

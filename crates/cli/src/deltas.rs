@@ -40,6 +40,8 @@ const DELTA_LEVEL: i32 = 19;
 /// decompressing the files a second time.
 pub struct Previous {
     manifest: Manifest,
+    /// Its data folder.
+    dir: std::path::PathBuf,
     images: Vec<(FileEntry, Vec<u8>)>,
 }
 
@@ -61,7 +63,16 @@ impl Previous {
                 Ok((entry.clone(), image))
             })
             .collect::<Result<_, String>>()?;
-        Ok(Previous { manifest, images })
+        Ok(Previous {
+            manifest,
+            dir: dir.to_path_buf(),
+            images,
+        })
+    }
+
+    /// The packs it hands on ([`crate::base::Base::open`]).
+    pub fn base(&self, quiet: bool) -> Result<Option<crate::base::Base>, String> {
+        crate::base::Base::open(&self.dir, &self.manifest, quiet)
     }
 
     /// Its release name.

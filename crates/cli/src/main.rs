@@ -3,6 +3,7 @@
 mod affiliation_rows;
 mod alloc;
 mod arg_values;
+mod base;
 mod bench;
 mod bench_advanced;
 mod bench_page;

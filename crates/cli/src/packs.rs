@@ -15,6 +15,7 @@
 use registry_core::shard::packed::{self, FILE_LIMIT, HASH_BYTES, Location};
 use sha2::{Digest, Sha256};
 
+use crate::base::{Base, Kept};
 use crate::out_file::OutFile;
 
 /// Folder of the packs, relative to the data folder. Pack and table names
@@ -46,11 +47,19 @@ pub fn slot_count(files: usize) -> u32 {
 /// counts a request's checks with): as many slots as [`slot_count`], each
 /// as large as the fullest needs.
 pub fn slot_layout<'a>(names: impl Iterator<Item = &'a str>) -> (u32, usize) {
-    let names: Vec<&str> = names.collect();
-    let buckets = slot_count(names.len());
+    let names: Vec<(&str, bool)> = names.map(|n| (n, false)).collect();
+    slot_layout_with_deltas(&names)
+}
+
+/// [`slot_layout`] of files some of which (`true`) have a delta, a second
+/// entry in their slot. The slot count follows the files alone: a release
+/// with deltas keeps the last one's slot count (and so its slot tables'
+/// size) where counting the deltas would double it past a power of two.
+fn slot_layout_with_deltas(files: &[(&str, bool)]) -> (u32, usize) {
+    let buckets = slot_count(files.len());
     let mut fill = vec![0usize; buckets as usize];
-    for n in &names {
-        fill[registry_contract::slot(n, buckets) as usize] += 1;
+    for (n, delta) in files {
+        fill[registry_contract::slot(n, buckets) as usize] += 1 + usize::from(*delta);
     }
     let fullest = fill.into_iter().max().unwrap_or(0);
     (
@@ -81,7 +90,7 @@ fn hashed(stem: &str, bytes: Vec<u8>) -> OutFile {
 /// `folder`, of the first-keystroke pack, which stays a file.
 #[cfg(test)]
 pub fn pack(folder: &str, files: Vec<OutFile>, first_pack: &str) -> Result<PackedFolder, String> {
-    let mut w = PackWriter::new(folder, first_pack, None);
+    let mut w = PackWriter::new(folder, first_pack, None, None);
     for f in files {
         w.add(f)?;
     }
@@ -100,18 +109,44 @@ pub struct PackWriter {
     /// in [`PackedFolder::files`].
     out: Option<std::path::PathBuf>,
     current: Vec<u8>,
-    /// Files in `current`, as indexes into `locations`.
-    open: Vec<usize>,
-    locations: Vec<(String, Location)>,
+    /// Files in `current`, as indexes into `locations`: the file's own
+    /// bytes (`false`), or its delta (`true`).
+    open: Vec<(usize, bool)>,
+    /// Each file's location (its base's, when it has a delta) and its
+    /// delta's.
+    locations: Vec<(String, Location, Option<Location>)>,
+    /// The packs this build wrote.
     packs: Vec<String>,
     files: Vec<OutFile>,
     first: Option<String>,
+    /// The packs kept from the last release, which come first.
+    base: Option<Base>,
+    /// Bytes of the files kept as the base holds them, with a delta, and
+    /// written whole.
+    pub tally: Tally,
+}
+
+/// What became of the files given a base, for the progress line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    /// Files the base holds byte for byte, and their bytes.
+    pub same: [u64; 2],
+    /// Files written as a delta: count, the delta's bytes, the file's.
+    pub delta: [u64; 3],
+    /// Files written whole, and their bytes.
+    pub whole: [u64; 2],
 }
 
 impl PackWriter {
     /// A writer for the files named under `folder`; packs go into `out`
     /// (a data folder) as they fill, or stay in memory.
-    pub fn new(folder: &str, first_pack: &str, out: Option<&std::path::Path>) -> PackWriter {
+    /// `base`: the last release's packs to keep ([`crate::base`]).
+    pub fn new(
+        folder: &str,
+        first_pack: &str,
+        out: Option<&std::path::Path>,
+        base: Option<Base>,
+    ) -> PackWriter {
         PackWriter {
             folder: folder.to_string(),
             first_pack: first_pack.to_string(),
@@ -122,6 +157,8 @@ impl PackWriter {
             packs: Vec::new(),
             files: Vec::new(),
             first: None,
+            base,
+            tally: Tally::default(),
         }
     }
 
@@ -144,6 +181,35 @@ impl PackWriter {
         } else {
             f.bytes
         };
+        let kept = match &self.base {
+            Some(base) => base.keep(&name, &bytes)?,
+            None => Kept::No,
+        };
+        let size = bytes.len() as u64;
+        match kept {
+            Kept::Same(at) => {
+                self.tally.same = [self.tally.same[0] + 1, self.tally.same[1] + size];
+                self.locations.push((name, at, None));
+                Ok(())
+            }
+            Kept::Delta(at, delta) => {
+                let t = &mut self.tally.delta;
+                *t = [t[0] + 1, t[1] + delta.len() as u64, t[2] + size];
+                self.locations.push((name.clone(), at, None));
+                self.write(&name, delta, true)
+            }
+            Kept::No => {
+                self.tally.whole = [self.tally.whole[0] + 1, self.tally.whole[1] + size];
+                self.locations
+                    .push((name.clone(), Location::default(), None));
+                self.write(&name, bytes, false)
+            }
+        }
+    }
+
+    /// Appends `bytes` to the pack being filled, as the last location's
+    /// own bytes or its delta.
+    fn write(&mut self, name: &str, bytes: Vec<u8>, delta: bool) -> Result<(), String> {
         if bytes.len() > FILE_LIMIT {
             return Err(format!(
                 "{name}: {} bytes, more than a pack holds ({FILE_LIMIT})",
@@ -154,17 +220,19 @@ impl PackWriter {
             self.close()?;
         }
         let hash = sha256(&bytes);
-        self.open.push(self.locations.len());
-        self.locations.push((
-            name.clone(),
-            Location {
-                key: registry_contract::name_key(&name),
-                hash: hash[..HASH_BYTES].try_into().unwrap_or_default(),
-                pack: 0,
-                offset: self.current.len() as u32,
-                length: bytes.len() as u32,
-            },
-        ));
+        let at = Location {
+            key: registry_contract::name_key(name),
+            hash: hash[..HASH_BYTES].try_into().unwrap_or_default(),
+            pack: 0,
+            offset: self.current.len() as u32,
+            length: bytes.len() as u32,
+        };
+        let i = self.locations.len() - 1;
+        match delta {
+            true => self.locations[i].2 = Some(at),
+            false => self.locations[i].1 = at,
+        }
+        self.open.push((i, delta));
         self.current.extend(bytes);
         Ok(())
     }
@@ -172,10 +240,14 @@ impl PackWriter {
     /// Ends the pack being filled: its files get its index; it is written
     /// out, or kept.
     fn close(&mut self) -> Result<(), String> {
-        let index =
-            u16::try_from(self.packs.len()).map_err(|_| "more than 65,535 packs".to_string())?;
-        for &i in &self.open {
-            self.locations[i].1.pack = index;
+        let kept = self.base.as_ref().map_or(0, |b| b.packs.len());
+        let index = u16::try_from(kept + self.packs.len())
+            .map_err(|_| "more than 65,535 packs".to_string())?;
+        for &(i, delta) in &self.open {
+            match (delta, &mut self.locations[i]) {
+                (true, (_, _, Some(d))) => d.pack = index,
+                (_, (_, at, _)) => at.pack = index,
+            }
         }
         self.open.clear();
         let pack = hashed("pieces", std::mem::take(&mut self.current));
@@ -198,7 +270,21 @@ impl PackWriter {
             .first
             .take()
             .ok_or_else(|| format!("no first-keystroke pack {} to keep", self.first_pack))?;
-        let (tables, packed) = slot_tables(&self.locations, std::mem::take(&mut self.packs))?;
+        let base = self.base.take();
+        let kept = base.as_ref().map_or(Vec::new(), |b| b.packs.clone());
+        let packs = kept
+            .iter()
+            .cloned()
+            .chain(std::mem::take(&mut self.packs))
+            .collect();
+        let (tables, mut packed) = slot_tables(&self.locations, packs)?;
+        if let Some(b) = &base {
+            packed.base = kept.len() as u32;
+            packed.base_release = Some(b.release.clone());
+            if let Some(out) = &self.out {
+                b.place(out)?;
+            }
+        }
         self.files.extend(tables);
         Ok(PackedFolder {
             files: self.files,
@@ -210,13 +296,17 @@ impl PackWriter {
 
 /// The slots of `locations`, as table files, with the tree over them.
 fn slot_tables(
-    locations: &[(String, Location)],
+    locations: &[(String, Location, Option<Location>)],
     packs: Vec<String>,
 ) -> Result<(Vec<OutFile>, registry_contract::Packed), String> {
-    let (buckets, slot_bytes) = slot_layout(locations.iter().map(|(n, _)| n.as_str()));
+    let files: Vec<(&str, bool)> = locations
+        .iter()
+        .map(|(n, _, d)| (n.as_str(), d.is_some()))
+        .collect();
+    let (buckets, slot_bytes) = slot_layout_with_deltas(&files);
     let levels = buckets.trailing_zeros() as usize;
     let mut slots: Vec<Vec<Location>> = vec![Vec::new(); buckets as usize];
-    for (name, l) in locations {
+    for (name, l, delta) in locations {
         let slot = &mut slots[registry_contract::slot(name, buckets) as usize];
         if slot.iter().any(|o| o.key == l.key) {
             return Err(format!(
@@ -224,6 +314,7 @@ fn slot_tables(
             ));
         }
         slot.push(*l);
+        slot.extend(delta);
     }
     let bodies: Vec<Vec<u8>> = slots
         .iter()
@@ -268,6 +359,8 @@ fn slot_tables(
         root,
         json_gzip: true,
         kinds: kinds(locations),
+        base: 0,
+        base_release: None,
     };
     Ok((tables, packed))
 }
@@ -303,9 +396,11 @@ pub fn kind_of(name: &str) -> &'static str {
 }
 
 /// `[files, bytes]` by [`kind_of`].
-fn kinds(locations: &[(String, Location)]) -> std::collections::BTreeMap<String, [u64; 2]> {
+fn kinds(
+    locations: &[(String, Location, Option<Location>)],
+) -> std::collections::BTreeMap<String, [u64; 2]> {
     let mut out = std::collections::BTreeMap::<String, [u64; 2]>::new();
-    for (name, l) in locations {
+    for (name, l, _) in locations {
         let k = out.entry(kind_of(name).to_string()).or_default();
         k[0] += 1;
         k[1] += u64::from(l.length);

@@ -246,6 +246,11 @@ pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
     }
     // Read before the output folder's data is cleared: it may be the last release's.
     let previous = a.build.previous()?;
+    let mut base = a.build.base(&previous)?;
+    let aside = out.join(".base-packs");
+    if let Some(b) = &mut base {
+        b.move_out_of(&out.join("data"), &aside)?;
+    }
     let (built, records) = data_shard(&a, &deltas::table_orders(&previous)?)?;
     if out.join("data").exists() {
         std::fs::remove_dir_all(out.join("data"))
@@ -257,11 +262,18 @@ pub fn cmd_site(a: SiteArgs) -> Result<(), String> {
         records,
         a.build.level,
         &a.build.pieces.budget(),
-        &previous,
+        build::Earlier {
+            releases: &previous,
+            base,
+        },
         quiet,
         Some(&out.join("data")),
     )?;
     build::write_output(&out.join("data"), &files, &manifest, quiet)?;
+    if aside.exists() {
+        std::fs::remove_dir_all(&aside)
+            .map_err(|e| format!("cannot remove {}: {e}", aside.display()))?;
+    }
     std::fs::write(out.join("HOSTING.md"), HOSTING).map_err(|e| e.to_string())?;
     std::fs::write(out.join("_headers"), HEADERS).map_err(|e| e.to_string())?;
     if !quiet {

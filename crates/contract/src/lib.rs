@@ -108,7 +108,15 @@ pub const MANIFEST_FORMAT: &str = "registry-shard";
 ///   host's file cap takes it); packs are a few dozen files of ≤ 24 MiB.
 ///   A reader of version 8 drops these pieces (the whole registry
 ///   answers); a reader of 9 reads version-8 folders as before.
-pub const PIECES_VERSION: u32 = 9;
+/// * 10: a build given the last release (`--previous`) keeps its packs as
+///   the new release's *base* (same names and bytes: caches and hosts keep
+///   them) and writes a changed file as a *delta* from its base
+///   (`registry_core::shard::delta`), listed in the file's slot after the
+///   base entry ([`Packed::base`]). A reader of 9 would read the base
+///   alone, the last release's bytes, so the version says it: such a
+///   reader drops these pieces (the whole registry answers); a reader of
+///   10 reads version-9 folders as before.
+pub const PIECES_VERSION: u32 = 10;
 
 /// `manifest.json` of a data folder.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -414,6 +422,20 @@ pub struct Packed {
     /// readers do not need it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kinds: BTreeMap<String, [u64; 2]>,
+    /// How many of the first `packs` were kept from an earlier release
+    /// (the *base*, built by `base_release`): their files are either this
+    /// release's as they are or the base of a delta. The rest were written
+    /// by this build. Readers do not need it; deployers and `registry
+    /// bench-release` do.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub base: u32,
+    /// The release whose build wrote the base packs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_release: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The key a slot lists file `name` by: FNV-1a (64 bits) of its UTF-8

@@ -14,7 +14,13 @@
 //! levels × 12 bytes: the proof, sibling hashes from the leaf level up
 //! ```
 //!
-//! Entries are sorted by name key, all integers little-endian. Every slot
+//! Entries are sorted by name key, all integers little-endian. A key may
+//! be listed twice, one entry after the other (pieces version 10): the
+//! first is the file's *base*, bytes kept from an earlier release in one
+//! of its packs (same URL, so caches keep them), the second its *delta*
+//! ([`super::delta`], from the stored image of the base to the file's
+//! stored image), written by this release. Each entry's hash is of its own
+//! bytes; the file is the delta applied to the base. Every slot
 //! has the same size so that slot `i` is found by arithmetic alone: a
 //! reader fetches it with one range request, as soon as it knows a name,
 //! with nothing fetched first (PMTiles keeps a directory at the start of its
@@ -40,7 +46,7 @@ pub const ENTRY_BYTES: usize = KEY_BYTES + HASH_BYTES + 2 + 4 + 4;
 pub const FILE_LIMIT: usize = 24 << 20;
 
 /// Where one file of the folder lies, and what its bytes hash to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Location {
     /// `registry_contract::name_key` of its name.
     pub key: u64,
@@ -71,7 +77,8 @@ pub enum SlotError {
         /// Entries that fit before its proof.
         room: usize,
     },
-    /// Entries are not in ascending, distinct key order.
+    /// Entries are not in ascending key order, or a key is listed more
+    /// than twice (a file and its delta).
     Order,
 }
 
@@ -99,7 +106,8 @@ pub fn slot_bytes(entries: usize, levels: usize) -> usize {
 }
 
 /// The bytes of a slot before its proof (what its tree leaf hashes):
-/// `entries`, sorted by key here, padded to `slot_bytes − 12 × levels`.
+/// `entries`, sorted by key here (a file's base before its delta, as
+/// given), padded to `slot_bytes − 12 × levels`.
 /// `None` when they do not fit.
 pub fn encode_body(entries: &[Location], slot_bytes: usize, levels: usize) -> Option<Vec<u8>> {
     let body = slot_bytes.checked_sub(levels * HASH_BYTES)?;
@@ -107,6 +115,7 @@ pub fn encode_body(entries: &[Location], slot_bytes: usize, levels: usize) -> Op
         return None;
     }
     let mut sorted = entries.to_vec();
+    // Stable: a base stays before its delta.
     sorted.sort_by_key(|e| e.key);
     let mut out = Vec::with_capacity(slot_bytes);
     out.extend((sorted.len() as u16).to_le_bytes());
@@ -133,12 +142,18 @@ pub struct Slot<'a> {
 }
 
 impl Slot<'_> {
-    /// The entry of `key`, if the slot lists it.
+    /// The entry of `key` (a file's bytes, or its base when it has a
+    /// delta), if the slot lists it.
     pub fn find(&self, key: u64) -> Option<&Location> {
-        self.entries
-            .binary_search_by_key(&key, |e| e.key)
-            .ok()
-            .map(|i| &self.entries[i])
+        self.file(key).map(|(at, _)| at)
+    }
+
+    /// The entries of `key`: where its bytes (or its base) lie, and its
+    /// delta when it has one.
+    pub fn file(&self, key: u64) -> Option<(&Location, Option<&Location>)> {
+        let first = self.entries.partition_point(|e| e.key < key);
+        let at = self.entries.get(first).filter(|e| e.key == key)?;
+        Some((at, self.entries.get(first + 1).filter(|e| e.key == key)))
     }
 }
 
@@ -178,7 +193,8 @@ pub fn decode_slot(bytes: &[u8], slot_bytes: usize, levels: usize) -> Result<Slo
             length: u32::from_le_bytes(array(&e[26..])),
         })
         .collect();
-    if entries.windows(2).any(|w| w[0].key >= w[1].key) {
+    let thrice = entries.windows(3).any(|w| w[0].key == w[2].key);
+    if thrice || entries.windows(2).any(|w| w[0].key > w[1].key) {
         return Err(SlotError::Order);
     }
     Ok(Slot {
@@ -214,6 +230,21 @@ mod tests {
         assert_eq!(slot.find(6), None);
         assert_eq!(slot.proof, vec![[7u8; HASH_BYTES]; 3]);
         assert_eq!(slot.body.len(), size - 3 * HASH_BYTES);
+    }
+
+    #[test]
+    fn a_file_with_a_delta_is_listed_twice_base_first() {
+        let size = slot_bytes(4, 0);
+        let delta = Location { pack: 9, ..loc(5) };
+        let body = encode_body(&[loc(9), loc(5), delta, loc(2)], size, 0).unwrap();
+        let slot = decode_slot(&body, size, 0).unwrap();
+        assert_eq!(slot.file(5), Some((&loc(5), Some(&delta))));
+        assert_eq!(slot.find(5), Some(&loc(5)));
+        assert_eq!(slot.file(2), Some((&loc(2), None)));
+        assert_eq!(slot.file(9), Some((&loc(9), None)));
+        assert_eq!(slot.file(3), None);
+        let thrice = encode_body(&[loc(5), delta, delta], size, 0).unwrap();
+        assert_eq!(decode_slot(&thrice, size, 0), Err(SlotError::Order));
     }
 
     #[test]

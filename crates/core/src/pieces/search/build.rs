@@ -760,7 +760,12 @@ impl SearchPieces {
             return self;
         }
         // ~32 ids a piece: a query with a digit reads a few small pieces.
-        let buckets = (keyed.len() / EXTERNAL_PIECE_IDS).max(1) as u32;
+        // A power of two, so that the count stays the same from release to
+        // release (a count that followed the ids would move nearly every id
+        // to another piece each time: no piece, hence no pack, would keep
+        // its bytes; `registry site --previous`).
+        let want = (keyed.len() as f64 / EXTERNAL_PIECE_IDS as f64).max(1.0);
+        let buckets = 1u32 << (want.log2().round() as u32).min(24);
         let mut by_bucket: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
         for (key, r) in &keyed {
             by_bucket

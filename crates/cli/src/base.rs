@@ -1,0 +1,276 @@
+//! The packs a build keeps from the last release (`--previous`; pieces
+//! version 10): files that outlive a release.
+//!
+//! Every pack is 24 MiB of pieces, and a release that changes 3 % of the
+//! records changes most pieces (a leaf of ~170 records, a rank chunk, an
+//! external-id bucket each hold a changed record), so a pack rebuilt from
+//! the new release never keeps its bytes or its URL. Instead, the new
+//! build keeps the last release's packs as they are, as its *base*, and
+//! for each of its files:
+//!
+//! * the same bytes as the base's file of that name: the slot points into
+//!   the base pack (nothing written);
+//! * a shard file whose bytes changed: a *delta* from the base's file
+//!   (`registry_core::shard::delta`, from its stored image to the new
+//!   file's), written into a new pack and listed after the base entry,
+//!   when it is at most [`DELTA_SHARE`] of the new file;
+//! * otherwise the file, whole, into a new pack.
+//!
+//! The base stays the same release after release (a build given a site
+//! that has a base keeps that base, not the site's own packs), so a file
+//! is always one delta from its base, never a chain. As the releases
+//! since the base add up, the new packs grow; once the last site's own
+//! packs pass [`COMPACT_SHARE`] of its base, the build starts afresh (a
+//! new base: the deployer uploads everything once).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use registry_contract::{Manifest, Packed};
+use registry_core::shard::delta;
+use registry_core::shard::packed::{self, HASH_BYTES, Location};
+use sha2::{Digest, Sha256};
+
+use crate::encoders::Zstd;
+use crate::packs::FOLDER;
+
+/// The largest delta written, as a share of the new file's bytes: a first
+/// visit reads base and delta where a fresh build's file would be one read,
+/// so a delta near the file's size buys a returning user little and costs
+/// a newcomer nearly double.
+pub const DELTA_SHARE: f64 = 0.25;
+
+/// The build starts afresh once the last site's own packs (deltas and
+/// whole files written since its base) pass this share of its base packs'
+/// bytes: the deltas grow with every release since the base, and each
+/// first visit pays them.
+pub const COMPACT_SHARE: f64 = 0.5;
+
+/// The compression level of a piece's delta ops: hundreds of thousands of
+/// small deltas at ×4, where level 19 takes several times as long for a
+/// few per cent.
+const DELTA_LEVEL: i32 = 12;
+
+/// The base packs of the last release: where each of their files lies,
+/// and the pack files to read it from.
+pub struct Base {
+    /// The folder the base pack files are read from.
+    dir: PathBuf,
+    /// Their names, relative to [`FOLDER`]; a location's `pack` indexes it.
+    pub packs: Vec<String>,
+    /// The release whose build wrote them.
+    pub release: String,
+    files: HashMap<u64, Location>,
+}
+
+/// What the new build does with one of its files, given the base.
+pub enum Kept {
+    /// The base holds it, byte for byte: its base location.
+    Same(Location),
+    /// The base holds an earlier version: its location, and the delta.
+    Delta(Location, Vec<u8>),
+    /// Written whole.
+    No,
+}
+
+/// Bytes of the files in `dir` named `names`.
+fn bytes_of(dir: &Path, names: &[String]) -> u64 {
+    names
+        .iter()
+        .filter_map(|n| std::fs::metadata(dir.join(n)).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+impl Base {
+    /// The base the last release's data folder `data` (its manifest
+    /// `manifest`) hands on: its own base if it has one, else all of its
+    /// packs. `Ok(None)`, saying why on stderr unless `quiet`, when there
+    /// is none to keep: no packs, or time to start afresh.
+    pub fn open(data: &Path, manifest: &Manifest, quiet: bool) -> Result<Option<Base>, String> {
+        let Some(packed) = manifest.pieces.as_ref().and_then(|p| p.packed.as_ref()) else {
+            return Ok(None);
+        };
+        let dir = data.join(FOLDER);
+        let kept = if packed.base > 0 {
+            packed.base as usize
+        } else {
+            packed.packs.len()
+        };
+        if kept > packed.packs.len() {
+            return Err(format!(
+                "--previous: {} says {} base packs of {}: damaged",
+                data.display(),
+                kept,
+                packed.packs.len()
+            ));
+        }
+        let (base, own) = packed.packs.split_at(kept);
+        let (base_bytes, own_bytes) = (bytes_of(&dir, base), bytes_of(&dir, own));
+        if own_bytes as f64 > COMPACT_SHARE * base_bytes as f64 {
+            if !quiet {
+                eprintln!(
+                    "--previous: the packs written since the base ({own_bytes} bytes) pass {:.0} % of the base ({base_bytes} bytes): a new base is built (upload the whole folder once)",
+                    COMPACT_SHARE * 100.0
+                );
+            }
+            return Ok(None);
+        }
+        for name in base {
+            check_pack(&dir, name)?;
+        }
+        let files = base_locations(&dir, packed, kept)?;
+        Ok(Some(Base {
+            dir,
+            packs: base.to_vec(),
+            release: packed
+                .base_release
+                .clone()
+                .unwrap_or_else(|| manifest.release.clone()),
+            files,
+        }))
+    }
+
+    /// Moves the base pack files out of `clearing` (a folder the build is
+    /// about to remove, which holds them when the output is the last
+    /// release's folder) into `aside`.
+    pub fn move_out_of(&mut self, clearing: &Path, aside: &Path) -> Result<(), String> {
+        let inside = |p: &Path| {
+            let (Ok(p), Ok(c)) = (std::fs::canonicalize(p), std::fs::canonicalize(clearing)) else {
+                return false;
+            };
+            p.starts_with(c)
+        };
+        if !inside(&self.dir) {
+            return Ok(());
+        }
+        std::fs::create_dir_all(aside)
+            .map_err(|e| format!("cannot create {}: {e}", aside.display()))?;
+        for name in &self.packs {
+            std::fs::rename(self.dir.join(name), aside.join(name))
+                .map_err(|e| format!("cannot move {name} aside: {e}"))?;
+        }
+        self.dir = aside.to_path_buf();
+        Ok(())
+    }
+
+    /// Puts the base pack files into the data folder `out` (a hard link,
+    /// or a copy across file systems), unless they are there already.
+    pub fn place(&self, out: &Path) -> Result<(), String> {
+        let to = out.join(FOLDER);
+        std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        for name in &self.packs {
+            let (from, dest) = (self.dir.join(name), to.join(name));
+            if dest.exists()
+                && std::fs::canonicalize(&dest).ok() == std::fs::canonicalize(&from).ok()
+            {
+                continue;
+            }
+            let _ = std::fs::remove_file(&dest);
+            if std::fs::hard_link(&from, &dest).is_err() {
+                std::fs::copy(&from, &dest).map_err(|e| {
+                    format!("cannot copy {} to {}: {e}", from.display(), dest.display())
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What to do with the new build's file `name` of stored bytes `bytes`.
+    pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<Kept, String> {
+        let Some(at) = self.files.get(&registry_contract::name_key(name)) else {
+            return Ok(Kept::No);
+        };
+        let hash = Sha256::digest(bytes);
+        if hash[..HASH_BYTES] == at.hash {
+            return Ok(Kept::Same(*at));
+        }
+        if !name.ends_with(".shard") {
+            return Ok(Kept::No);
+        }
+        let old = self.read(name, at)?;
+        // A file that is not a shard has no stored image: written whole.
+        let (Ok(source), Ok(target)) = (delta::stored_image(&old), delta::stored_image(bytes))
+        else {
+            return Ok(Kept::No);
+        };
+        let made = delta::write(&source, &target, &Zstd(DELTA_LEVEL));
+        Ok(if made.len() as f64 <= DELTA_SHARE * bytes.len() as f64 {
+            Kept::Delta(*at, made)
+        } else {
+            Kept::No
+        })
+    }
+
+    /// The base's bytes of file `name`, checked by their hash.
+    fn read(&self, name: &str, at: &Location) -> Result<Vec<u8>, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let path = self.dir.join(&self.packs[at.pack as usize]);
+        let mut bytes = vec![0; at.length as usize];
+        std::fs::File::open(&path)
+            .and_then(|mut f| {
+                f.seek(SeekFrom::Start(u64::from(at.offset)))?;
+                f.read_exact(&mut bytes)
+            })
+            .map_err(|e| format!("--previous: cannot read {name} in {}: {e}", path.display()))?;
+        if Sha256::digest(&bytes)[..HASH_BYTES] != at.hash {
+            return Err(format!(
+                "--previous: {name} in {} does not match its slot's hash (damaged, or altered): rebuild without --previous",
+                path.display()
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// Checks that pack `name` in `dir` holds the bytes its name's hash says:
+/// a base pack is never rewritten, so a damaged one would be served
+/// release after release.
+fn check_pack(dir: &Path, name: &str) -> Result<(), String> {
+    let path = dir.join(name);
+    let bytes = std::fs::read(&path)
+        .map_err(|e| format!("--previous: cannot read {}: {e}", path.display()))?;
+    let hash = format!("{:x}", Sha256::digest(&bytes));
+    let named = name
+        .strip_suffix(".pack")
+        .and_then(|s| s.rsplit_once('.'))
+        .map(|(_, h)| h);
+    if named.is_none_or(|h| !hash.starts_with(h)) {
+        return Err(format!(
+            "--previous: {} does not hold the bytes its name says (damaged, or altered): rebuild without --previous",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Every file of the last release whose bytes lie in one of its first
+/// `kept` packs, by name key: the base entry of a file with a delta, a file
+/// kept as it was; not a file its own packs hold.
+fn base_locations(
+    dir: &Path,
+    packed: &Packed,
+    kept: usize,
+) -> Result<HashMap<u64, Location>, String> {
+    let levels = packed.buckets.trailing_zeros() as usize;
+    let size = packed.slot_bytes as usize;
+    let mut files = HashMap::new();
+    for table in &packed.tables {
+        let path = dir.join(table);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| format!("--previous: cannot read {}: {e}", path.display()))?;
+        for slot in bytes.chunks(size) {
+            let slot = packed::decode_slot(slot, size, levels)
+                .map_err(|e| format!("--previous: {}: {e}", path.display()))?;
+            let mut last = None;
+            for at in &slot.entries {
+                // The second entry of a key is a delta, in this release's own packs.
+                if last != Some(at.key) && (at.pack as usize) < kept {
+                    files.insert(at.key, *at);
+                }
+                last = Some(at.key);
+            }
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,263 @@
+//! `--previous` keeps the last release's packs (pieces version 10): the new
+//! folder lists them first, byte for byte, and every file read through the
+//! slots (a delta applied to its base where the slot lists one) is the file
+//! a build without them writes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use registry_contract::{Manifest, Packed};
+use registry_core::shard::{delta, packed};
+
+const DEMO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../data/demo/registry-demo.json"
+);
+
+fn registry(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_registry"))
+        .args(args)
+        .output()
+        .expect("run registry")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = registry(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "registry {args:?} failed:\n{err}");
+    err
+}
+
+/// `registry build <dump> -o <out> --release <release> --level 3` and `more`.
+fn build(dump: &str, out: &Path, release: &str, more: &[&str]) -> String {
+    let mut args = vec!["build", dump, "-o", out.to_str().unwrap()];
+    args.extend(["--release", release, "--level", "3"]);
+    args.extend(more);
+    ok(&args)
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("registry-base-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn packed_of(dir: &Path) -> Packed {
+    let m: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        m.pieces.as_ref().unwrap().version,
+        registry_contract::PIECES_VERSION
+    );
+    m.pieces.unwrap().packed.unwrap()
+}
+
+/// The next release of `dump` (`registry synth --next-release`).
+fn next_release(dump: &str, dir: &Path, date: &str) -> String {
+    let path = dir.join(format!("next-{date}.json"));
+    let path = path.to_str().unwrap().to_string();
+    ok(&[
+        "synth",
+        dump,
+        "--next-release",
+        "--date",
+        date,
+        "-o",
+        &path,
+        "-q",
+    ]);
+    path
+}
+
+/// What a reader gets for each file of the packed data folder `dir`, by
+/// name key: its bytes, or the stored image its delta makes from its base.
+/// Also how many files had a delta.
+fn read_all(dir: &Path) -> (BTreeMap<u64, Vec<u8>>, usize) {
+    let k = packed_of(dir);
+    let packs: Vec<Vec<u8>> = k
+        .packs
+        .iter()
+        .map(|n| std::fs::read(dir.join("packs").join(n)).unwrap())
+        .collect();
+    let at = |l: &packed::Location| {
+        packs[l.pack as usize][l.offset as usize..(l.offset + l.length) as usize].to_vec()
+    };
+    let (levels, size) = (k.buckets.trailing_zeros() as usize, k.slot_bytes as usize);
+    let mut files = BTreeMap::new();
+    let mut deltas = 0;
+    for table in &k.tables {
+        let bytes = std::fs::read(dir.join("packs").join(table)).unwrap();
+        for slot in bytes.chunks(size) {
+            let slot = packed::decode_slot(slot, size, levels).unwrap();
+            for e in &slot.entries {
+                let Some((base, d)) = slot.file(e.key) else {
+                    unreachable!()
+                };
+                if files.contains_key(&e.key) {
+                    continue;
+                }
+                let file = match d {
+                    Some(d) => {
+                        deltas += 1;
+                        let source = delta::stored_image(&at(base)).unwrap();
+                        delta::apply(&source, &at(d), 1 << 26).unwrap()
+                    }
+                    None => at(base),
+                };
+                files.insert(e.key, file);
+            }
+        }
+    }
+    (files, deltas)
+}
+
+/// `a` and `b` hold the same files: the same bytes, or (a file one of them
+/// makes from a delta) the same stored image.
+fn same_files(a: &Path, b: &Path) {
+    let ((fa, _), (fb, _)) = (read_all(a), read_all(b));
+    assert_eq!(
+        fa.keys().collect::<Vec<_>>(),
+        fb.keys().collect::<Vec<_>>(),
+        "the same names"
+    );
+    for (key, x) in &fa {
+        let y = &fb[key];
+        if x != y {
+            let image = |f: &[u8]| delta::stored_image(f).expect("a file that differs is a shard");
+            assert!(image(x) == image(y), "file {key:x} differs");
+        }
+    }
+}
+
+fn pack_bytes(dir: &Path, names: &[String]) -> u64 {
+    names
+        .iter()
+        .map(|n| std::fs::metadata(dir.join("packs").join(n)).unwrap().len())
+        .sum()
+}
+
+#[test]
+fn a_release_keeps_the_last_ones_packs_and_reads_as_a_build_without_them() {
+    let dir = tmp_dir("keep");
+    let (a, b, fresh) = (dir.join("a"), dir.join("b"), dir.join("fresh"));
+    build(DEMO, &a, "a", &["-q"]);
+    let next = next_release(DEMO, &dir, "2027-01-05");
+    let said = build(&next, &b, "b", &["--previous", a.to_str().unwrap()]);
+    assert!(said.contains("packs of 'a' kept"), "{said}");
+    build(
+        &next,
+        &fresh,
+        "b",
+        &["--previous", a.to_str().unwrap(), "--new-base", "-q"],
+    );
+    let (ka, kb) = (packed_of(&a), packed_of(&b));
+    assert_eq!(kb.base as usize, ka.packs.len());
+    assert_eq!(kb.base_release.as_deref(), Some("a"));
+    assert_eq!(kb.packs[..ka.packs.len()], ka.packs[..], "A's packs first");
+    for name in &ka.packs {
+        assert_eq!(
+            std::fs::read(a.join("packs").join(name)).unwrap(),
+            std::fs::read(b.join("packs").join(name)).unwrap(),
+            "{name} kept byte for byte"
+        );
+    }
+    assert_eq!(packed_of(&fresh).base, 0, "--new-base keeps none");
+    let (_, deltas) = read_all(&b);
+    assert!(deltas > 0, "changed files are deltas");
+    same_files(&b, &fresh);
+    let own = pack_bytes(&b, &kb.packs[kb.base as usize..]);
+    let whole = pack_bytes(&fresh, &packed_of(&fresh).packs);
+    assert!(
+        own * 2 < whole,
+        "B wrote {own} bytes of packs where a new base writes {whole}"
+    );
+}
+
+#[test]
+fn the_base_stays_the_first_release_and_a_folder_may_be_its_own_previous() {
+    let dir = tmp_dir("chain");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    build(DEMO, &a, "a", &["-q"]);
+    let next = next_release(DEMO, &dir, "2027-01-05");
+    build(&next, &b, "b", &["--previous", a.to_str().unwrap(), "-q"]);
+    let third = next_release(&next, &dir, "2027-02-02");
+    let kb = packed_of(&b);
+    // The output is the last release's folder: its packs are kept in place.
+    build(&third, &b, "c", &["--previous", b.to_str().unwrap(), "-q"]);
+    let (ka, kc) = (packed_of(&a), packed_of(&b));
+    assert_eq!(kc.base_release.as_deref(), Some("a"));
+    assert_eq!(
+        kc.packs[..kc.base as usize],
+        ka.packs[..],
+        "A's packs, not B's own"
+    );
+    for own in &kb.packs[kb.base as usize..] {
+        assert!(!kc.packs.contains(own), "B's own {own} is not a base");
+        assert!(!b.join("packs").join(own).exists(), "{own} removed");
+    }
+    let fresh = dir.join("fresh");
+    build(
+        &third,
+        &fresh,
+        "c",
+        &["--previous", b.to_str().unwrap(), "--new-base", "-q"],
+    );
+    same_files(&b, &fresh);
+}
+
+#[test]
+fn a_release_that_changes_most_files_starts_a_new_base_next_time() {
+    let dir = tmp_dir("compact");
+    let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
+    build(DEMO, &a, "a", &["-q"]);
+    // Twice the records: nearly every file changes.
+    let other = dir.join("x2.json");
+    ok(&[
+        "synth",
+        DEMO,
+        "--factor",
+        "2",
+        "-o",
+        other.to_str().unwrap(),
+        "-q",
+    ]);
+    build(
+        other.to_str().unwrap(),
+        &b,
+        "b",
+        &["--previous", a.to_str().unwrap(), "-q"],
+    );
+    let kb = packed_of(&b);
+    assert!(kb.base > 0);
+    let said = build(DEMO, &c, "c", &["--previous", b.to_str().unwrap()]);
+    assert!(said.contains("a new base is built"), "{said}");
+    assert_eq!(packed_of(&c).base, 0);
+}
+
+#[test]
+fn a_damaged_base_pack_is_named_not_kept() {
+    let dir = tmp_dir("damaged");
+    let a = dir.join("a");
+    build(DEMO, &a, "a", &["-q"]);
+    let name = packed_of(&a).packs[0].clone();
+    let path = a.join("packs").join(&name);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let out = registry(&[
+        "build",
+        DEMO,
+        "-o",
+        dir.join("b").to_str().unwrap(),
+        "--previous",
+        a.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains(&name) && err.contains("without --previous"),
+        "{err}"
+    );
+}
