@@ -432,7 +432,8 @@ export function packedFiles(folder, packed, moved = null, patch = null) {
     if (!patch) throw noPieces(`${name}: the build lists it as a delta on an earlier release's file, and this reader was given no wasm to apply it`);
     const part = (what, e, delta, attempt) => {
       const read = (a) => fetchRange(rangeUrl(name, e, delta), e.offset, e.length, a);
-      // After a refused delta both hashes held: the second round reads past the cache, unchecked twice.
+      // The second round (the wasm refused a pair whose hashes held) reads both past the HTTP
+      // cache; a hash that fails then refuses the file, with no third read.
       return attempt ? read(attempt).then(hashIs(e.hash)) : checked(what, read, hashIs(e.hash));
     };
     const both = async (attempt) => {
