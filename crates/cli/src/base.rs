@@ -168,9 +168,7 @@ impl Base {
             }
             let _ = std::fs::remove_file(&dest);
             if std::fs::hard_link(&from, &dest).is_err() {
-                std::fs::copy(&from, &dest).map_err(|e| {
-                    format!("cannot copy {} to {}: {e}", from.display(), dest.display())
-                })?;
+                copy_as_it_was(&from, &dest)?;
             }
         }
         Ok(())
@@ -221,6 +219,22 @@ impl Base {
         }
         Ok(bytes)
     }
+}
+
+/// Copies `from` to `dest` with its modification time: upload tools that
+/// compare times (`aws s3 sync`) then skip it as unchanged.
+fn copy_as_it_was(from: &Path, dest: &Path) -> Result<(), String> {
+    let failed =
+        |e: std::io::Error| format!("cannot copy {} to {}: {e}", from.display(), dest.display());
+    std::fs::copy(from, dest).map_err(failed)?;
+    let modified = std::fs::metadata(from)
+        .and_then(|m| m.modified())
+        .map_err(failed)?;
+    std::fs::File::options()
+        .write(true)
+        .open(dest)
+        .and_then(|f| f.set_modified(modified))
+        .map_err(failed)
 }
 
 /// Checks that pack `name` in `dir` holds the bytes its name's hash says:

@@ -53,13 +53,14 @@ fn manifest_of(root: &Path) -> Result<Manifest, String> {
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The files inside the packs: (name key, hash) → bytes, from every slot.
-fn packed_files(
-    root: &Path,
-    m: &Manifest,
-) -> Result<HashMap<(u64, [u8; packed::HASH_BYTES]), u64>, String> {
+/// The files inside the packs, from every slot: (name key, hash) → bytes
+/// of each file (of its base, for a file with a delta: pieces version 10),
+/// and `[files, bytes]` of the deltas.
+type PackedFiles = (HashMap<(u64, [u8; packed::HASH_BYTES]), u64>, [u64; 2]);
+
+fn packed_files(root: &Path, m: &Manifest) -> Result<PackedFiles, String> {
     let Some(pieces) = &m.pieces else {
-        return Ok(HashMap::new());
+        return Ok((HashMap::new(), [0, 0]));
     };
     let Some(k) = &pieces.packed else {
         return Err(format!(
@@ -70,19 +71,25 @@ fn packed_files(
     let folder = root.join("data").join(&pieces.path);
     let (size, per) = (k.slot_bytes as usize, k.slots_per_file as usize);
     let levels = k.buckets.trailing_zeros() as usize;
-    let mut out = HashMap::new();
+    let (mut out, mut deltas) = (HashMap::new(), [0, 0]);
     for (t, table) in k.tables.iter().enumerate() {
         let bytes =
             std::fs::read(folder.join(table)).map_err(|e| format!("cannot read {table}: {e}"))?;
         for (j, slot) in bytes.chunks(size).enumerate() {
             let slot = packed::decode_slot(slot, size, levels)
                 .map_err(|e| format!("{table}, slot {}: {e}", t * per + j))?;
+            let mut last = None;
             for l in slot.entries {
-                out.insert((l.key, l.hash), u64::from(l.length));
+                if last == Some(l.key) {
+                    deltas = [deltas[0] + 1, deltas[1] + u64::from(l.length)];
+                } else {
+                    out.insert((l.key, l.hash), u64::from(l.length));
+                }
+                last = Some(l.key);
             }
         }
     }
-    Ok(out)
+    Ok((out, deltas))
 }
 
 /// What a returning user holding the old release's offline copy (its
@@ -161,8 +168,11 @@ struct Report {
     same_url: [u64; 2],
     /// `[files, bytes]` of the pieces inside the new packs.
     pieces: [u64; 2],
-    /// `[files, bytes]` of those whose name and hash the old packs hold.
+    /// `[files, bytes]` of those whose name and hash the old packs hold
+    /// (for a file with a delta: its base's).
     pieces_kept: [u64; 2],
+    /// `[files, bytes]` of the deltas (each read beside its base).
+    deltas: [u64; 2],
     /// What a returning user downloads to be current.
     offline: Offline,
 }
@@ -189,7 +199,7 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
     let (old, new) = (a.old.as_path(), a.new.as_path());
     let (om, nm) = (manifest_of(old)?, manifest_of(new)?);
     let (of, nf) = (files_of(old)?, files_of(new)?);
-    let (op, np) = (packed_files(old, &om)?, packed_files(new, &nm)?);
+    let ((op, _), (np, deltas)) = (packed_files(old, &om)?, packed_files(new, &nm)?);
     let sum = |it: &mut dyn Iterator<Item = u64>| it.fold([0, 0], |[n, b], len| [n + 1, b + len]);
     let r = Report {
         old_release: om.release.clone(),
@@ -206,6 +216,7 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
             .iter()
             .filter(|(k, _)| op.contains_key(k))
             .map(|(_, len)| *len)),
+        deltas,
         offline: offline_update(old, &om, new, &nm)?,
     };
     if a.json {
@@ -213,7 +224,7 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
             "old_release": r.old_release, "new_release": r.new_release,
             "old_records": r.old_records, "new_records": r.new_records,
             "site": r.site, "same_url": r.same_url,
-            "pieces": r.pieces, "pieces_kept": r.pieces_kept,
+            "pieces": r.pieces, "pieces_kept": r.pieces_kept, "deltas": r.deltas,
             "offline": [r.offline.bytes, r.offline.downloaded],
             "offline_files": {"by_delta": r.offline.by_delta, "whole": r.offline.whole},
         });
@@ -247,6 +258,12 @@ pub fn cmd_bench_release(a: BenchReleaseArgs) -> Result<(), String> {
         r.pieces_kept[1],
         percent(r.pieces_kept[1], r.pieces[1])
     );
+    if r.deltas[0] > 0 {
+        println!(
+            "  of those, files read with a delta from the old bytes (pieces version 10): {} files, {} bytes of deltas",
+            r.deltas[0], r.deltas[1]
+        );
+    }
     let o = &r.offline;
     println!(
         "a returning user's offline copy: {} bytes; downloaded to be current: {} ({:.1} %): {} files by a delta (each applied here: it makes the new file's image byte for byte), {} files whole",

@@ -111,13 +111,26 @@ Build the new release with the last one's folder given, then replace the old fol
     registry site <new dump> -o <folder> --previous <folder>
 
 (`--previous` may name the output folder itself: it is read before the build clears it; or
-a copy of the deployed site; repeat it for the releases before, the last one first.) The
-build then keeps the last release's string tables in their order and writes, beside the
-new data files, a small delta from each earlier release's file (`data/*.delta`, a few
-percent of the files' bytes): an installed PWA whose user holds the last release updates
-its offline copy by them instead of downloading it again, and checks the result against
-the new release's manifest byte for byte (any failure: it downloads the files). Without
-`--previous` every returning user downloads the whole offline copy again.
+a copy of the deployed site; repeat it for the releases before, the last one first.) Then:
+
+* **Most of the folder does not change.** The build keeps the last release's packs
+  (`data/packs/pieces.*.pack`) as they are, same names and bytes, and writes only what
+  changed: a small delta from the kept file where a file changed, new files whole, new
+  slot tables. At the real size ~80 % of the folder's bytes are unchanged: upload the
+  folder with a tool that skips files already there (`rclone sync`, `aws s3 sync`,
+  `wrangler pages deploy`, a git commit), and every browser and CDN cache of those packs
+  stays warm. The kept packs stay until the files written since pass half of them; the
+  build then starts afresh (it says so; `--new-base` forces it), and that one release
+  uploads everything.
+* **Returning users update cheaply.** The build keeps the last release's string tables in
+  their order and writes, beside the new data files, a small delta from each earlier
+  release's file (`data/*.delta`, a few percent of the files' bytes): an installed PWA
+  whose user holds the last release updates its offline copy by them instead of
+  downloading it again, and checks the result against the new release's manifest byte for
+  byte (any failure: it downloads the files).
+
+Without `--previous` every pack is new and every returning user downloads the whole
+offline copy again.
 
 A page opened before the deploy notices that its release's files are gone, says in the
 console that a new data release is available, and goes on answering from the new one (its
