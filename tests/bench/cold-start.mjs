@@ -27,14 +27,26 @@
 //                                   [--targets harv]  (only these typed targets: harv,stanf,sorbon)
 //                                   [--reuse]  (a scale's synth dump and site data already in target/cold-bench/x<N>/; the app is copied in anew)
 //                                   [--enter suggested|typed]  (enter-*: Enter once the organization is suggested (default), or one key interval after the typing)
+//                                   [--site-dir DIR[,DIR…]]  (once per --scale, in its order: measure these built sites as they are)
 //   node tests/bench/cold-start.mjs --pages id-app,id-api,q-app,q-api,enter-app,enter-api
 //   node tests/bench/cold-start.mjs --scale 1,4 --profiles mobile --pages enter-app,enter-api --reuse   (the front door alone)
+//   node tests/bench/cold-start.mjs --scale 1 --site-dir target/bench/b1b,target/bench/f1b --pages widget,api --profiles mobile
+//       (a site built with --previous against a fresh build of the same release, runs interleaved)
 //   WATERFALL=1 …: every request of each visit (start–end ms, bytes), on stderr
 //
 // --scale N: `registry synth --factor N` on the dump first (N×1 = the dump itself).
 // Builds what it needs: scripts/build-web.sh (the app, into target/cold-app),
 // then per scale `registry site` and the FlexSearch export into
 // target/cold-bench/x<N>/ (printed). Prints a table; asserts nothing.
+//
+// --site-dir: the sites of a scale (folders written by `registry site`) are
+// measured as they are, app included: nothing is built, the scale is only the
+// label, and the API page asks `registry serve` over each site's data/. Two or
+// more sites of a scale are measured side by side, each visit of a run on
+// every site before the next visit, so that the machine's load hits them
+// alike; each gets its own table. `deltas` counts the pack ranges read as a
+// delta from a kept base (`?f=<name>&delta`, sites built with --previous).
+// FlexSearch needs the dump, so it is not measured with --site-dir.
 // See tests/bench/README.md for what each figure means.
 import fs from "node:fs";
 import os from "node:os";
@@ -83,6 +95,7 @@ function parseArgs(argv) {
     else if (k === "--targets") o.targets = val().split(",");
     else if (k === "--reuse") o.reuse = true;
     else if (k === "--enter") o.enter = val();
+    else if (k === "--site-dir") (o.siteDirs ??= []).push(val().split(",").map((d) => path.resolve(d)));
     else if (k === "-h" || k === "--help") {
       const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
       console.log(lines.slice(1, lines.findIndex((l) => l.startsWith("import "))).join("\n").replace(/^\/\/ ?/gm, ""));
@@ -104,8 +117,20 @@ function parseArgs(argv) {
   o.apiRuns ??= o.runs;
   if (!Number.isInteger(o.apiRuns) || o.apiRuns < 1) fail("--api-runs must be a positive integer");
   if (!(o.keyDelay >= 0)) fail("--key-delay must be ≥ 0 (ms between keystrokes)");
-  if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
+  if (o.siteDirs) checkSiteDirs(o);
+  else if (!fs.existsSync(o.data)) fail(`the dump ${o.data} is absent (pass --data FILE)`);
   return o;
+}
+
+/** --site-dir: one list per scale, each folder a built site, and no page that needs the dump. */
+function checkSiteDirs(o) {
+  if (o.siteDirs.length !== o.scales.length)
+    fail(`--site-dir: give it once per --scale (${o.scales.length} scale(s), ${o.siteDirs.length} --site-dir), in the same order`);
+  if (o.reuse) fail("--site-dir measures the sites as they are: leave out --reuse");
+  if (o.pages.includes("flex")) fail("--site-dir: the FlexSearch page needs the dump; leave flex out of --pages");
+  for (const dir of o.siteDirs.flat())
+    if (!fs.existsSync(path.join(dir, "data/manifest.json")) || !fs.existsSync(path.join(dir, "index.html")))
+      fail(`--site-dir: ${dir} is not a site (no index.html and data/manifest.json; build one with \`registry site <dump> -o ${dir}\`)`);
 }
 
 function fail(message) {
@@ -193,6 +218,12 @@ async function prepareScale(opt, scale, app) {
   return { dir, site, flexDir: path.join(dir, "flex"), records: records.length, flex, manifest };
 }
 
+/** A site given by --site-dir, measured as it is. */
+function givenSite(site) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(site, "data/manifest.json"), "utf8"));
+  return { dir: site, site, flexDir: null, records: manifest.record_count, flex: null, manifest };
+}
+
 // ---------------------------------------------------------------- the pages
 const PAGES = [
   { key: "widget", label: "widget (registry-picker)", url: "/site/widget-demo.html", input: "#affiliation input:not([type=hidden])", list: "#affiliation [role=listbox]" },
@@ -226,6 +257,9 @@ function probe(cfg) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const isData = (u) => /\/data\//.test(u);
+// A pack range holding a file's delta from its kept base (docs/pieces.md).
+const isDelta = (u) => /\/data\/packs\/[^?]*\?(.*&)?delta(&|$)/.test(u);
 
 /** CDP helpers for one page: emulation, network accounting, memory of the page and its workers. */
 async function instrument(context, page, profile) {
@@ -348,6 +382,8 @@ async function visit(context, server, pageDef, target, profile, opt, typeAt = 0,
     await page.waitForFunction(() => window.__cold.painted != null, null, { polling: 10, timeout: 60_000 });
     const c = await page.evaluate(() => ({ ...window.__cold, origin: performance.timeOrigin }));
     const bytes = await tools.bytesUntil(c.origin + c.painted);
+    const dataBytes = await tools.bytesUntil(c.origin + c.painted, isData);
+    const deltas = tools.requestsUntil(c.origin + c.painted, isDelta);
     // WATERFALL=1: every request of the visit, to see what the paint waited for.
     if (process.env.WATERFALL) {
       log(`  ${pageDef.key} ${kind} "${target.query}": typed from ${typedAt.toFixed(0)} ms`);
@@ -356,7 +392,7 @@ async function visit(context, server, pageDef, target, profile, opt, typeAt = 0,
       log(`    shown at ${c.shown.toFixed(0)} ms, painted at ${c.painted.toFixed(0)} ms`);
     }
     const mem = await tools.memory();
-    return { usable: c.usable, typedAt, painted: c.painted, bytes, ...mem, errors };
+    return { usable: c.usable, typedAt, painted: c.painted, bytes, dataBytes, deltas, ...mem, errors };
   } catch (e) {
     errors.push(e.message.split("\n")[0]);
     log(`  ${pageDef.key} ${profile}: ${errors.at(-1)}`);
@@ -476,14 +512,14 @@ async function visitLink(context, server, def, name, profile, opt, { offline = f
     const answer = def.kind === "id" ? c.name : def.kind === "q" ? Math.max(c.rows, c.facets) : c.rows;
     const until = c.origin + answer;
     const bytes = await tools.bytesUntil(until);
-    const data = await tools.bytesUntil(until, (u) => /\/data\//.test(u));
+    const data = await tools.bytesUntil(until, isData);
     const mem = await tools.memory();
     // WATERFALL=1: every request of the visit, to see what the answer waited for.
     if (process.env.WATERFALL)
       for (const w of await tools.waterfall(c.origin))
         log(`    ${lpad(w.start.toFixed(0), 6)}–${pad(w.end.toFixed(0), 6)} ${lpad(kb(w.bytes), 9)}  ${w.url.replace(server.url, "")}${w.end > answer ? "  (after the answer)" : ""}`);
     if (process.env.WATERFALL) log(`    answer at ${answer.toFixed(0)} ms (rows ${c.rows?.toFixed(0)}, facets ${c.facets?.toFixed(0)}, name ${c.name?.toFixed(0)})`);
-    const out = { answer, record: c.record, suggest: c.suggest, usable: c.usable, enterAt, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, (u) => /\/data\//.test(u)), ...mem, errors };
+    const out = { answer, record: c.record, suggest: c.suggest, usable: c.usable, enterAt, suggestBeforeEnter, bytes, dataBytes: data, dataRequests: tools.requestsUntil(until, isData), deltas: tools.requestsUntil(until, isDelta), ...mem, errors };
     if (offline) {
       // Polled here: waitForFunction takes the promise of an async predicate for a truthy answer.
       for (const end = Date.now() + 600_000; out.offlineBytes == null && Date.now() < end; await sleep(250))
@@ -523,6 +559,7 @@ function summarizeLinks(runs) {
     bytes: m((r) => r.cold.bytes),
     dataBytes: m((r) => r.cold.dataBytes),
     dataRequests: m((r) => r.cold.dataRequests),
+    deltas: m((r) => r.cold.deltas),
     warm: m((r) => r.warm.answer),
     pageWasm: m((r) => r.cold.pageWasm),
     workerWasm: m((r) => r.cold.workerWasm),
@@ -544,11 +581,11 @@ function reportLinks(w, byProfile, opt) {
   for (const [profile, pages] of Object.entries(byProfile)) {
     if (!LINKS.some((d) => pages[d.key])) continue;
     w(`${profile} (${PROFILES[profile].label}) — shared links`);
-    w(`  ${pad("", 24)}${lpad("cold", 9)}${lpad("bytes", 10)}${lpad("data", 10)}${lpad("data req", 10)}${lpad("warm", 9)}${lpad("wasm", 9)}${lpad("workers", 10)}${lpad("offline at", 12)}${lpad("copy", 10)}`);
+    w(`  ${pad("", 24)}${lpad("cold", 9)}${lpad("bytes", 10)}${lpad("data", 10)}${lpad("data req", 10)}${lpad("deltas", 8)}${lpad("warm", 9)}${lpad("wasm", 9)}${lpad("workers", 10)}${lpad("offline at", 12)}${lpad("copy", 10)}`);
     for (const def of LINKS) {
       const s = pages[def.key];
       if (!s) continue;
-      w(`  ${pad(def.label, 24)}${lpad(ms(s.cold), 9)}${lpad(kb(s.bytes), 10)}${lpad(kb(s.dataBytes), 10)}${lpad(Number.isFinite(s.dataRequests) ? s.dataRequests : "—", 10)}${lpad(ms(s.warm), 9)}${lpad(mb(s.pageWasm), 9)}${lpad(mb(s.workerWasm), 10)}${lpad(ms(s.offlineAt), 12)}${lpad(mb(s.offlineBytes), 10)}${s.failed ? `  (${s.failed} visit(s) failed)` : ""}`);
+      w(`  ${pad(def.label, 24)}${lpad(ms(s.cold), 9)}${lpad(kb(s.bytes), 10)}${lpad(kb(s.dataBytes), 10)}${lpad(count(s.dataRequests), 10)}${lpad(count(s.deltas), 8)}${lpad(ms(s.warm), 9)}${lpad(mb(s.pageWasm), 9)}${lpad(mb(s.workerWasm), 10)}${lpad(ms(s.offlineAt), 12)}${lpad(mb(s.offlineBytes), 10)}${s.failed ? `  (${s.failed} visit(s) failed)` : ""}`);
     }
     const [ia, ip, qa, qp, en, ep] = ["id-app", "id-api", "q-app", "q-api", "enter-app", "enter-api"].map((k) => pages[k]);
     if (ia && ip) w(`  ?id= app / API: cold ${r(ia.cold, ip.cold)} (target ≤ 5×), warm ${r(ia.warm, ip.warm)} (≤ 1.5×)`);
@@ -573,6 +610,7 @@ const median = (xs) => {
 const ms = (x) => (Number.isFinite(x) ? `${Math.round(x)} ms` : "—");
 const kb = (x) => (Number.isFinite(x) ? `${(x / 1024).toFixed(0)} KB` : "—");
 const mb = (x) => (Number.isFinite(x) ? `${(x / 1048576).toFixed(1)} MB` : "—");
+const count = (x) => (Number.isFinite(x) ? String(x) : "—");
 const pad = (s, n) => String(s).padEnd(n);
 const lpad = (s, n) => String(s).padStart(n);
 
@@ -582,6 +620,8 @@ function summarize(runs) {
     cold: m((r) => r.cold.painted),
     usable: m((r) => r.cold.usable),
     coldBytes: m((r) => r.cold.bytes),
+    dataBytes: m((r) => r.cold.dataBytes),
+    deltas: m((r) => r.cold.deltas),
     warm: m((r) => r.warm.painted),
     warmBytes: m((r) => r.warm.bytes),
     late: m((r) => r.late.painted - LATE_MS),
@@ -606,11 +646,11 @@ function report(opt, results, meta) {
     for (const [profile, pages] of Object.entries(byProfile)) {
       if (!PAGES.some((d) => pages[d.key])) continue;
       w(`${profile} (${PROFILES[profile].label})`);
-      w(`  ${pad("", 26)}${lpad("cold", 9)}${lpad("usable", 9)}${lpad("bytes", 10)}${lpad("warm", 9)}${lpad("bytes", 10)}${lpad("late", 9)}${lpad("JS heap", 10)}${lpad("workers", 10)}${lpad("wasm", 9)}${lpad("workers", 10)}`);
+      w(`  ${pad("", 26)}${lpad("cold", 9)}${lpad("usable", 9)}${lpad("bytes", 10)}${lpad("data", 10)}${lpad("deltas", 8)}${lpad("warm", 9)}${lpad("bytes", 10)}${lpad("late", 9)}${lpad("JS heap", 10)}${lpad("workers", 10)}${lpad("wasm", 9)}${lpad("workers", 10)}`);
       for (const def of PAGES) {
         const s = pages[def.key];
         if (!s) continue;
-        w(`  ${pad(def.label, 26)}${lpad(ms(s.cold), 9)}${lpad(ms(s.usable), 9)}${lpad(kb(s.coldBytes), 10)}${lpad(ms(s.warm), 9)}${lpad(kb(s.warmBytes), 10)}${lpad(ms(s.late), 9)}${lpad(mb(s.pageHeap), 10)}${lpad(mb(s.workerHeap), 10)}${lpad(mb(s.pageWasm), 9)}${lpad(mb(s.workerWasm), 10)}${s.failed ? `  (${s.failed} visit(s) failed)` : ""}`);
+        w(`  ${pad(def.label, 26)}${lpad(ms(s.cold), 9)}${lpad(ms(s.usable), 9)}${lpad(kb(s.coldBytes), 10)}${lpad(kb(s.dataBytes), 10)}${lpad(count(s.deltas), 8)}${lpad(ms(s.warm), 9)}${lpad(kb(s.warmBytes), 10)}${lpad(ms(s.late), 9)}${lpad(mb(s.pageHeap), 10)}${lpad(mb(s.workerHeap), 10)}${lpad(mb(s.pageWasm), 9)}${lpad(mb(s.workerWasm), 10)}${s.failed ? `  (${s.failed} visit(s) failed)` : ""}`);
       }
       const W = pages.widget, A = pages.api;
       if (!W || !A) continue;
@@ -620,10 +660,10 @@ function report(opt, results, meta) {
         ` late ${r(W.late, A.late)} (≤ 0.5×: ${verdict(W.late <= 0.5 * A.late)}), usable ${ms(W.usable)} vs ${ms(A.usable)} (≤ 1.1× API + 100 ms = ${ms(1.1 * A.usable + 100)}: ${verdict(W.usable <= 1.1 * A.usable + 100)})`);
     }
   }
-  for (const { scale, byProfile } of results) {
+  for (const { scale, info, byProfile } of results) {
     if (!Object.values(byProfile).some((pages) => LINKS.some((d) => pages[d.key]))) continue;
     w();
-    w(`--- ×${scale}: shared links (?id=${LINK_ID}, ?q=${LINK_Q}) ---`);
+    w(`--- ×${scale}: shared links (?id=${LINK_ID}, ?q=${LINK_Q}; site ${path.relative(ROOT, info.site)}) ---`);
     reportLinks(w, byProfile, opt);
   }
   w();
@@ -631,7 +671,8 @@ function report(opt, results, meta) {
   w('front door (enter): usable = the search box painted; suggested = "University of Cambridge" first painted in its list while typing; results = the first row painted after Enter;');
   w("data = bytes of /data/ requests before it; offline at = the app's cold visit until the service worker's copy is complete; copy = its size.");
   w("cold/warm/late/usable: median page times (ms after navigation start; late: after the 4 s mark). bytes: encoded bytes (compressed bodies + headers)");
-  w("received in requests finished before the target was painted (warm: same profile, second visit). JS heap: the page's V8 heap used");
+  w("received in requests finished before the target was painted (warm: same profile, second visit); data: of them, /data/ requests;");
+  w("deltas: pack ranges read as a delta from a kept base (a site built with --previous), cold visit. JS heap: the page's V8 heap used");
   w("after a GC, right after the paint (cold visit); workers: the same summed over its Web Workers; wasm: byteLength of every live");
   w("WebAssembly.Memory (Runtime.queryObjects), in the page and summed over its Workers.");
   if (meta.errors.length) w(`page errors: ${meta.errors.slice(0, 5).join(" | ")}`);
@@ -643,69 +684,87 @@ function report(opt, results, meta) {
 async function main() {
   const opt = parseArgs(process.argv.slice(2));
   const app = path.join(ROOT, "target/cold-app");
-  log(`building the app into ${path.relative(ROOT, app)} (scripts/build-web.sh) …`);
-  await run("bash", ["scripts/build-web.sh"], { OUT: app });
-  const flexLib = path.join(ROOT, "node_modules/flexsearch/dist");
-  const pages = path.join(ROOT, "tests/bench/cold/pages");
+  if (!opt.siteDirs) {
+    log(`building the app into ${path.relative(ROOT, app)} (scripts/build-web.sh) …`);
+    await run("bash", ["scripts/build-web.sh"], { OUT: app });
+  }
   const results = [];
   const meta = { errors: [], version: "?" };
-  for (const scale of opt.scales) {
-    const info = await prepareScale(opt, scale, app);
-    log(`×${scale}: ${info.records} records${info.flex ? `, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks` : ""}; starting registry serve …`);
-    const apiOrigin = await startApi(path.join(info.site, "data"));
-    log("precompressing (brotli) …");
-    const server = await startServer({
-      mounts: { "/site/": info.site, "/cold/": pages, ...(info.flexDir ? { "/flex/": info.flexDir, "/nm/": flexLib } : {}) },
-      apiOrigin,
-    });
-    cleanups.push(() => server.close());
-    const sizeOf = (prefix) => [...server.files].filter(([u]) => u.startsWith(prefix)).reduce((n, [, f]) => n + (f.br ?? f.body).length, 0);
-    info.flexBrotli = sizeOf("/flex/");
-    info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && ["summary", "names"].includes(f.sections[0])).reduce((n, f) => n + f.bytes, 0);
-    info.widgetCode = widgetCodeBytes(info.site);
-    log(`serving ${server.url} (site ${path.relative(ROOT, info.site)}, API ${apiOrigin})`);
-    {
-      const rec = await (await fetch(`${apiOrigin}/v2/organizations/${LINK_ID}`)).json();
-      info.linkName = (rec.names ?? []).find((n) => n.types.includes("ror_display") || n.types.includes("registry_display"))?.value ?? "?";
-    }
-    const byProfile = {};
-    for (const profile of opt.profiles) {
-      const runs = Object.fromEntries(PAGES.map((p) => [p.key, []]));
-      // The API page's time is the typing's plus one round trip, so the
-      // jitter of when typing starts weighs on it most: --api-runs gives it more runs.
-      const runsOf = (def) => (def.key === "api" ? opt.apiRuns : opt.runs);
-      for (let r = 0; r < Math.max(opt.runs, opt.apiRuns); r++) {
-        const target = TARGETS[r % TARGETS.length];
-        for (const def of PAGES.filter((d) => opt.pages.includes(d.key) && r < runsOf(d))) {
-          log(`×${scale} ${profile} run ${r + 1}/${runsOf(def)}: ${def.key}, "${target.query}" …`);
-          const m = await measurePage(server, def, target, profile, opt);
-          for (const v of [m.cold, m.warm, m.late]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
-          const f = (v) => (v.failed ? "failed" : `${Math.round(v.painted)} ms, ${(v.bytes / 1024).toFixed(0)} KB`);
-          log(`  cold ${f(m.cold)} (usable ${Math.round(m.cold.usable)} ms) · warm ${f(m.warm)} · late ${m.late.failed ? "failed" : Math.round(m.late.painted - LATE_MS) + " ms"}`);
-          runs[def.key].push(m);
-        }
-      }
-      byProfile[profile] = Object.fromEntries(Object.entries(runs).filter(([, v]) => v.length).map(([k, v]) => [k, summarize(v)]));
-      for (const def of LINKS.filter((d) => opt.pages.includes(d.key))) {
-        const runsOf = [];
-        for (let r = 0; r < opt.runs; r++) {
-          log(`×${scale} ${profile} run ${r + 1}/${opt.runs}: ${def.key} …`);
-          const m = await measureLink(server, def, def.kind === "enter" ? ENTER.name : info.linkName, profile, opt);
-          for (const v of [m.cold, m.warm]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
-          const f = (v) => (v.failed ? "failed" : `${Math.round(v.answer)} ms, ${(v.bytes / 1024).toFixed(0)} KB (data ${(v.dataBytes / 1024).toFixed(0)} KB)`);
-          log(`  cold ${f(m.cold)}${m.cold.offlineAt ? ` · offline-ready ${Math.round(m.cold.offlineAt)} ms` : ""} · warm ${f(m.warm)}`);
-          runsOf.push(m);
-        }
-        byProfile[profile][def.key] = summarizeLinks(runsOf);
-      }
-    }
-    results.push({ scale, info, byProfile });
+  for (const [i, scale] of opt.scales.entries()) {
+    const infos = opt.siteDirs ? opt.siteDirs[i].map(givenSite) : [await prepareScale(opt, scale, app)];
+    const sites = [];
+    for (const info of infos) sites.push({ info, server: await serveSite(info, scale), byProfile: {} });
+    for (const profile of opt.profiles) await measureProfile(sites, scale, profile, opt, meta);
+    for (const { info, byProfile } of sites) results.push({ scale, info, byProfile });
     await cleanup();
   }
   const probeBrowser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   meta.version = probeBrowser.version();
   await probeBrowser.close();
   report(opt, results, meta);
+}
+
+/** `registry serve` over the site's data and the static server for it; fills in the figures the report gives of the site. */
+async function serveSite(info, scale) {
+  log(`×${scale}: ${info.records} records${info.flex ? `, FlexSearch ${info.flex.docs} documents in ${info.flex.chunks} chunks` : ""}; starting registry serve …`);
+  const apiOrigin = await startApi(path.join(info.site, "data"));
+  log("precompressing (brotli) …");
+  const flexLib = path.join(ROOT, "node_modules/flexsearch/dist");
+  const server = await startServer({
+    mounts: { "/site/": info.site, "/cold/": path.join(ROOT, "tests/bench/cold/pages"), ...(info.flexDir ? { "/flex/": info.flexDir, "/nm/": flexLib } : {}) },
+    apiOrigin,
+  });
+  cleanups.push(() => server.close());
+  const sizeOf = (prefix) => [...server.files].filter(([u]) => u.startsWith(prefix)).reduce((n, [, f]) => n + (f.br ?? f.body).length, 0);
+  info.flexBrotli = sizeOf("/flex/");
+  info.typeaheadBytes = info.manifest.files.filter((f) => f.sections.length === 1 && ["summary", "names"].includes(f.sections[0])).reduce((n, f) => n + f.bytes, 0);
+  info.widgetCode = widgetCodeBytes(info.site);
+  log(`serving ${server.url} (site ${path.relative(ROOT, info.site)}, API ${apiOrigin})`);
+  const rec = await (await fetch(`${apiOrigin}/v2/organizations/${LINK_ID}`)).json();
+  info.linkName = (rec.names ?? []).find((n) => n.types.includes("ror_display") || n.types.includes("registry_display"))?.value ?? "?";
+  return server;
+}
+
+/**
+ * Every page of one profile on each site of a scale. A visit is made on
+ * every site before the next one, so that a change of the machine's load
+ * between runs weighs on all the sites alike.
+ */
+async function measureProfile(sites, scale, profile, opt, meta) {
+  const label = (info) => (sites.length > 1 ? ` ${path.relative(ROOT, info.site)}` : "");
+  const runs = sites.map(() => Object.fromEntries(PAGES.map((p) => [p.key, []])));
+  // The API page's time is the typing's plus one round trip, so the
+  // jitter of when typing starts weighs on it most: --api-runs gives it more runs.
+  const runsOf = (def) => (def.key === "api" ? opt.apiRuns : opt.runs);
+  for (let r = 0; r < Math.max(opt.runs, opt.apiRuns); r++) {
+    const target = TARGETS[r % TARGETS.length];
+    for (const def of PAGES.filter((d) => opt.pages.includes(d.key) && r < runsOf(d))) {
+      for (const [s, { info, server }] of sites.entries()) {
+        log(`×${scale}${label(info)} ${profile} run ${r + 1}/${runsOf(def)}: ${def.key}, "${target.query}" …`);
+        const m = await measurePage(server, def, target, profile, opt);
+        for (const v of [m.cold, m.warm, m.late]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
+        const f = (v) => (v.failed ? "failed" : `${Math.round(v.painted)} ms, ${(v.bytes / 1024).toFixed(0)} KB`);
+        log(`  cold ${f(m.cold)} (usable ${Math.round(m.cold.usable)} ms${m.cold.deltas ? `, ${m.cold.deltas} delta(s)` : ""}) · warm ${f(m.warm)} · late ${m.late.failed ? "failed" : Math.round(m.late.painted - LATE_MS) + " ms"}`);
+        runs[s][def.key].push(m);
+      }
+    }
+  }
+  for (const [s, site] of sites.entries())
+    site.byProfile[profile] = Object.fromEntries(Object.entries(runs[s]).filter(([, v]) => v.length).map(([k, v]) => [k, summarize(v)]));
+  for (const def of LINKS.filter((d) => opt.pages.includes(d.key))) {
+    const linkRuns = sites.map(() => []);
+    for (let r = 0; r < opt.runs; r++) {
+      for (const [s, { info, server }] of sites.entries()) {
+        log(`×${scale}${label(info)} ${profile} run ${r + 1}/${opt.runs}: ${def.key} …`);
+        const m = await measureLink(server, def, def.kind === "enter" ? ENTER.name : info.linkName, profile, opt);
+        for (const v of [m.cold, m.warm]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
+        const f = (v) => (v.failed ? "failed" : `${Math.round(v.answer)} ms, ${(v.bytes / 1024).toFixed(0)} KB (data ${(v.dataBytes / 1024).toFixed(0)} KB${v.deltas ? `, ${v.deltas} delta(s)` : ""})`);
+        log(`  cold ${f(m.cold)}${m.cold.offlineAt ? ` · offline-ready ${Math.round(m.cold.offlineAt)} ms` : ""} · warm ${f(m.warm)}`);
+        linkRuns[s].push(m);
+      }
+    }
+    for (const [s, site] of sites.entries()) site.byProfile[profile][def.key] = summarizeLinks(linkRuns[s]);
+  }
 }
 
 main().then(
