@@ -48,8 +48,9 @@ phase "the suites where URLs resolve, against \`registry site\` output served un
 # A sub-path changes how URLs resolve (data, workers, the service worker's
 # scope, the map and match files, links): the suites that check layout,
 # accessibility, answers or hostile peers over those same URLs would pass or
-# fail the same way there, so they run once.
-same_anywhere="a11y bounded-fetch data-variants examples family maps-legible search-pieces server-range years"
+# fail the same way there, so they run once; so do the plain Node suites,
+# which load no site (packed-delta).
+same_anywhere="a11y bounded-fetch data-variants examples family maps-legible packed-delta search-pieces server-range years"
 subpath=()
 for t in tests/*.test.mjs; do
   name=$(basename "$t" .test.mjs)
