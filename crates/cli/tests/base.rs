@@ -261,3 +261,61 @@ fn a_damaged_base_pack_is_named_not_kept() {
         "{err}"
     );
 }
+
+/// An app folder with the files `registry site` asks for (their content
+/// does not matter to the data it writes).
+fn stand_in_app(dir: &Path) -> PathBuf {
+    let app = dir.join("app");
+    for f in [
+        "index.html",
+        "sw.js",
+        "sw-control.js",
+        "registry.js",
+        "registry-worker.js",
+        "registry-data.js",
+        "pkg/registry_wasm_bg.wasm",
+    ] {
+        let path = app.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, f).unwrap();
+    }
+    app
+}
+
+#[test]
+fn a_site_built_into_its_own_folder_keeps_its_packs_in_place() {
+    let dir = tmp_dir("site");
+    let app = stand_in_app(&dir);
+    let (site, fresh) = (dir.join("site"), dir.join("fresh"));
+    let site_args = |dump: &str, out: &Path, release: &str, more: &[&str]| {
+        let mut args = vec!["site", "--app", app.to_str().unwrap(), dump];
+        args.extend(["-o", out.to_str().unwrap(), "--release", release]);
+        args.extend(["--level", "3", "-q"]);
+        args.extend(more);
+        ok(&args);
+    };
+    site_args(DEMO, &site, "a", &[]);
+    let ka = packed_of(&site.join("data"));
+    let kept: Vec<Vec<u8>> = ka
+        .packs
+        .iter()
+        .map(|n| std::fs::read(site.join("data/packs").join(n)).unwrap())
+        .collect();
+    let next = next_release(DEMO, &dir, "2027-01-05");
+    site_args(&next, &site, "b", &["--previous", site.to_str().unwrap()]);
+    let kb = packed_of(&site.join("data"));
+    assert_eq!(kb.packs[..kb.base as usize], ka.packs[..]);
+    for (name, bytes) in ka.packs.iter().zip(&kept) {
+        assert_eq!(
+            &std::fs::read(site.join("data/packs").join(name)).unwrap(),
+            bytes,
+            "{name} kept in place"
+        );
+    }
+    assert!(!site.join(".base-packs").exists(), "nothing left aside");
+    let (_, deltas) = read_all(&site.join("data"));
+    assert!(deltas > 0);
+    let previous = site.to_str().unwrap();
+    site_args(&next, &fresh, "b", &["--previous", previous, "--new-base"]);
+    same_files(&site.join("data"), &fresh.join("data"));
+}
