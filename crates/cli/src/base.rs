@@ -5,23 +5,27 @@
 //! records changes most pieces (a leaf of ~170 records, a rank chunk, an
 //! external-id bucket each hold a changed record), so a pack rebuilt from
 //! the new release never keeps its bytes or its URL. Instead, the new
-//! build keeps the last release's packs as they are, as its *base*, and
-//! for each of its files:
+//! build keeps the last release's packs as they are, and for each of its
+//! files:
 //!
-//! * the same bytes as the base's file of that name: the slot points into
-//!   the base pack (nothing written);
-//! * a shard file whose bytes changed: a *delta* from the base's file
-//!   (`registry_core::shard::delta`, from its stored image to the new
-//!   file's), written into a new pack and listed after the base entry,
-//!   when it is at most [`DELTA_SHARE`] of the new file;
+//! * the last release's file of that name has the same content (its bytes,
+//!   or what its delta makes of its base): the slot lists the same entries,
+//!   in the kept packs (nothing written);
+//! * a shard file whose content changed: a *delta* from the file's base
+//!   (its first entry, wherever it lies: `registry_core::shard::delta`, from
+//!   its stored image to the new file's), written into a new pack and listed
+//!   after the base entry, when it is at most [`DELTA_SHARE`] of the new
+//!   file;
 //! * otherwise the file, whole, into a new pack.
 //!
-//! The base stays the same release after release (a build given a site
-//! that has a base keeps that base, not the site's own packs), so a file
-//! is always one delta from its base, never a chain. As the releases
-//! since the base add up, the new packs grow; once the last site's own
-//! packs pass [`COMPACT_SHARE`] of its base, the build starts afresh (a
-//! new base: the deployer uploads everything once).
+//! So a file is always one delta from its base, never a chain, and what a
+//! release wrote (whole files, deltas) is kept by the next as long as it
+//! still holds what the files are: a deployer uploads what changed since
+//! the last release only. A kept pack no file reads any more is dropped;
+//! the bytes of kept packs no file reads (a delta replaced by a newer one, a
+//! file written whole again) are *dead*. Once they pass [`COMPACT_SHARE`] of
+//! the last site's packs, the build starts afresh (a new base: the deployer
+//! uploads everything once).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,46 +44,50 @@ use crate::packs::FOLDER;
 /// a newcomer nearly double.
 pub const DELTA_SHARE: f64 = 0.25;
 
-/// The build starts afresh once the last site's own packs (deltas and
-/// whole files written since its base) pass this share of its base packs'
-/// bytes: the deltas grow with every release since the base, and each
-/// first visit pays them.
-pub const COMPACT_SHARE: f64 = 0.5;
+/// The build starts afresh once the bytes of the last site's packs that
+/// none of its files reads pass this share of its packs: every release
+/// since the base leaves some (replaced deltas, files written whole
+/// again), which the host stores and a deployer uploaded for nothing.
+pub const COMPACT_SHARE: f64 = 0.3;
 
 /// The compression level of a piece's delta ops: hundreds of thousands of
 /// small deltas at ×4, where level 19 takes several times as long for a
 /// few per cent.
 const DELTA_LEVEL: i32 = 12;
 
-/// The base packs of the last release: where each of their files lies,
-/// and the pack files to read it from.
+/// The packs of the last release: where each of its files lies, and the
+/// pack files to read it from.
 pub struct Base {
-    /// The folder the base pack files are read from.
+    /// The folder the pack files are read from.
     dir: PathBuf,
     /// Their names, relative to [`FOLDER`]; a location's `pack` indexes it.
     pub packs: Vec<String>,
-    /// The release whose build wrote them.
+    /// The release whose build wrote the oldest of them (the last new base).
     pub release: String,
-    files: HashMap<u64, Location>,
+    /// Each file's entries: where its bytes (or its base) lie, and its delta.
+    files: HashMap<u64, (Location, Option<Location>)>,
 }
 
-/// What the new build does with one of its files, given the base.
+/// What the new build does with one of its files, given the last release's.
 pub enum Kept {
-    /// The base holds it, byte for byte: its base location.
-    Same(Location),
-    /// The base holds an earlier version: its location, and the delta.
+    /// The last release's file has the same content: its entries.
+    Same(Location, Option<Location>),
+    /// It holds an earlier version: the base's location, and the delta.
     Delta(Location, Vec<u8>),
     /// Written whole.
     No,
 }
 
-/// Bytes of the files in `dir` named `names`.
-fn bytes_of(dir: &Path, names: &[String]) -> u64 {
-    names
+/// The bytes of each of `packs` in `dir`.
+fn sizes_of(dir: &Path, packs: &[String]) -> Result<Vec<u64>, String> {
+    packs
         .iter()
-        .filter_map(|n| std::fs::metadata(dir.join(n)).ok())
-        .map(|m| m.len())
-        .sum()
+        .map(|n| {
+            std::fs::metadata(dir.join(n))
+                .map(|m| m.len())
+                .map_err(|e| format!("--previous: cannot read {}: {e}", dir.join(n).display()))
+        })
+        .collect()
 }
 
 impl Base {
@@ -92,37 +100,30 @@ impl Base {
             return Ok(None);
         };
         let dir = data.join(FOLDER);
-        let kept = if packed.base > 0 {
-            packed.base as usize
-        } else {
-            packed.packs.len()
-        };
-        if kept > packed.packs.len() {
-            return Err(format!(
-                "--previous: {} says {} base packs of {}: damaged",
-                data.display(),
-                kept,
-                packed.packs.len()
-            ));
-        }
-        let (base, own) = packed.packs.split_at(kept);
-        let (base_bytes, own_bytes) = (bytes_of(&dir, base), bytes_of(&dir, own));
-        if own_bytes as f64 > COMPACT_SHARE * base_bytes as f64 {
+        let files = last_files(&dir, packed)?;
+        let sizes = sizes_of(&dir, &packed.packs)?;
+        let total: u64 = sizes.iter().sum();
+        let read: u64 = files
+            .values()
+            .flat_map(|(at, delta)| std::iter::once(at).chain(delta))
+            .map(|l| u64::from(l.length))
+            .sum();
+        let dead = total.saturating_sub(read);
+        if dead as f64 > COMPACT_SHARE * total as f64 {
             if !quiet {
                 eprintln!(
-                    "--previous: the packs written since the base ({own_bytes} bytes) pass {:.0} % of the base ({base_bytes} bytes): a new base is built (upload the whole folder once)",
+                    "--previous: {dead} of the {total} bytes of its packs are no longer read (more than {:.0} %): a new base is built (upload the whole folder once)",
                     COMPACT_SHARE * 100.0
                 );
             }
             return Ok(None);
         }
-        for name in base {
+        for name in &packed.packs {
             check_pack(&dir, name)?;
         }
-        let files = base_locations(&dir, packed, kept)?;
         Ok(Some(Base {
             dir,
-            packs: base.to_vec(),
+            packs: packed.packs.clone(),
             release: packed
                 .base_release
                 .clone()
@@ -154,12 +155,12 @@ impl Base {
         Ok(())
     }
 
-    /// Puts the base pack files into the data folder `out` (a hard link,
-    /// or a copy across file systems), unless they are there already.
-    pub fn place(&self, out: &Path) -> Result<(), String> {
+    /// Puts the kept pack files `names` into the data folder `out` (a hard
+    /// link, or a copy across file systems), unless they are there already.
+    pub fn place(&self, out: &Path, names: &[String]) -> Result<(), String> {
         let to = out.join(FOLDER);
         std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-        for name in &self.packs {
+        for name in names {
             let (from, dest) = (self.dir.join(name), to.join(name));
             if dest.exists()
                 && std::fs::canonicalize(&dest).ok() == std::fs::canonicalize(&from).ok()
@@ -176,31 +177,37 @@ impl Base {
 
     /// What to do with the new build's file `name` of stored bytes `bytes`.
     pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<Kept, String> {
-        let Some(at) = self.files.get(&registry_contract::name_key(name)) else {
+        let Some(&(at, last_delta)) = self.files.get(&registry_contract::name_key(name)) else {
             return Ok(Kept::No);
         };
-        let hash = Sha256::digest(bytes);
-        if hash[..HASH_BYTES] == at.hash {
-            return Ok(Kept::Same(*at));
+        if last_delta.is_none() && Sha256::digest(bytes)[..HASH_BYTES] == at.hash {
+            return Ok(Kept::Same(at, None));
         }
         if !name.ends_with(".shard") {
             return Ok(Kept::No);
         }
-        let old = self.read(name, at)?;
         // A file that is not a shard has no stored image: written whole.
-        let (Ok(source), Ok(target)) = (delta::stored_image(&old), delta::stored_image(bytes))
-        else {
+        let (Ok(source), Ok(target)) = (
+            delta::stored_image(&self.read(name, &at)?),
+            delta::stored_image(bytes),
+        ) else {
             return Ok(Kept::No);
         };
+        if let Some(d) = last_delta {
+            let last = delta::apply(&source, &self.read(name, &d)?, target.len() as u64);
+            if last.is_ok_and(|last| last == target) {
+                return Ok(Kept::Same(at, Some(d)));
+            }
+        }
         let made = delta::write(&source, &target, &Zstd(DELTA_LEVEL));
         Ok(if made.len() as f64 <= DELTA_SHARE * bytes.len() as f64 {
-            Kept::Delta(*at, made)
+            Kept::Delta(at, made)
         } else {
             Kept::No
         })
     }
 
-    /// The base's bytes of file `name`, checked by their hash.
+    /// The bytes at `at` (file `name`, or its delta), checked by their hash.
     fn read(&self, name: &str, at: &Location) -> Result<Vec<u8>, String> {
         use std::io::{Read, Seek, SeekFrom};
         let path = self.dir.join(&self.packs[at.pack as usize]);
@@ -258,14 +265,12 @@ fn check_pack(dir: &Path, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Every file of the last release whose bytes lie in one of its first
-/// `kept` packs, by name key: the base entry of a file with a delta, a file
-/// kept as it was; not a file its own packs hold.
-fn base_locations(
+/// Every file of the last release, by name key: where its bytes (or its
+/// base) lie, and its delta.
+fn last_files(
     dir: &Path,
     packed: &Packed,
-    kept: usize,
-) -> Result<HashMap<u64, Location>, String> {
+) -> Result<HashMap<u64, (Location, Option<Location>)>, String> {
     let levels = packed.buckets.trailing_zeros() as usize;
     let size = packed.slot_bytes as usize;
     let mut files = HashMap::new();
@@ -276,13 +281,13 @@ fn base_locations(
         for slot in bytes.chunks(size) {
             let slot = packed::decode_slot(slot, size, levels)
                 .map_err(|e| format!("--previous: {}: {e}", path.display()))?;
-            let mut last = None;
-            for at in &slot.entries {
-                // The second entry of a key is a delta, in this release's own packs.
-                if last != Some(at.key) && (at.pack as usize) < kept {
-                    files.insert(at.key, *at);
+            for e in &slot.entries {
+                if let Some((at, delta)) = slot.file(e.key)
+                    && (at.pack as usize) < packed.packs.len()
+                    && delta.is_none_or(|d| (d.pack as usize) < packed.packs.len())
+                {
+                    files.insert(e.key, (*at, delta.copied()));
                 }
-                last = Some(at.key);
             }
         }
     }

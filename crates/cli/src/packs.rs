@@ -113,23 +113,29 @@ pub struct PackWriter {
     /// bytes (`false`), or its delta (`true`).
     open: Vec<(usize, bool)>,
     /// Each file's location (its base's, when it has a delta) and its
-    /// delta's.
+    /// delta's; `pack` is a kept pack's index in the last release, or
+    /// [`OWN`] plus the index of a pack this build wrote, until
+    /// [`PackWriter::finish`] knows which kept packs are still read.
     locations: Vec<(String, Location, Option<Location>)>,
     /// The packs this build wrote.
     packs: Vec<String>,
     files: Vec<OutFile>,
     first: Option<String>,
-    /// The packs kept from the last release, which come first.
+    /// The last release's packs, those still read come first.
     base: Option<Base>,
     /// Bytes of the files kept as the base holds them, with a delta, and
     /// written whole.
     pub tally: Tally,
 }
 
+/// Marks, while a build runs, a location in a pack it writes (not one
+/// kept from the last release).
+const OWN: u16 = 1 << 15;
+
 /// What became of the files given a base, for the progress line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tally {
-    /// Files the base holds byte for byte, and their bytes.
+    /// Files the last release holds as they are, and their bytes.
     pub same: [u64; 2],
     /// Files written as a delta: count, the delta's bytes, the file's.
     pub delta: [u64; 3],
@@ -187,9 +193,9 @@ impl PackWriter {
         };
         let size = bytes.len() as u64;
         match kept {
-            Kept::Same(at) => {
+            Kept::Same(at, delta) => {
                 self.tally.same = [self.tally.same[0] + 1, self.tally.same[1] + size];
-                self.locations.push((name, at, None));
+                self.locations.push((name, at, delta));
                 Ok(())
             }
             Kept::Delta(at, delta) => {
@@ -240,9 +246,11 @@ impl PackWriter {
     /// Ends the pack being filled: its files get its index; it is written
     /// out, or kept.
     fn close(&mut self) -> Result<(), String> {
-        let kept = self.base.as_ref().map_or(0, |b| b.packs.len());
-        let index = u16::try_from(kept + self.packs.len())
-            .map_err(|_| "more than 65,535 packs".to_string())?;
+        let index = u16::try_from(self.packs.len())
+            .ok()
+            .filter(|&i| i < OWN)
+            .map(|i| i | OWN)
+            .ok_or("more than 32,767 packs")?;
         for &(i, delta) in &self.open {
             match (delta, &mut self.locations[i]) {
                 (true, (_, _, Some(d))) => d.pack = index,
@@ -271,7 +279,7 @@ impl PackWriter {
             .take()
             .ok_or_else(|| format!("no first-keystroke pack {} to keep", self.first_pack))?;
         let base = self.base.take();
-        let kept = base.as_ref().map_or(Vec::new(), |b| b.packs.clone());
+        let kept = self.final_packs(base.as_ref())?;
         let packs = kept
             .iter()
             .cloned()
@@ -282,7 +290,7 @@ impl PackWriter {
             packed.base = kept.len() as u32;
             packed.base_release = Some(b.release.clone());
             if let Some(out) = &self.out {
-                b.place(out)?;
+                b.place(out, &kept)?;
             }
         }
         self.files.extend(tables);
@@ -291,6 +299,50 @@ impl PackWriter {
             packed,
             first_pack,
         })
+    }
+}
+
+impl PackWriter {
+    /// The last release's packs the files still read, in their order, and
+    /// every location's final pack index: those first, then the packs this
+    /// build wrote. A kept pack nothing reads is dropped.
+    fn final_packs(&mut self, base: Option<&Base>) -> Result<Vec<String>, String> {
+        let Some(base) = base else {
+            for (_, at, delta) in &mut self.locations {
+                for l in std::iter::once(at).chain(delta) {
+                    l.pack &= !OWN;
+                }
+            }
+            return Ok(Vec::new());
+        };
+        let mut read = vec![false; base.packs.len()];
+        for (_, at, delta) in &self.locations {
+            for l in std::iter::once(at)
+                .chain(delta)
+                .filter(|l| l.pack & OWN == 0)
+            {
+                read[l.pack as usize] = true;
+            }
+        }
+        let mut index = vec![0u16; base.packs.len()];
+        let mut kept = Vec::new();
+        for (i, name) in base.packs.iter().enumerate().filter(|(i, _)| read[*i]) {
+            index[i] = kept.len() as u16;
+            kept.push(name.clone());
+        }
+        if kept.len() + self.packs.len() >= usize::from(OWN) {
+            return Err("more than 32,767 packs".into());
+        }
+        let own_start = kept.len() as u16;
+        for (_, at, delta) in &mut self.locations {
+            for l in std::iter::once(at).chain(delta) {
+                l.pack = match l.pack & OWN {
+                    0 => index[l.pack as usize],
+                    _ => own_start + (l.pack & !OWN),
+                };
+            }
+        }
+        Ok(kept)
     }
 }
 

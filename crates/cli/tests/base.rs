@@ -176,7 +176,7 @@ fn a_release_keeps_the_last_ones_packs_and_reads_as_a_build_without_them() {
 }
 
 #[test]
-fn the_base_stays_the_first_release_and_a_folder_may_be_its_own_previous() {
+fn the_next_release_keeps_what_the_last_one_wrote_and_a_folder_may_be_its_own_previous() {
     let dir = tmp_dir("chain");
     let (a, b) = (dir.join("a"), dir.join("b"));
     build(DEMO, &a, "a", &["-q"]);
@@ -186,16 +186,30 @@ fn the_base_stays_the_first_release_and_a_folder_may_be_its_own_previous() {
     let kb = packed_of(&b);
     // The output is the last release's folder: its packs are kept in place.
     build(&third, &b, "c", &["--previous", b.to_str().unwrap(), "-q"]);
-    let (ka, kc) = (packed_of(&a), packed_of(&b));
-    assert_eq!(kc.base_release.as_deref(), Some("a"));
-    assert_eq!(
-        kc.packs[..kc.base as usize],
-        ka.packs[..],
-        "A's packs, not B's own"
+    let kc = packed_of(&b);
+    assert_eq!(kc.base_release.as_deref(), Some("a"), "the same base");
+    // What C keeps is what B listed and C still reads, in B's order: A's packs,
+    // and B's own where they hold what C's files are.
+    let kept = &kc.packs[..kc.base as usize];
+    let in_b: Vec<usize> = kept
+        .iter()
+        .map(|n| {
+            kb.packs
+                .iter()
+                .position(|m| m == n)
+                .expect("a kept pack is B's")
+        })
+        .collect();
+    assert!(in_b.windows(2).all(|w| w[0] < w[1]), "in B's order");
+    assert!(
+        in_b.iter().any(|&i| i >= kb.base as usize),
+        "B's own pack is kept: its files did not all change"
     );
-    for own in &kb.packs[kb.base as usize..] {
-        assert!(!kc.packs.contains(own), "B's own {own} is not a base");
-        assert!(!b.join("packs").join(own).exists(), "{own} removed");
+    for name in kb.packs.iter().filter(|n| !kc.packs.contains(n)) {
+        assert!(
+            !b.join("packs").join(name).exists(),
+            "{name}, read no more, removed"
+        );
     }
     let fresh = dir.join("fresh");
     build(
@@ -208,32 +222,20 @@ fn the_base_stays_the_first_release_and_a_folder_may_be_its_own_previous() {
 }
 
 #[test]
-fn a_release_that_changes_most_files_starts_a_new_base_next_time() {
+fn a_release_that_leaves_most_kept_bytes_unread_starts_a_new_base_next_time() {
     let dir = tmp_dir("compact");
     let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
-    build(DEMO, &a, "a", &["-q"]);
-    // Twice the records: nearly every file changes.
-    let other = dir.join("x2.json");
-    ok(&[
-        "synth",
-        DEMO,
-        "--factor",
-        "2",
-        "-o",
-        other.to_str().unwrap(),
-        "-q",
-    ]);
-    build(
-        other.to_str().unwrap(),
-        &b,
-        "b",
-        &["--previous", a.to_str().unwrap(), "-q"],
-    );
-    let kb = packed_of(&b);
-    assert!(kb.base > 0);
+    // Twice the records, then the demo alone: most of A's files change.
+    let twice = dir.join("x2.json");
+    let twice = twice.to_str().unwrap();
+    ok(&["synth", DEMO, "--factor", "2", "-o", twice, "-q"]);
+    build(twice, &a, "a", &["-q"]);
+    build(DEMO, &b, "b", &["--previous", a.to_str().unwrap(), "-q"]);
+    assert!(packed_of(&b).base > 0, "B keeps what it still reads of A");
     let said = build(DEMO, &c, "c", &["--previous", b.to_str().unwrap()]);
     assert!(said.contains("a new base is built"), "{said}");
     assert_eq!(packed_of(&c).base, 0);
+    same_files(&c, &b);
 }
 
 #[test]
