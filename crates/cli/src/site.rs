@@ -115,13 +115,12 @@ a copy of the deployed site; repeat it for the releases before, the last one fir
 
 * **Most of the folder does not change.** The build keeps the last release's packs
   (`data/packs/pieces.*.pack`) as they are, same names and bytes, and writes only what
-  changed: a small delta from the kept file where a file changed, new files whole, new
-  slot tables. At the real size ~80 % of the folder's bytes are unchanged: upload the
+  changed since: a small delta from the kept file where a file changed, new files whole,
+  new slot tables. At the real size ~80 % of the folder's bytes are unchanged: upload the
   folder with a tool that skips files already there (`rclone sync`, `aws s3 sync`,
   `wrangler pages deploy`, a git commit), and every browser and CDN cache of those packs
-  stays warm. The kept packs stay until the files written since pass half of them; the
-  build then starts afresh (it says so; `--new-base` forces it), and that one release
-  uploads everything.
+  stays warm. Once 30 % of the kept packs' bytes are no longer read, the build starts
+  afresh (it says so; `--new-base` forces it), and that one release uploads everything.
 * **Returning users update cheaply.** The build keeps the last release's string tables in
   their order and writes, beside the new data files, a small delta from each earlier
   release's file (`data/*.delta`, a few percent of the files' bytes): an installed PWA

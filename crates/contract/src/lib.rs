@@ -422,14 +422,15 @@ pub struct Packed {
     /// readers do not need it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kinds: BTreeMap<String, [u64; 2]>,
-    /// How many of the first `packs` were kept from an earlier release
-    /// (the *base*, built by `base_release`): their files are either this
-    /// release's as they are or the base of a delta. The rest were written
-    /// by this build. Readers do not need it; deployers and `registry
-    /// bench-release` do.
+    /// How many of the first `packs` were kept from earlier releases, as
+    /// they were (`registry site --previous`): each holds files of this
+    /// release as they are, or the bases of their deltas. The rest were
+    /// written by this build. Readers do not need it; deployers and
+    /// `registry bench-release` do.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub base: u32,
-    /// The release whose build wrote the base packs.
+    /// The release whose build wrote the oldest kept pack (the last build
+    /// that started afresh).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_release: Option<String>,
 }
