@@ -5,29 +5,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use registry_contract::{Manifest, Packed};
 use registry_core::shard::{delta, packed};
 
-const DEMO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../data/demo/registry-demo.json"
-);
-
-fn registry(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_registry"))
-        .args(args)
-        .output()
-        .expect("run registry")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = registry(args);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "registry {args:?} failed:\n{err}");
-    err
-}
+mod common;
+use common::{DEMO, ok, registry};
 
 /// `registry build <dump> -o <out> --release <release> --level 3` and `more`.
 fn build(dump: &str, out: &Path, release: &str, more: &[&str]) -> String {
@@ -38,10 +21,7 @@ fn build(dump: &str, out: &Path, release: &str, more: &[&str]) -> String {
 }
 
 fn tmp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("registry-base-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::tmp_dir("base", name)
 }
 
 fn packed_of(dir: &Path) -> Packed {

@@ -3,32 +3,13 @@
 //! the earlier release's file makes that image byte for byte.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use registry_contract::Manifest;
 use registry_core::shard::delta;
 use sha2::{Digest, Sha256};
 
-const DEMO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../data/demo/registry-demo.json"
-);
-
-fn registry(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_registry"))
-        .args(args)
-        .output()
-        .expect("run registry")
-}
-
-fn ok(args: &[&str]) {
-    let out = registry(args);
-    assert!(
-        out.status.success(),
-        "registry {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+mod common;
+use common::{DEMO, ok, registry};
 
 /// `registry <command> <dump> -o <out> --release <release> --level 3
 /// [--previous <p>]… -q` (`command`: build, or site with its `--app`).
@@ -43,10 +24,7 @@ fn build(command: &[&str], dump: &str, out: &Path, release: &str, previous: &[&P
 }
 
 fn tmp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("registry-deltas-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::tmp_dir("deltas", name)
 }
 
 fn manifest(dir: &Path) -> Manifest {

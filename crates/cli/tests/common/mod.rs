@@ -20,6 +20,30 @@ pub fn binary() -> String {
     std::env::var("REGISTRY_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_registry").to_string())
 }
 
+/// `registry <args>`, run to its end.
+pub fn registry(args: &[&str]) -> std::process::Output {
+    Command::new(binary())
+        .args(args)
+        .output()
+        .expect("run registry")
+}
+
+/// `registry <args>`, which must succeed: its stderr.
+pub fn ok(args: &[&str]) -> String {
+    let out = registry(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "registry {args:?} failed:\n{err}");
+    err
+}
+
+/// An empty folder of this test process, `<what>-<name>`.
+pub fn tmp_dir(what: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("registry-{what}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub struct Server {
     pub child: Child,
     pub port: u16,
