@@ -119,7 +119,7 @@ a copy of the deployed site; repeat it for the releases before, the last one fir
   new slot tables. At the real size ~80 % of the folder's bytes are unchanged: upload the
   folder with a tool that skips files already there (`rclone sync`, `aws s3 sync`,
   `wrangler pages deploy`, a git commit), and every browser and CDN cache of those packs
-  stays warm. Once 30 % of the kept packs' bytes are no longer read, the build starts
+  stays warm. Once a quarter of the kept packs' bytes are no longer read, the build starts
   afresh (it says so; `--new-base` forces it), and that one release uploads everything.
 * **Returning users update cheaply.** The build keeps the last release's string tables in
   their order and writes, beside the new data files, a small delta from each earlier
