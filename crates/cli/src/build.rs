@@ -50,14 +50,14 @@ pub struct DataArgs {
     /// The last release's data or site folder (it may be the output
     /// folder: it is read before it is cleared): its string tables keep
     /// their order, and a returning user updates their offline copy from it
-    /// by a delta; its packs are kept as they are (the first's base, if it
-    /// has one), and a changed file is written as a delta from them
-    /// (unchanged URLs: caches keep them, a deployer uploads the rest).
+    /// by a delta; the first's packs are kept as they are, and a changed
+    /// file is written as a delta from them (unchanged URLs: caches keep
+    /// them, a deployer uploads the rest).
     /// Repeat for older releases, the last one first
     #[arg(long, value_name = "dir")]
     pub previous: Vec<PathBuf>,
     /// With --previous: keep none of its packs (a new base; the build does
-    /// so by itself once the deltas since the base pass half of it)
+    /// so by itself once a quarter of the kept packs' bytes are unread)
     #[arg(long, requires = "previous")]
     pub new_base: bool,
     /// No progress output
