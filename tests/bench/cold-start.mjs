@@ -744,7 +744,7 @@ async function measureProfile(sites, scale, profile, opt, meta) {
         const m = await measurePage(server, def, target, profile, opt);
         for (const v of [m.cold, m.warm, m.late]) meta.errors.push(...v.errors.map((e) => `${def.key}: ${e}`));
         const f = (v) => (v.failed ? "failed" : `${Math.round(v.painted)} ms, ${(v.bytes / 1024).toFixed(0)} KB`);
-        log(`  cold ${f(m.cold)} (usable ${Math.round(m.cold.usable)} ms${m.cold.deltas ? `, ${m.cold.deltas} delta(s)` : ""}) · warm ${f(m.warm)} · late ${m.late.failed ? "failed" : Math.round(m.late.painted - LATE_MS) + " ms"}`);
+        log(`  cold ${f(m.cold)} (${m.cold.failed ? "" : `data ${(m.cold.dataBytes / 1024).toFixed(0)} KB, `}usable ${Math.round(m.cold.usable)} ms${m.cold.deltas ? `, ${m.cold.deltas} delta(s)` : ""}) · warm ${f(m.warm)} · late ${m.late.failed ? "failed" : Math.round(m.late.painted - LATE_MS) + " ms"}`);
         runs[s][def.key].push(m);
       }
     }
