@@ -36,7 +36,6 @@ use registry_core::shard::packed::{self, HASH_BYTES, Location};
 use sha2::{Digest, Sha256};
 
 use crate::encoders::Zstd;
-use crate::packs::FOLDER;
 
 /// The largest delta written, as a share of the new file's bytes: a first
 /// visit reads base and delta where a fresh build's file would be one read,
@@ -64,7 +63,7 @@ const DELTA_LEVEL: i32 = 12;
 pub struct Base {
     /// The folder the pack files are read from.
     dir: PathBuf,
-    /// Their names, relative to [`FOLDER`]; a location's `pack` indexes it.
+    /// Their names, relative to the packs folder; a location's `pack` indexes it.
     pub packs: Vec<String>,
     /// The release whose build wrote the oldest of them (the last new base).
     pub release: String,
@@ -95,15 +94,19 @@ fn sizes_of(dir: &Path, packs: &[String]) -> Result<Vec<u64>, String> {
 }
 
 impl Base {
-    /// The base the last release's data folder `data` (its manifest
-    /// `manifest`) hands on: its own base if it has one, else all of its
-    /// packs. `Ok(None)`, saying why on stderr unless `quiet`, when there
-    /// is none to keep: no packs, or time to start afresh.
+    /// The packs the last release's data folder `data` (its manifest
+    /// `manifest`) hands on. `Ok(None)`, saying why on stderr unless
+    /// `quiet`, when there are none to keep: no packs, or time to start
+    /// afresh.
     pub fn open(data: &Path, manifest: &Manifest, quiet: bool) -> Result<Option<Base>, String> {
-        let Some(packed) = manifest.pieces.as_ref().and_then(|p| p.packed.as_ref()) else {
+        let Some((pieces, packed)) = manifest
+            .pieces
+            .as_ref()
+            .and_then(|p| Some((p, p.packed.as_ref()?)))
+        else {
             return Ok(None);
         };
-        let dir = data.join(FOLDER);
+        let dir = data.join(&pieces.path);
         let files = last_files(&dir, packed)?;
         let sizes = sizes_of(&dir, &packed.packs)?;
         let total: u64 = sizes.iter().sum();
@@ -159,10 +162,9 @@ impl Base {
         Ok(())
     }
 
-    /// Puts the kept pack files `names` into the data folder `out` (a hard
+    /// Puts the kept pack files `names` into the packs folder `to` (a hard
     /// link, or a copy across file systems), unless they are there already.
-    pub fn place(&self, out: &Path, names: &[String]) -> Result<(), String> {
-        let to = out.join(FOLDER);
+    pub fn place(&self, to: &Path, names: &[String]) -> Result<(), String> {
         std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
         for name in names {
             let (from, dest) = (self.dir.join(name), to.join(name));

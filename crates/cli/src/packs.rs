@@ -290,7 +290,7 @@ impl PackWriter {
             packed.base = kept.len() as u32;
             packed.base_release = Some(b.release.clone());
             if let Some(out) = &self.out {
-                b.place(out, &kept)?;
+                b.place(&out.join(FOLDER), &kept)?;
             }
         }
         self.files.extend(tables);
