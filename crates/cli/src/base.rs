@@ -165,7 +165,7 @@ impl Base {
     /// Puts the kept pack files `names` into the packs folder `to` (a hard
     /// link, or a copy across file systems), unless they are there already.
     pub fn place(&self, to: &Path, names: &[String]) -> Result<(), String> {
-        std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
         for name in names {
             let (from, dest) = (self.dir.join(name), to.join(name));
             if dest.exists()
