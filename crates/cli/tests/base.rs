@@ -244,30 +244,10 @@ fn a_damaged_base_pack_is_named_not_kept() {
     );
 }
 
-/// An app folder with the files `registry site` asks for (their content
-/// does not matter to the data it writes).
-fn stand_in_app(dir: &Path) -> PathBuf {
-    let app = dir.join("app");
-    for f in [
-        "index.html",
-        "sw.js",
-        "sw-control.js",
-        "registry.js",
-        "registry-worker.js",
-        "registry-data.js",
-        "pkg/registry_wasm_bg.wasm",
-    ] {
-        let path = app.join(f);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, f).unwrap();
-    }
-    app
-}
-
 #[test]
 fn a_site_built_into_its_own_folder_keeps_its_packs_in_place() {
     let dir = tmp_dir("site");
-    let app = stand_in_app(&dir);
+    let app = common::stand_in_app(&dir);
     let (site, fresh) = (dir.join("site"), dir.join("fresh"));
     let site_args = |dump: &str, out: &Path, release: &str, more: &[&str]| {
         let mut args = vec!["site", "--app", app.to_str().unwrap(), dump];

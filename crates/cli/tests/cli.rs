@@ -10,6 +10,8 @@ const DEMO: &str = concat!(
     "/../../data/demo/registry-demo.json"
 );
 
+mod common;
+
 fn registry(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_registry"))
         .args(args)
@@ -454,20 +456,7 @@ fn a_data_folder_keeps_only_its_latest_build() {
 #[test]
 fn builds_show_progress_unless_quiet() {
     let dir = tmp_dir("progress");
-    // A stand-in for the built app (`registry site` checks its files).
-    let app = dir.join("app");
-    std::fs::create_dir_all(app.join("pkg")).unwrap();
-    for f in [
-        "index.html",
-        "sw.js",
-        "sw-control.js",
-        "registry.js",
-        "registry-worker.js",
-        "registry-data.js",
-        "pkg/registry_wasm_bg.wasm",
-    ] {
-        std::fs::write(app.join(f), "x").unwrap();
-    }
+    let app = common::stand_in_app(&dir);
     let out_dir = dir.join("out");
     let site = |quiet: bool| {
         let mut args = vec![

@@ -44,6 +44,26 @@ pub fn tmp_dir(what: &str, name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// An app folder in `dir` with the files `registry site` asks for (their
+/// content does not matter to the data it writes).
+pub fn stand_in_app(dir: &std::path::Path) -> std::path::PathBuf {
+    let app = dir.join("app");
+    for f in [
+        "index.html",
+        "sw.js",
+        "sw-control.js",
+        "registry.js",
+        "registry-worker.js",
+        "registry-data.js",
+        "pkg/registry_wasm_bg.wasm",
+    ] {
+        let path = app.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, f).unwrap();
+    }
+    app
+}
+
 pub struct Server {
     pub child: Child,
     pub port: u16,
