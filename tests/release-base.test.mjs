@@ -89,11 +89,24 @@ async function freshPage() {
   return { context, page, errors };
 }
 
-/** The options a combobox lists for `text` (maybe none) once its list is for that text. */
+/**
+ * The options a combobox lists for `text` (maybe none) once its list is for
+ * that text and has settled: a first paint may list the first hits it can
+ * prove (or none yet) before the rest arrive, and the two sites compared
+ * must be read at the same point, the final answer.
+ */
 async function typed(page, input, list, text) {
   await page.locator(input).fill(text);
   await page.waitForFunction(({ list, text }) => document.querySelector(list)?.dataset.for === text, { list, text });
-  return page.locator(`${list} [role=option]:not(.cb-succ) .cb-name`).allInnerTexts();
+  const read = () => page.locator(`${list} [role=option]:not(.cb-succ) .cb-name`).allInnerTexts();
+  let last = await read();
+  for (let i = 0; i < 12; i++) {
+    await page.waitForTimeout(250);
+    const now = await read();
+    if (now.length && JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  return last;
 }
 
 /**
