@@ -257,7 +257,7 @@ fn check_pack(dir: &Path, name: &str) -> Result<(), String> {
     let path = dir.join(name);
     let bytes = std::fs::read(&path)
         .map_err(|e| format!("--previous: cannot read {}: {e}", path.display()))?;
-    let hash = format!("{:x}", Sha256::digest(&bytes));
+    let hash = crate::encoders::sha256_hex(&bytes);
     let named = name
         .strip_suffix(".pack")
         .and_then(|s| s.rsplit_once('.'))
@@ -287,12 +287,11 @@ fn last_files(
         for slot in bytes.chunks(size) {
             let slot = packed::decode_slot(slot, size, levels)
                 .map_err(|e| format!("--previous: {}: {e}", path.display()))?;
-            for e in &slot.entries {
-                if let Some((at, delta)) = slot.file(e.key)
-                    && (at.pack as usize) < packed.packs.len()
+            for (at, delta) in slot.files() {
+                if (at.pack as usize) < packed.packs.len()
                     && delta.is_none_or(|d| (d.pack as usize) < packed.packs.len())
                 {
-                    files.insert(e.key, (*at, delta.copied()));
+                    files.insert(at.key, (*at, delta.copied()));
                 }
             }
         }

@@ -78,14 +78,11 @@ fn packed_files(root: &Path, m: &Manifest) -> Result<PackedFiles, String> {
         for (j, slot) in bytes.chunks(size).enumerate() {
             let slot = packed::decode_slot(slot, size, levels)
                 .map_err(|e| format!("{table}, slot {}: {e}", t * per + j))?;
-            let mut last = None;
-            for l in slot.entries {
-                if last == Some(l.key) {
-                    deltas = [deltas[0] + 1, deltas[1] + u64::from(l.length)];
-                } else {
-                    out.insert((l.key, l.hash), u64::from(l.length));
+            for (at, delta) in slot.files() {
+                out.insert((at.key, at.hash), u64::from(at.length));
+                if let Some(d) = delta {
+                    deltas = [deltas[0] + 1, deltas[1] + u64::from(d.length)];
                 }
-                last = Some(l.key);
             }
         }
     }

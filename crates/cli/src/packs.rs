@@ -279,7 +279,7 @@ impl PackWriter {
             .take()
             .ok_or_else(|| format!("no first-keystroke pack {} to keep", self.first_pack))?;
         let base = self.base.take();
-        let kept = self.final_packs(base.as_ref())?;
+        let kept = self.final_packs(base.as_ref().map_or(&[], |b| &b.packs))?;
         let packs = kept
             .iter()
             .cloned()
@@ -300,22 +300,12 @@ impl PackWriter {
             first_pack,
         })
     }
-}
 
-impl PackWriter {
     /// The last release's packs the files still read, in their order, and
     /// every location's final pack index: those first, then the packs this
     /// build wrote. A kept pack nothing reads is dropped.
-    fn final_packs(&mut self, base: Option<&Base>) -> Result<Vec<String>, String> {
-        let Some(base) = base else {
-            for (_, at, delta) in &mut self.locations {
-                for l in std::iter::once(at).chain(delta) {
-                    l.pack &= !OWN;
-                }
-            }
-            return Ok(Vec::new());
-        };
-        let mut read = vec![false; base.packs.len()];
+    fn final_packs(&mut self, last: &[String]) -> Result<Vec<String>, String> {
+        let mut read = vec![false; last.len()];
         for (_, at, delta) in &self.locations {
             for l in std::iter::once(at)
                 .chain(delta)
@@ -324,9 +314,9 @@ impl PackWriter {
                 read[l.pack as usize] = true;
             }
         }
-        let mut index = vec![0u16; base.packs.len()];
+        let mut index = vec![0u16; last.len()];
         let mut kept = Vec::new();
-        for (i, name) in base.packs.iter().enumerate().filter(|(i, _)| read[*i]) {
+        for (i, name) in last.iter().enumerate().filter(|(i, _)| read[*i]) {
             index[i] = kept.len() as u16;
             kept.push(name.clone());
         }

@@ -71,13 +71,7 @@ fn read_all(dir: &Path) -> (BTreeMap<u64, Vec<u8>>, usize) {
         let bytes = std::fs::read(dir.join("packs").join(table)).unwrap();
         for slot in bytes.chunks(size) {
             let slot = packed::decode_slot(slot, size, levels).unwrap();
-            for e in &slot.entries {
-                let Some((base, d)) = slot.file(e.key) else {
-                    unreachable!()
-                };
-                if files.contains_key(&e.key) {
-                    continue;
-                }
+            for (base, d) in slot.files() {
                 let file = match d {
                     Some(d) => {
                         deltas += 1;
@@ -86,7 +80,7 @@ fn read_all(dir: &Path) -> (BTreeMap<u64, Vec<u8>>, usize) {
                     }
                     None => at(base),
                 };
-                files.insert(e.key, file);
+                files.insert(base.key, file);
             }
         }
     }

@@ -155,6 +155,14 @@ impl Slot<'_> {
         let at = self.entries.get(first).filter(|e| e.key == key)?;
         Some((at, self.entries.get(first + 1).filter(|e| e.key == key)))
     }
+
+    /// Every file the slot lists, once each, in key order: where its bytes
+    /// (or its base) lie, and its delta when it has one.
+    pub fn files(&self) -> impl Iterator<Item = (&Location, Option<&Location>)> {
+        self.entries
+            .chunk_by(|a, b| a.key == b.key)
+            .map(|same| (&same[0], same.get(1)))
+    }
 }
 
 fn array<const N: usize>(b: &[u8]) -> [u8; N] {
@@ -243,6 +251,11 @@ mod tests {
         assert_eq!(slot.file(2), Some((&loc(2), None)));
         assert_eq!(slot.file(9), Some((&loc(9), None)));
         assert_eq!(slot.file(3), None);
+        let files: Vec<_> = slot.files().collect();
+        assert_eq!(
+            files,
+            vec![(&loc(2), None), (&loc(5), Some(&delta)), (&loc(9), None)]
+        );
         let thrice = encode_body(&[loc(5), delta, delta], size, 0).unwrap();
         assert_eq!(decode_slot(&thrice, size, 0), Err(SlotError::Order));
     }
