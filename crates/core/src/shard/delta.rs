@@ -280,8 +280,7 @@ fn ops_bytes(stored: &[u8], h: &DeltaHeader) -> Result<Vec<u8>, DeltaError> {
             // one applies deltas to pieces since pieces version 10). The
             // window is bounded as a section's is, and decoding stops once
             // more than the header's length has come out.
-            let mut decoder = ruzstd::decoding::FrameDecoder::new();
-            decoder.set_max_window_size(h.ops_len.next_power_of_two().max(super::MIN_WINDOW_LIMIT));
+            let mut decoder = super::zstd_decoder(h.ops_len);
             let mut input = stored;
             decoder.init(&mut input).map_err(|_| damaged())?;
             let mut out = Vec::with_capacity(h.ops_len as usize);

@@ -67,7 +67,7 @@ pub const SMALL_SECTION_BYTES: u64 = 64 << 10;
 /// Largest zstd window accepted whatever the section's size. Our writer
 /// (one-shot compression of a known size) never uses a window larger than
 /// the section; the floor covers streaming encoders at any level up to 19.
-pub(crate) const MIN_WINDOW_LIMIT: u64 = 8 << 20;
+const MIN_WINDOW_LIMIT: u64 = 8 << 20;
 
 /// The most decompressed bytes a section of `stored_len` stored bytes may
 /// claim: its own size when stored, `MAX_ZSTD_RATIO` times it (at least
@@ -865,7 +865,7 @@ impl<B: AsRef<[u8]>> FileReader<B> {
                         // CRC matched, so only a faulty writer gets here,
                         // and their message tables cost the wasm ~10 KB.
                         let mut input = stored;
-                        let mut decoder = zstd_decoder(&e);
+                        let mut decoder = zstd_decoder(e.raw_len);
                         decoder
                             .init(&mut input)
                             .map_err(|_| fail("not a valid zstd frame"))?;
@@ -923,11 +923,12 @@ impl<B: AsRef<[u8]>> FileReader<B> {
     }
 }
 
-/// A zstd decoder for section `e`. A frame header names its window size and
-/// the decoder reserves that much at once, so the window may be no larger
-/// than the section needs (a 20-byte frame could otherwise reserve 128 MiB).
-fn zstd_decoder(e: &SectionEntry) -> ruzstd::decoding::FrameDecoder {
+/// A zstd decoder for a stream of `raw_len` bytes (a section, a delta's
+/// ops). A frame header names its window size and the decoder reserves that
+/// much at once, so the window may be no larger than the stream needs (a
+/// 20-byte frame could otherwise reserve 128 MiB).
+pub(crate) fn zstd_decoder(raw_len: u64) -> ruzstd::decoding::FrameDecoder {
     let mut decoder = ruzstd::decoding::FrameDecoder::new();
-    decoder.set_max_window_size(e.raw_len.next_power_of_two().max(MIN_WINDOW_LIMIT));
+    decoder.set_max_window_size(raw_len.next_power_of_two().max(MIN_WINDOW_LIMIT));
     decoder
 }
