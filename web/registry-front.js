@@ -243,9 +243,8 @@ class FrontDoor {
     try {
       const now = this.#pieces.suggestNow(text, options);
       if (now) return (this.#show(now, text), this.#planResults(text));
-      // None proven yet is not an answer: the list keeps saying what it answered.
       const partial = this.#pieces.partialNow(text, options);
-      if (partial?.length) this.#show(partial, text);
+      if (partial) this.#show(partial, text);
     } catch {}
     this.#track(
       this.#pieces.suggest(text, options).then(
